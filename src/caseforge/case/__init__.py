@@ -1,0 +1,1 @@
+"""Cases and suites: the model, loading with positions, validate, split and retire."""

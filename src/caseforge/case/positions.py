@@ -1,0 +1,131 @@
+"""Turning a pydantic error location into ``line:col`` in the YAML or JSONL it came from.
+
+Files are parsed with the fast C loader first; only when something is wrong is a YAML file
+parsed again with ruamel's round-trip loader, which keeps the position of every key and
+value, so the error can name the line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError
+
+from caseforge.case.model import MODES
+from caseforge.errors import Problem
+
+_FRIENDLY = {
+    "missing": "required field is missing",
+    "extra_forbidden": "unknown field (check the spelling; see `caseforge schema`)",
+}
+# Tags pydantic puts in the location of a discriminated union member.
+_UNION_TAGS = {*MODES, "shorthand", "tool_calls"}
+
+
+def round_trip_load(text: str) -> Any:
+    """Parse YAML keeping positions (ruamel round-trip)."""
+    return YAML(typ="rt").load(text)
+
+
+def yaml_syntax_problem(path: Path, exc: MarkedYAMLError, line_offset: int = 0) -> Problem:
+    """A YAML syntax error as a one-line problem."""
+    mark = exc.problem_mark or exc.context_mark
+    line = (mark.line + 1 + line_offset) if mark is not None else 0
+    col = (mark.column + 1) if mark is not None else 0
+    what = exc.problem or exc.context or "invalid YAML"
+    return Problem(path, line, col, "", f"YAML syntax error: {what}")
+
+
+def _walk(node: Any, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
+    """Follow ``loc`` through round-trip YAML; return 0-based (line, col) and the field path."""
+    line, col = 0, 0
+    names: list[str] = []
+    for index, part in enumerate(loc):
+        last = index == len(loc) - 1
+        if isinstance(node, CommentedMap) and part in node:
+            if isinstance(node[part], CommentedMap | CommentedSeq) and not last:
+                line, col = node.lc.key(part)
+            else:
+                line, col = node.lc.value(part)
+            node = node[part]
+            names.append(str(part))
+        elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
+            line, col = node.lc.item(part)
+            node = node[part]
+            names.append(str(part))
+        else:
+            # A key that is missing: the error is about its absence.
+            names.append(str(part))
+    return line, col, names
+
+
+def _message_and_loc(error: Any) -> tuple[str, tuple[str | int, ...]]:
+    loc: tuple[str | int, ...] = tuple(error["loc"])
+    if len(loc) > 2 and loc[0] == "expect" and loc[2] in _UNION_TAGS:
+        loc = loc[:2] + loc[3:]  # drop the union tag pydantic inserts: expect.KEY.TAG.field
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind == "check_mode":
+        data = error.get("input")
+        if isinstance(data, dict) and "mode" in data:
+            modes = ", ".join(MODES)
+            return f"unknown mode {data['mode']!r}; expected one of: {modes}", (*loc, "mode")
+    if "field" in ctx and kind == "tool_calls_misplaced":
+        loc = (*loc, ctx["field"])
+    message = _FRIENDLY.get(kind, str(error["msg"]))
+    message = re.sub(r"^(Value|Assertion) error, ", "", message)
+    if kind not in _FRIENDLY and kind not in {"value_error", "check_mode"} and "input" in error:
+        shown = repr(error["input"])
+        if len(shown) <= 60:
+            message = f"{message} (got {shown})"
+    return message, loc
+
+
+def yaml_validation_problems(
+    path: Path, text: str, exc: ValidationError, case_id: str | None
+) -> list[Problem]:
+    """Problems for a YAML case file, each with the line and column of the bad field."""
+    try:
+        tree = round_trip_load(text)
+    except MarkedYAMLError:
+        tree = None
+    problems = []
+    for error in exc.errors():
+        message, loc = _message_and_loc(error)
+        line, col, names = _walk(tree, loc) if tree is not None else (0, 0, [str(p) for p in loc])
+        problems.append(Problem(path, line + 1, col + 1, ".".join(names), message, case_id=case_id))
+    return problems
+
+
+def jsonl_validation_problems(
+    path: Path, line_no: int, line_text: str, exc: ValidationError, case_id: str | None
+) -> list[Problem]:
+    """Problems for one JSONL line; the column is where the field's key appears in the line."""
+    problems = []
+    for error in exc.errors():
+        message, loc = _message_and_loc(error)
+        names = [str(p) for p in loc]
+        col = 1
+        for part in reversed(names):
+            found = line_text.find(f'"{part}"')
+            if found >= 0:
+                col = found + 1
+                break
+        problems.append(Problem(path, line_no, col, ".".join(names), message, case_id=case_id))
+    return problems
+
+
+def locate_in_yaml(path: Path, loc: Sequence[str | int], line_offset: int = 0) -> tuple[int, int]:
+    """1-based (line, col) of ``loc`` in a YAML file (0, 0 when it cannot be found)."""
+    try:
+        tree = round_trip_load(path.read_text(encoding="utf-8"))
+    except (OSError, MarkedYAMLError):
+        return 0, 0
+    line, col, _ = _walk(tree, loc)
+    return line + 1 + line_offset, col + 1

@@ -1,0 +1,179 @@
+"""``caseforge split``: a stable dev/test split, stratified by category.
+
+Each case goes to ``test`` when the hash of its id falls below the test fraction (≈30 %),
+so a case's split never depends on which other cases exist. Then, per category with at
+least two cases, if one side is empty the case whose hash lies nearest to that side moves
+across, so every category appears in both dev and test. A case whose ``split`` was set by
+hand with a ``note`` never moves.
+
+``--write`` edits only the ``split:`` line of each YAML file (or the one JSONL line), so
+comments and formatting stay and the diff is minimal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import MarkedYAMLError
+
+from caseforge.case.load import load_suite
+from caseforge.case.positions import round_trip_load
+from caseforge.errors import CaseforgeError, Problem
+from caseforge.files import write_atomic
+
+_SPLIT_LINE = re.compile(
+    r"split[ \t]*:(?P<value>[ \t]*(?:(?P<q>['\"]?)(?:dev|test)(?P=q)|null|~))?"
+)
+
+
+def id_hash(case_id: str) -> float:
+    """A stable number in [0, 1) from the case id."""
+    digest = hashlib.sha256(case_id.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+@dataclass(frozen=True)
+class SplitCase:
+    """What the split needs to know of a case."""
+
+    id: str
+    category: str
+    split: str | None
+    pinned: bool  # split set by hand, with a note saying why: never moves
+
+    def initial(self, test_fraction: float) -> str:
+        """The split before the per-category fix-ups."""
+        if self.pinned and self.split:
+            return self.split
+        return "test" if id_hash(self.id) < test_fraction else "dev"
+
+
+@dataclass(frozen=True)
+class SplitChange:
+    """A case whose split changes."""
+
+    case_id: str
+    old: str | None
+    new: str
+    path: Path
+    line: int
+
+
+def plan_split(cases: list[SplitCase], test_fraction: float = 0.3) -> dict[str, str]:
+    """The split of every case: hash of the id, then one move per side a category lacks."""
+    by_category: dict[str, list[SplitCase]] = defaultdict(list)
+    for case in cases:
+        by_category[case.category].append(case)
+    result: dict[str, str] = {}
+    for items in by_category.values():
+        assigned = {c.id: c.initial(test_fraction) for c in items}
+        if len(items) >= 2:
+            for side in ("test", "dev"):
+                if side in assigned.values():
+                    continue
+                movable = [c for c in items if not c.pinned]
+                if not movable:
+                    continue
+                # The case nearest the boundary moves: smallest hash to test, largest to dev.
+                pick = (min if side == "test" else max)(movable, key=lambda c: id_hash(c.id))
+                assigned[pick.id] = side
+        result.update(assigned)
+    return result
+
+
+def split_changes(suite_dir: Path) -> tuple[list[SplitChange], dict[str, dict[str, int]]]:
+    """What ``caseforge split`` would change, and the resulting category × split table."""
+    suite = load_suite(suite_dir)
+    loaded = {c.case.id: c for c in suite.cases}
+    plan = plan_split(
+        [
+            SplitCase(
+                c.case.id,
+                c.case.category(),
+                c.case.split,
+                pinned=c.case.split is not None and bool(c.case.note.strip()),
+            )
+            for c in suite.cases
+        ],
+        suite.config.split.test_fraction,
+    )
+    changes = [
+        SplitChange(case_id, item.case.split, new, item.path, item.line)
+        for case_id, new in plan.items()
+        if (item := loaded[case_id]).case.split != new
+    ]
+    table: dict[str, dict[str, int]] = defaultdict(lambda: {"dev": 0, "test": 0})
+    for case_id, split in plan.items():
+        table[loaded[case_id].case.category()][split] += 1
+    return changes, {k: table[k] for k in sorted(table)}
+
+
+def write_split(changes: list[SplitChange]) -> None:
+    """Apply the changes to the case files, editing only the ``split`` of each case."""
+    by_file: dict[Path, list[SplitChange]] = defaultdict(list)
+    for change in changes:
+        by_file[change.path].append(change)
+    new_texts: dict[Path, str] = {}
+    for path, file_changes in by_file.items():
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".jsonl":
+            new_texts[path] = _edit_jsonl(text, {c.line: c.new for c in file_changes})
+        else:
+            new_texts[path] = _edit_yaml(path, text, file_changes[0].new)
+    # Every edit is computed before any file is written, so a failure writes nothing.
+    for path, text in new_texts.items():
+        write_atomic(path, text)
+
+
+def _edit_yaml(path: Path, text: str, new: str) -> str:
+    try:
+        tree = round_trip_load(text)
+    except MarkedYAMLError as exc:
+        raise CaseforgeError(f"{path}: cannot edit: {exc}") from None
+    if not isinstance(tree, CommentedMap) or tree.fa.flow_style():
+        raise CaseforgeError(Problem(path, 1, 1, "split", "cannot edit a flow-style case file"))
+    lines = text.splitlines(keepends=True)
+    if "split" in tree:
+        row, col = tree.lc.key("split")
+        line = lines[row]
+        match = _SPLIT_LINE.match(line, col)
+        if match is None:
+            raise CaseforgeError(Problem(path, row + 1, col + 1, "split", "cannot edit this line"))
+        lines[row] = line[: match.start()] + f"split: {new}" + line[match.end() :]
+        return "".join(lines)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    if "source" in tree:
+        at = tree.lc.value("source")[0] + 1
+    else:
+        at = len(lines)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += newline
+    lines.insert(at, f"split: {new}{newline}")
+    return "".join(lines)
+
+
+def _edit_jsonl(text: str, new_by_line: dict[int, str]) -> str:
+    lines = text.splitlines(keepends=True)
+    for line_no, new in new_by_line.items():
+        raw = lines[line_no - 1]
+        ending = raw[len(raw.rstrip("\r\n")) :]
+        data: dict[str, Any] = json.loads(raw)
+        if "split" in data:
+            data["split"] = new
+        else:
+            rebuilt: dict[str, Any] = {}
+            for key, value in data.items():
+                rebuilt[key] = value
+                if key == "source":
+                    rebuilt["split"] = new
+            rebuilt.setdefault("split", new)
+            data = rebuilt
+        lines[line_no - 1] = json.dumps(data, ensure_ascii=False) + ending
+    return "".join(lines)

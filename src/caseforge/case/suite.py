@@ -1,0 +1,117 @@
+"""The suite configuration, ``SUITE/caseforge.yaml`` (DESIGN §7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class AgentSpec(BaseModel):
+    """How to reach the agent: exactly one of a Python callable, a command, or an HTTP URL."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    callable: str | None = Field(default=None, description="`module:function`, sync or async.")
+    command: list[str] | str | None = Field(
+        default=None, description="A process reading one JSON request on stdin."
+    )
+    http: str | None = Field(default=None, description="A URL that accepts the JSON by POST.")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> AgentSpec:
+        given = [k for k in ("callable", "command", "http") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of `callable`, `command`, `http`")
+        return self
+
+
+class DedupConfig(BaseModel):
+    """Near-duplicate detection over the case inputs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fields: list[str] | None = Field(
+        default=None, description="Input fields compared; default: every string in the input."
+    )
+    threshold: float = Field(default=0.8, ge=0.0, le=1.0, description="Jaccard similarity.")
+    ngram: int = Field(default=3, ge=1, le=10, description="Character n-gram length.")
+    exact_max_cases: int = Field(
+        default=3000, ge=0, description="Above this many cases, MinHash LSH replaces all pairs."
+    )
+
+
+class SplitConfig(BaseModel):
+    """How ``caseforge split`` divides the cases."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    test_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
+
+
+class GateRule(BaseModel):
+    """One gate rule: a metric bound, a no-significant-drop test, or a must-pass tag."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str | None = None
+    tag: str | None = None
+    no_significant_drop: bool = False
+    max: float | None = None
+    min: float | None = None
+    max_increase: float | None = Field(default=None, description="Relative to the baseline.")
+    max_drop: float | None = Field(default=None, description="Absolute, vs the baseline.")
+    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> GateRule:
+        if (self.metric is None) == (self.tag is None):
+            raise ValueError("a gate rule names either a `metric` or a `tag`")
+        if self.metric is not None and not (
+            self.no_significant_drop
+            or any(v is not None for v in (self.max, self.min, self.max_increase, self.max_drop))
+        ):
+            raise ValueError(
+                "a metric rule needs `no_significant_drop`, `max`, `min`, "
+                "`max_increase` or `max_drop`"
+            )
+        return self
+
+
+class GateConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[GateRule] = Field(default_factory=list)
+
+
+class ModelSettings(BaseModel):
+    """A model used by caseforge itself (judge, synthesis)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+
+
+class SuiteConfig(BaseModel):
+    """``SUITE/caseforge.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    agent: AgentSpec | None = None
+    configs: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Named configurations handed to the agent."
+    )
+    trials: int = Field(default=1, ge=1)
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    oracles: str | None = Field(default=None, description="Path to the oracles module.")
+    outcome_probe: str | None = Field(
+        default=None, description="`module:function` reading outcomes from a workspace."
+    )
+    judge: ModelSettings | None = None
+    synth: ModelSettings | None = None
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
+    split: SplitConfig = Field(default_factory=SplitConfig)
+    gate: GateConfig = Field(default_factory=GateConfig)

@@ -1,0 +1,341 @@
+"""``caseforge validate``: check a suite file by file and as a whole.
+
+Errors: schema, id pattern, duplicate ids, reused retired ids, oracle drift, bad config.
+Warnings: near-duplicate inputs, a category missing from a split, unassigned splits.
+The pass streams the cases and keeps only a slim record of each, so 100,000 JSONL cases
+fit in modest memory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from caseforge.case.load import CASES_DIR, LoadedCase, iter_cases, load_config
+from caseforge.case.model import BaseCheck, Case, ExactSetCheck
+from caseforge.case.neardup import near_duplicates
+from caseforge.case.positions import locate_in_yaml
+from caseforge.case.retire import RETIRED_FILE, retired_ids
+from caseforge.case.suite import SuiteConfig
+from caseforge.errors import CaseforgeError, Problem
+from caseforge.oracle import OracleError, load_oracles
+
+SPLITS = ("dev", "test")
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """What validate keeps of each case after checking it."""
+
+    id: str
+    path: Path
+    line: int
+    category: str
+    split: str | None
+    source: str
+    text: str
+
+
+@dataclass(frozen=True)
+class DuplicatePair:
+    """Two cases whose inputs are near-duplicates."""
+
+    a: str
+    b: str
+    similarity: float
+
+
+@dataclass
+class ValidationReport:
+    """The outcome of ``caseforge validate``."""
+
+    suite: str
+    root: Path
+    cases: int = 0
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    distribution: dict[str, dict[str, int]] = field(default_factory=dict)
+    sources: dict[str, int] = field(default_factory=dict)
+    near_duplicates: list[DuplicatePair] = field(default_factory=list)
+    oracle_checks: int = 0
+
+    def ok(self, strict: bool = False) -> bool:
+        """No errors (and, when ``strict``, no warnings)."""
+        return not self.errors and not (strict and self.warnings)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready mapping of the report."""
+        return {
+            "suite": self.suite,
+            "root": str(self.root),
+            "cases": self.cases,
+            "ok": self.ok(),
+            "errors": [p.to_json() for p in self.errors],
+            "warnings": [p.to_json() for p in self.warnings],
+            "distribution": self.distribution,
+            "sources": self.sources,
+            "near_duplicates": [
+                {"a": d.a, "b": d.b, "similarity": round(d.similarity, 4)}
+                for d in self.near_duplicates
+            ],
+            "oracle_checks": self.oracle_checks,
+        }
+
+
+def case_text(case: Case, fields: list[str] | None) -> str:
+    """The text compared for near-duplicates: the named input fields, else every string."""
+    if fields:
+        return "\n".join(str(case.input[f]) for f in fields if case.input.get(f) is not None)
+    parts: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(case.input)
+    return "\n".join(parts)
+
+
+def _normalise(value: Any, as_set: bool = False) -> Any:
+    """JSON-normal form for comparing an oracle's answer with the stored expectation."""
+    value = json.loads(json.dumps(value, default=str, sort_keys=True))
+    if as_set and isinstance(value, list):
+        return sorted(json.dumps(v, sort_keys=True) for v in value)
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b if isinstance(a, bool) and isinstance(b, bool) else False
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+class _OracleChecker:
+    """Recomputes every oracle-backed expectation and reports drift."""
+
+    def __init__(self, root: Path, config: SuiteConfig, report: ValidationReport) -> None:
+        self.report = report
+        self.oracles: dict[str, Callable[..., Any]] | None = None
+        self.load_error: Problem | None = None
+        if config.oracles:
+            try:
+                self.oracles = load_oracles(root / config.oracles)
+            except OracleError as exc:
+                self.load_error = Problem(root / "caseforge.yaml", 0, 0, "oracles", str(exc))
+
+    def check(self, loaded: LoadedCase) -> None:
+        case = loaded.case
+        for name, check in case.expect.items():
+            if not isinstance(check, BaseCheck) or check.oracle is None:
+                continue
+            oracle_name = check.oracle
+            self.report.oracle_checks += 1
+            value_key = "values" if hasattr(check, "values") else "value"
+            loc = ("expect", name, value_key)
+            if self.oracles is None:
+                message = (
+                    self.load_error.message
+                    if self.load_error
+                    else "names an oracle but the suite config sets no `oracles` module"
+                )
+                self._error(loaded, ("expect", name, "oracle"), f"expect.{name}.oracle", message)
+                continue
+            fn = self.oracles.get(oracle_name)
+            if fn is None:
+                known = ", ".join(sorted(self.oracles)) or "none"
+                self._error(
+                    loaded,
+                    ("expect", name, "oracle"),
+                    f"expect.{name}.oracle",
+                    f"unknown oracle {oracle_name!r} (registered: {known})",
+                )
+                continue
+            try:
+                computed = fn(dict(case.input), **check.args)
+            except Exception as exc:
+                self._error(
+                    loaded, loc, f"expect.{name}", f"oracle {oracle_name!r} failed: {exc!r}"
+                )
+                continue
+            as_set = isinstance(check, ExactSetCheck)
+            stored = _normalise(check.expected, as_set)
+            fresh = _normalise(computed, as_set)
+            if not _same(stored, fresh):
+                self._error(
+                    loaded,
+                    loc,
+                    f"expect.{name}.{value_key}",
+                    f"oracle drift in case {case.id}: file says {_short(check.expected)}, "
+                    f"oracle {oracle_name!r} now gives {_short(computed)}",
+                )
+
+    def _error(self, loaded: LoadedCase, loc: tuple[str, ...], field: str, message: str) -> None:
+        line, col = _position(loaded, loc)
+        self.report.errors.append(
+            Problem(loaded.path, line, col, field, message, case_id=loaded.case.id)
+        )
+
+
+def _position(loaded: LoadedCase, loc: tuple[str, ...]) -> tuple[int, int]:
+    if loaded.path.suffix == ".jsonl":
+        return loaded.line, 1
+    return locate_in_yaml(loaded.path, loc)
+
+
+def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> ValidationReport:
+    """Validate a suite; the report holds every error and warning found."""
+    root = Path(suite_dir)
+    try:
+        config = load_config(root)
+    except CaseforgeError as exc:
+        report = ValidationReport(suite=root.name, root=root)
+        report.errors.extend(exc.problems)
+        return report
+    report = ValidationReport(suite=config.name, root=root)
+    if not (root / CASES_DIR).is_dir():
+        report.errors.append(Problem(root / CASES_DIR, 0, 0, "", "no cases folder"))
+        return report
+
+    retired: set[str] = set()
+    try:
+        retired = retired_ids(root)
+    except CaseforgeError as exc:
+        report.errors.extend(exc.problems)
+
+    oracles = _OracleChecker(root, config, report)
+    records: list[CaseRecord] = []
+    first_seen: dict[str, CaseRecord] = {}
+    dedup_fields = config.dedup.fields
+    for item in iter_cases(root):
+        if isinstance(item, Problem):
+            report.errors.append(item)
+            continue
+        case = item.case
+        record = CaseRecord(
+            id=case.id,
+            path=item.path,
+            line=item.line,
+            category=case.category(),
+            split=case.split,
+            source=case.source,
+            text=case_text(case, dedup_fields),
+        )
+        line, col = (item.line, 1) if item.path.suffix == ".jsonl" else (1, 1)
+        if case.id in first_seen:
+            other = first_seen[case.id]
+            report.errors.append(
+                Problem(
+                    item.path,
+                    line,
+                    col,
+                    "id",
+                    f"duplicate id {case.id!r}: also in {other.path}:{other.line}",
+                    case_id=case.id,
+                )
+            )
+            continue
+        first_seen[case.id] = record
+        if case.id in retired:
+            report.errors.append(
+                Problem(
+                    item.path,
+                    line,
+                    col,
+                    "id",
+                    f"id {case.id!r} was retired (see {root / RETIRED_FILE}); "
+                    "ids are never reused, pick a new one",
+                    case_id=case.id,
+                )
+            )
+        oracles.check(item)
+        records.append(record)
+
+    report.cases = len(records)
+    _distribution(report, records)
+    _near_duplicates(report, records, config, threshold)
+    report.errors.sort(key=lambda p: (str(p.path), p.line, p.col))
+    return report
+
+
+def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:
+    table: dict[str, dict[str, int]] = defaultdict(lambda: {"dev": 0, "test": 0, "unassigned": 0})
+    for r in records:
+        table[r.category][r.split or "unassigned"] += 1
+    report.distribution = {k: table[k] for k in sorted(table)}
+    report.sources = dict(sorted(Counter(r.source for r in records).items()))
+    suite_file = report.root / "caseforge.yaml"
+    unassigned = sum(row["unassigned"] for row in table.values())
+    if unassigned:
+        report.warnings.append(
+            Problem(
+                suite_file,
+                0,
+                0,
+                "split",
+                f"{unassigned} case(s) have no split; run `caseforge split SUITE --write`",
+                severity="warning",
+            )
+        )
+    for category, row in report.distribution.items():
+        total = row["dev"] + row["test"] + row["unassigned"]
+        for split in SPLITS:
+            if total >= 2 and row[split] == 0 and row["unassigned"] == 0:
+                report.warnings.append(
+                    Problem(
+                        suite_file,
+                        0,
+                        0,
+                        "split",
+                        f"category {category!r} has no case in {split}",
+                        severity="warning",
+                    )
+                )
+
+
+def _near_duplicates(
+    report: ValidationReport,
+    records: list[CaseRecord],
+    config: SuiteConfig,
+    threshold: float | None,
+) -> None:
+    limit = config.dedup.threshold if threshold is None else threshold
+    pairs = near_duplicates(
+        [r.text for r in records], limit, config.dedup.ngram, config.dedup.exact_max_cases
+    )
+    for pair in pairs:
+        a, b = records[pair.a], records[pair.b]
+        report.near_duplicates.append(DuplicatePair(a.id, b.id, pair.similarity))
+        report.warnings.append(
+            Problem(
+                b.path,
+                b.line,
+                1,
+                "input",
+                f"near-duplicate of {a.id} ({a.path}:{a.line}): "
+                f"{config.dedup.ngram}-gram Jaccard {pair.similarity:.2f} >= {limit:.2f}",
+                severity="warning",
+                case_id=b.id,
+            )
+        )

@@ -1,0 +1,149 @@
+"""The typer application and the dataset commands: schema, validate, split, retire."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from caseforge import __version__
+from caseforge.case.model import case_json_schema
+from caseforge.case.retire import retire_case
+from caseforge.case.split import split_changes, write_split
+from caseforge.case.validate import ValidationReport, validate_suite
+
+app = typer.Typer(
+    name="caseforge",
+    help="An agent's golden dataset as code: validate, split, run, grade, compare, gate.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+SuiteArg = Annotated[Path, typer.Argument(help="The suite folder (holds caseforge.yaml).")]
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+) -> None:
+    if version:
+        out.print(f"caseforge {__version__}")
+        raise typer.Exit()
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of a case file (point your editor's YAML plugin at it)."""
+    print(json.dumps(case_json_schema(), indent=2, ensure_ascii=False))
+
+
+def _distribution_table(title: str, rows: dict[str, dict[str, int]]) -> Table:
+    columns = ["dev", "test"] + (
+        ["unassigned"] if any(r.get("unassigned") for r in rows.values()) else []
+    )
+    table = Table(title=title, title_justify="left")
+    table.add_column("category")
+    for column in columns:
+        table.add_column(column, justify="right")
+    table.add_column("total", justify="right")
+    totals = dict.fromkeys(columns, 0)
+    for category, row in rows.items():
+        for column in columns:
+            totals[column] += row.get(column, 0)
+        table.add_row(
+            category,
+            *(str(row.get(c, 0)) for c in columns),
+            str(sum(row.get(c, 0) for c in columns)),
+        )
+    table.add_section()
+    table.add_row("all", *(str(totals[c]) for c in columns), str(sum(totals.values())))
+    return table
+
+
+def _print_validation(report: ValidationReport, strict: bool) -> None:
+    for problem in report.errors:
+        err.print(problem.format(), markup=False)
+    for problem in report.warnings:
+        err.print(f"warning: {problem.format()}", markup=False)
+    out.print(f"suite [bold]{report.suite}[/bold]: {report.cases} cases ({report.root})")
+    if report.distribution:
+        out.print(_distribution_table("category × split", report.distribution))
+    if report.sources:
+        out.print("sources: " + " · ".join(f"{k} {v}" for k, v in report.sources.items()))
+    if report.oracle_checks:
+        drift = sum(1 for p in report.errors if "oracle drift" in p.message)
+        out.print(f"oracle checks: {report.oracle_checks} recomputed, {drift} drifted")
+    if report.ok(strict):
+        note = f" ({len(report.warnings)} warning(s))" if report.warnings else ""
+        out.print(f"[green]valid[/green]{note}")
+    else:
+        out.print(
+            f"[red]invalid[/red]: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
+            + (" (--strict)" if strict and not report.errors else "")
+        )
+
+
+@app.command()
+def validate(
+    suite: SuiteArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
+    threshold: Annotated[
+        float | None,
+        typer.Option(help="Near-duplicate Jaccard threshold (default: the suite's, 0.8)."),
+    ] = None,
+) -> None:
+    """Check every case file and the suite as a whole; exit 1 on any error."""
+    report = validate_suite(suite, threshold=threshold)
+    if as_json:
+        data = report.to_json()
+        data["ok"] = report.ok(strict)
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        _print_validation(report, strict)
+    if not report.ok(strict):
+        raise typer.Exit(1)
+
+
+@app.command()
+def split(
+    suite: SuiteArg,
+    write: Annotated[bool, typer.Option("--write", help="Edit the case files in place.")] = False,
+) -> None:
+    """Assign a stable dev/test split (≈70/30 by id hash, every category on both sides)."""
+    changes, table = split_changes(suite)
+    for change in changes:
+        out.print(
+            f"{change.case_id}: {change.old or 'unassigned'} -> {change.new}"
+            f"  ({change.path}:{change.line})",
+            markup=False,
+        )
+    out.print(_distribution_table("category × split after this split", table))
+    if not changes:
+        out.print("every case already has its split")
+    elif write:
+        write_split(changes)
+        out.print(f"wrote {len(changes)} change(s)")
+    else:
+        out.print(f"{len(changes)} change(s); run again with --write to apply them")
+
+
+@app.command()
+def retire(
+    suite: SuiteArg,
+    case_id: Annotated[str, typer.Argument(metavar="ID", help="The id of the case to retire.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why the case is retired.")],
+) -> None:
+    """Move a case to SUITE/retired.yaml with the reason and today's date."""
+    done = retire_case(suite, case_id, reason, dt.date.today())
+    out.print(
+        f"retired {done.case_id}: removed from {done.source}, recorded in {done.retired_file}"
+    )

@@ -1,0 +1,56 @@
+"""Problems found in user files, each pinned to ``path:line:col`` and a field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One error or warning about a user file: where, which field, and what is wrong.
+
+    ``line`` and ``col`` are 1-based; 0 means the position is not known.
+    """
+
+    path: Path
+    line: int
+    col: int
+    field: str
+    message: str
+    severity: Severity = "error"
+    case_id: str | None = None
+
+    def format(self) -> str:
+        """``path:line:col: field: message``, the one-line form the CLI prints."""
+        where = f"{self.path}:{self.line}:{self.col}"
+        field = f"{self.field}: " if self.field else ""
+        return f"{where}: {field}{self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready mapping of this problem."""
+        return {
+            "path": str(self.path),
+            "line": self.line,
+            "col": self.col,
+            "field": self.field,
+            "message": self.message,
+            "severity": self.severity,
+            "case_id": self.case_id,
+        }
+
+
+class CaseforgeError(Exception):
+    """A user mistake caseforge reports as one or more one-line problems, never a traceback."""
+
+    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+        if isinstance(problems, str):
+            self.problems: list[Problem] = []
+            self.text = problems
+        else:
+            self.problems = [problems] if isinstance(problems, Problem) else list(problems)
+            self.text = "\n".join(p.format() for p in self.problems)
+        super().__init__(self.text)
