@@ -1,0 +1,5 @@
+"""``python -m caseforge``."""
+
+from caseforge.cli import main
+
+main()

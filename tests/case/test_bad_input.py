@@ -1,0 +1,185 @@
+"""Each class of bad input gives a one-line ``path:line:col`` error and exit 1."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from caseforge.cli import app
+from tests.conftest import SuiteFactory, dedent, good_case
+
+runner = CliRunner()
+LOCATED = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<rest>.+)$")
+
+
+def validate(root: Path) -> tuple[int, list[dict[str, object]]]:
+    result = runner.invoke(app, ["validate", str(root), "--json"])
+    return result.exit_code, json.loads(result.stdout)["errors"]
+
+
+def only_error(root: Path) -> dict[str, object]:
+    code, errors = validate(root)
+    assert code == 1
+    assert len(errors) == 1, errors
+    return errors[0]
+
+
+def test_yaml_syntax_error(make_suite: SuiteFactory) -> None:
+    root = make_suite({"cases/a.yaml": "id: a\ninput: {ticket: [1, 2}\nexpect: {}\n"})
+    error = only_error(root)
+    assert error["path"].endswith("cases/a.yaml")
+    assert (error["line"], error["col"]) == (2, 22)  # the stray `}`
+    assert "YAML syntax error" in error["message"]
+
+
+def test_unknown_mode(make_suite: SuiteFactory) -> None:
+    text = good_case("a").replace("{mode: exact, value: refund}", "{mode: exactly, value: refund}")
+    error = only_error(make_suite({"cases/a.yaml": text}))
+    assert (error["line"], error["field"]) == (6, "expect.category.mode")
+    assert "unknown mode 'exactly'" in error["message"]
+    assert "exact_set" in error["message"]  # lists the modes that exist
+
+
+def test_wrong_type(make_suite: SuiteFactory) -> None:
+    text = good_case("a").replace("value: 20.0", "value: twenty")
+    error = only_error(make_suite({"cases/a.yaml": text}))
+    assert (error["line"], error["field"]) == (7, "expect.amount.value")
+    assert "valid number" in error["message"] and "twenty" in error["message"]
+
+
+def test_ignore_without_reason(make_suite: SuiteFactory) -> None:
+    text = good_case("a").replace("{mode: ignore, reason: wording varies}", "{mode: ignore}")
+    error = only_error(make_suite({"cases/a.yaml": text}))
+    assert (error["line"], error["col"]) == (10, 3)
+    assert error["field"] == "expect.wording.reason"
+    assert "missing" in error["message"]
+
+
+def test_bad_id(make_suite: SuiteFactory) -> None:
+    error = only_error(make_suite({"cases/a.yaml": good_case("Refund_01")}))
+    assert (error["line"], error["col"], error["field"]) == (1, 5, "id")
+
+
+def test_duplicate_id_names_both_files(make_suite: SuiteFactory) -> None:
+    root = make_suite(
+        {"cases/a.yaml": good_case("same", "甲"), "cases/b.yaml": good_case("same", "乙乙乙")}
+    )
+    error = only_error(root)
+    assert error["path"].endswith("b.yaml") and "a.yaml" in error["message"]
+    assert "duplicate id 'same'" in error["message"]
+
+
+def test_reused_retired_id(make_suite: SuiteFactory) -> None:
+    retired = "- id: old-one\n  reason: disputed\n  retired: 2026-10-01\n"
+    root = make_suite({"cases/a.yaml": good_case("old-one"), "retired.yaml": retired})
+    error = only_error(root)
+    assert error["field"] == "id" and "retired" in error["message"]
+
+
+def test_oracle_drift_names_case_and_both_values(make_suite: SuiteFactory) -> None:
+    text = good_case("a").replace("value: 20.0", "value: 21.0")
+    error = only_error(make_suite({"cases/a.yaml": text}))
+    assert (error["line"], error["field"]) == (7, "expect.amount.value")
+    assert "oracle drift in case a" in error["message"]
+    assert "21.0" in error["message"] and "20.0" in error["message"]
+
+
+def test_unknown_oracle(make_suite: SuiteFactory) -> None:
+    text = good_case("a").replace("oracle: price", "oracle: prise")
+    error = only_error(make_suite({"cases/a.yaml": text}))
+    assert "unknown oracle 'prise'" in error["message"] and "price" in error["message"]
+
+
+def test_jsonl_errors_name_the_line(make_suite: SuiteFactory) -> None:
+    good = {"id": "j1", "input": {"t": "x"}, "expect": {"a": {"mode": "exact", "value": 1}}}
+    bad = {"id": "j2", "input": {"t": "y"}, "expect": {"a": {"mode": "regex", "value": "("}}}
+    text = json.dumps(good) + "\n\n" + json.dumps(bad) + "\n{oops\n"
+    code, errors = validate(make_suite({"cases/bulk.jsonl": text}))
+    assert code == 1
+    assert [(e["line"], e["field"]) for e in errors] == [(3, "expect.a.value"), (4, "")]
+    assert "regular expression" in errors[0]["message"]
+    assert "invalid JSON" in errors[1]["message"]
+
+
+def test_bad_suite_config(make_suite: SuiteFactory) -> None:
+    root = make_suite({"cases/a.yaml": good_case("a")}, config="name: demo\ntrails: 3\n")
+    error = only_error(root)
+    assert error["path"].endswith("caseforge.yaml")
+    assert (error["line"], error["field"]) == (2, "trails")
+
+
+def test_cli_prints_one_line_errors_without_traceback(make_suite: SuiteFactory) -> None:
+    text = good_case("a").replace("{mode: ignore, reason: wording varies}", "{mode: ignore}")
+    root = make_suite({"cases/a.yaml": text})
+    proc = subprocess.run(
+        [sys.executable, "-m", "caseforge", "validate", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1
+    match = LOCATED.match(lines[0])
+    assert match and match["path"].endswith("a.yaml") and match["line"] == "10"
+
+
+def test_retire_unknown_id_is_a_one_line_error(make_suite: SuiteFactory) -> None:
+    root = make_suite({"cases/a.yaml": good_case("a")})
+    proc = subprocess.run(
+        [sys.executable, "-m", "caseforge", "retire", str(root), "nope", "--reason", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().count("\n") == 0 and "nope" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_near_duplicate_is_a_warning(make_suite: SuiteFactory, strict: bool) -> None:
+    ticket = "我上个月被扣了两次钱，麻烦帮我查一下是不是重复扣款了，谢谢"
+    root = make_suite(
+        {
+            "cases/a.yaml": good_case("a", ticket),
+            "cases/b.yaml": good_case("b", ticket + "！"),
+            "cases/c.yaml": good_case("c", "发票抬头写错了，能不能重新开一张"),
+        }
+    )
+    args = ["validate", str(root), "--json"] + (["--strict"] if strict else [])
+    result = runner.invoke(app, args)
+    data = json.loads(result.stdout)
+    assert [(d["a"], d["b"]) for d in data["near_duplicates"]] == [("a", "b")]
+    assert any("near-duplicate of a" in w["message"] for w in data["warnings"])
+    assert result.exit_code == (1 if strict else 0)
+
+
+def test_valid_suite_passes(make_suite: SuiteFactory) -> None:
+    root = make_suite(
+        {"cases/a.yaml": good_case("a", "甲乙丙丁"), "cases/b.yaml": good_case("b", "戊己庚辛")}
+    )
+    code, errors = validate(root)
+    assert (code, errors) == (0, [])
+
+
+def test_yaml_keeps_no_as_a_string(make_suite: SuiteFactory) -> None:
+    text = dedent(
+        """
+        id: a
+        input: {ticket: "x"}
+        expect:
+          answer: {mode: exact, value: no}
+        """
+    )
+    from caseforge.case.load import load_case
+
+    root = make_suite({"cases/a.yaml": text})
+    assert load_case(root / "cases/a.yaml").expect["answer"].value == "no"  # type: ignore[union-attr]
