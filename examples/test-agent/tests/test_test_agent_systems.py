@@ -284,7 +284,6 @@ def test_case_counts_and_languages() -> None:
 @pytest.mark.parametrize(("path", "case"), CASES, ids=[p.stem for p, _ in CASES])
 def test_case_file_shape(path: Path, case: dict[str, Any]) -> None:
     assert case["id"] == path.stem and re.fullmatch(r"[a-z0-9-]+", case["id"])
-    assert "split" not in case
     assert set(case["input"]) == {"task", "system", "build", "invariant"}
     assert BUILDS[case["input"]["build"]].system == case["input"]["system"]
     for value in [case["id"], *case["input"].values()]:

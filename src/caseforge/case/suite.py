@@ -37,7 +37,7 @@ class DedupConfig(BaseModel):
     threshold: float = Field(default=0.8, ge=0.0, le=1.0, description="Jaccard similarity.")
     ngram: int = Field(default=3, ge=1, le=10, description="Character n-gram length.")
     exact_max_cases: int = Field(
-        default=3000, ge=0, description="Above this many cases, MinHash LSH replaces all pairs."
+        default=1000, ge=0, description="Above this many cases, MinHash LSH replaces all pairs."
     )
 
 
