@@ -107,8 +107,17 @@ class SuiteConfig(BaseModel):
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
     oracles: str | None = Field(default=None, description="Path to the oracles module.")
+    workspace_setup: str | None = Field(
+        default=None,
+        description="`module:function(workspace, case)` preparing each trial's workspace.",
+    )
     outcome_probe: str | None = Field(
-        default=None, description="`module:function` reading outcomes from a workspace."
+        default=None,
+        description="`module:function(workspace, result, case)` reading what a trial left.",
+    )
+    freeze_clock: bool = Field(
+        default=True,
+        description="Freeze the process clock for in-process agents where that is safe.",
     )
     judge: ModelSettings | None = None
     synth: ModelSettings | None = None

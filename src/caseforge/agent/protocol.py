@@ -1,0 +1,88 @@
+"""The agent protocol (DESIGN §7): what an agent receives and what it returns.
+
+Every transport carries the same JSON. The agent receives::
+
+    {"case_id", "trial", "seed", "case_seed", "clock", "config", "input"}
+
+and returns::
+
+    {"output": {field: value, ...}, "reply": str,
+     "tool_calls": [{"name", "args", "result"}], "paused_for_approval": bool,
+     "usage": {"input_tokens", "output_tokens", "cost_usd"}, "trace": [...]}
+
+Everything but ``output`` is optional. A Python callable may return that dict or an
+:class:`AgentResult`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ToolCall(BaseModel):
+    """One tool call the agent made (or attempted: an approval pause intercepts it)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+
+
+class Usage(BaseModel):
+    """Tokens and cost of one case-trial."""
+
+    model_config = ConfigDict(extra="allow")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class AgentResult(BaseModel):
+    """What an agent returns for one case-trial."""
+
+    model_config = ConfigDict(extra="allow")
+
+    output: dict[str, Any]
+    reply: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    paused_for_approval: bool = False
+    usage: Usage = Field(default_factory=Usage)
+    trace: list[Any] = Field(default_factory=list)
+
+
+class AgentRequest(BaseModel):
+    """What an agent receives for one case-trial."""
+
+    case_id: str
+    trial: int = Field(ge=1, description="Trials are numbered from 1.")
+    seed: int = Field(description="Deterministic per (case, trial).")
+    case_seed: int | None = Field(default=None, description="The case's own fixed seed.")
+    clock: str = Field(description="The frozen clock, ISO 8601 with offset.")
+    config: dict[str, Any] = Field(default_factory=dict)
+    input: dict[str, Any]
+
+
+class AgentProtocolError(Exception):
+    """The agent answered something that is not a valid response."""
+
+
+def parse_response(data: Any) -> AgentResult:
+    """Validate an agent's response (a dict, an ``AgentResult``, or anything else)."""
+    if isinstance(data, AgentResult):
+        return data
+    if not isinstance(data, dict):
+        raise AgentProtocolError(
+            f"the agent returned {type(data).__name__}, expected an object with `output`"
+        )
+    if "output" not in data:
+        raise AgentProtocolError("the agent's response has no `output`")
+    try:
+        return AgentResult.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise AgentProtocolError(f"invalid agent response at {where}: {first['msg']}") from None

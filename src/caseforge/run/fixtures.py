@@ -1,0 +1,181 @@
+"""Fixtures: external responses recorded verbatim per case, replayed on later runs.
+
+``SUITE/fixtures/<case_id>.json`` holds, for each request an agent made (identified by the
+service name and the canonical JSON of the request), the responses in the order they came.
+In ``replay`` mode the n-th identical request of a trial gets the n-th recorded response;
+a request with no recording is an error for that case-trial that names the case and the
+request — never a silent live call. In ``record`` mode the real call is made and its
+response stored. ``off`` makes real calls and stores nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from caseforge.files import write_atomic
+
+FIXTURES_DIR = "fixtures"
+
+
+class FixtureMode(StrEnum):
+    RECORD = "record"
+    REPLAY = "replay"
+    OFF = "off"
+
+
+class FixtureMissingError(Exception):
+    """Replay mode met a request that was never recorded for this case."""
+
+
+def request_key(service: str, request: Any) -> str:
+    """The canonical identity of a request: service plus sorted-key JSON."""
+    return service + " " + json.dumps(request, sort_keys=True, ensure_ascii=False, default=str)
+
+
+class FixtureStore:
+    """The fixtures of one suite, read lazily per case and written atomically."""
+
+    def __init__(self, suite_dir: Path, mode: FixtureMode) -> None:
+        self.folder = suite_dir / FIXTURES_DIR
+        self.mode = mode
+        # case id -> request key -> {"service", "request", "responses": [...]}
+        self._cache: dict[str, dict[str, dict[str, Any]]] = {}
+        self._dirty: set[str] = set()
+
+    @staticmethod
+    def default_mode(suite_dir: Path) -> FixtureMode:
+        """``replay`` when the suite has recorded fixtures, else ``off``."""
+        folder = suite_dir / FIXTURES_DIR
+        has_any = folder.is_dir() and any(folder.glob("*.json"))
+        return FixtureMode.REPLAY if has_any else FixtureMode.OFF
+
+    def path(self, case_id: str) -> Path:
+        return self.folder / f"{case_id}.json"
+
+    def recordings(self, case_id: str) -> dict[str, dict[str, Any]]:
+        """The recordings of a case, by request key."""
+        if case_id not in self._cache:
+            path = self.path(case_id)
+            data: dict[str, dict[str, Any]] = {}
+            if path.is_file():
+                for item in json.loads(path.read_text(encoding="utf-8")).get("recordings", []):
+                    data[request_key(item["service"], item["request"])] = item
+            self._cache[case_id] = data
+        return self._cache[case_id]
+
+    def session(self, case_id: str) -> FixtureSession:
+        """A per-trial view that counts repeated requests."""
+        return FixtureSession(self, case_id)
+
+    def record(self, case_id: str, service: str, request: Any, index: int, response: Any) -> None:
+        """Keep the ``index``-th response to this request (the first recording wins)."""
+        key = request_key(service, request)
+        entry = self.recordings(case_id).setdefault(
+            key, {"service": service, "request": request, "responses": []}
+        )
+        if index == len(entry["responses"]):
+            entry["responses"].append(response)
+            self._dirty.add(case_id)
+
+    def flush(self) -> None:
+        """Write every case whose recordings changed."""
+        for case_id in sorted(self._dirty):
+            entries = [self._cache[case_id][key] for key in sorted(self._cache[case_id])]
+            text = json.dumps(
+                {"case_id": case_id, "recordings": entries}, ensure_ascii=False, indent=2
+            )
+            write_atomic(self.path(case_id), text + "\n")
+        self._dirty.clear()
+
+
+class FixtureSession:
+    """Fixture access for one case-trial."""
+
+    def __init__(self, store: FixtureStore, case_id: str) -> None:
+        self.store = store
+        self.case_id = case_id
+        self.counts: dict[str, int] = defaultdict(int)
+        self.missing: list[str] = []
+
+    async def external(self, service: str, request: Any, call: Callable[[], Any]) -> Any:
+        key = request_key(service, request)
+        index = self.counts[key]
+        self.counts[key] += 1
+        if self.store.mode is FixtureMode.REPLAY:
+            entry = self.store.recordings(self.case_id).get(key)
+            responses = entry["responses"] if entry else []
+            if index >= len(responses):
+                shown = key if len(key) <= 300 else key[:297] + "..."
+                message = (
+                    f"case {self.case_id}: no recorded response for {shown} "
+                    f"(call #{index + 1}; fixtures are in replay mode, "
+                    "run with --fixtures record to record them)"
+                )
+                self.missing.append(message)
+                raise FixtureMissingError(message)
+            return responses[index]
+        result = call()
+        response = await result if inspect.isawaitable(result) else result
+        if self.store.mode is FixtureMode.RECORD:
+            self.store.record(self.case_id, service, request, index, response)
+        return response
+
+
+class FixtureTransport(httpx.AsyncBaseTransport):
+    """An httpx transport that records and replays HTTP exchanges through a session."""
+
+    def __init__(
+        self, session: FixtureSession, real: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        self.session = session
+        self.real = real or httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        try:
+            payload: Any = json.loads(body) if body else None
+        except ValueError:
+            payload = base64.b64encode(body).decode("ascii")
+        described = {"method": request.method, "url": str(request.url), "body": payload}
+
+        async def send() -> dict[str, Any]:
+            response = await self.real.handle_async_request(request)
+            content = await response.aread()
+            stored: dict[str, Any] = {
+                "status_code": response.status_code,
+                "headers": {
+                    k: v
+                    for k, v in response.headers.items()
+                    if k.lower() not in {"content-encoding", "transfer-encoding", "content-length"}
+                },
+            }
+            try:
+                stored["body"] = content.decode("utf-8")  # verbatim, readable in review
+            except UnicodeDecodeError:
+                stored["body_b64"] = base64.b64encode(content).decode("ascii")
+            return stored
+
+        stored = await self.session.external("http", described, send)
+        content = (
+            stored["body"].encode("utf-8")
+            if "body" in stored
+            else base64.b64decode(stored.get("body_b64", ""))
+        )
+        return httpx.Response(
+            status_code=stored["status_code"],
+            headers=stored["headers"],
+            content=content,
+            request=request,
+        )
+
+    async def aclose(self) -> None:
+        await self.real.aclose()
