@@ -147,3 +147,10 @@ def retire(
     out.print(
         f"retired {done.case_id}: removed from {done.source}, recorded in {done.retired_file}"
     )
+
+
+from caseforge.cli import run_cmd  # noqa: E402  (commands registered after the app exists)
+
+app.command(name="run")(run_cmd.run)
+app.command(name="report")(run_cmd.report)
+app.command(name="runs")(run_cmd.runs)

@@ -1,0 +1,224 @@
+"""Reaching an agent: a Python callable, a command (one process per case-trial), or HTTP.
+
+All three carry the same JSON (see :mod:`caseforge.agent.protocol`). A failure that is
+worth retrying (HTTP 429/5xx, a reset connection) raises :class:`TransientAgentError`;
+anything else the agent gets wrong raises :class:`AgentError` and becomes an ``error``
+for that case-trial.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from caseforge.agent.context import AgentContext
+from caseforge.agent.protocol import AgentProtocolError, AgentResult, parse_response
+from caseforge.case.suite import AgentSpec
+from caseforge.errors import CaseforgeError
+
+STDERR_TAIL = 2000
+
+
+class AgentError(Exception):
+    """The agent failed this case-trial (crash, bad exit, invalid response)."""
+
+    def __init__(self, message: str, stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
+
+
+class TransientAgentError(AgentError):
+    """A failure worth retrying: rate limits, server errors, reset connections."""
+
+
+class Agent(Protocol):
+    """A transport: ``await agent.call(request, ctx)`` returns the agent's result."""
+
+    description: str
+    in_process: bool
+
+    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult: ...
+
+    async def aclose(self) -> None: ...
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failure should be retried with backoff."""
+    if isinstance(exc, TransientAgentError):
+        return True
+    if isinstance(exc, AgentError | asyncio.TimeoutError | AgentProtocolError):
+        return False
+    if isinstance(exc, ConnectionError | httpx.TransportError):
+        return True
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        response = getattr(exc, "response", None)
+        status = getattr(response, "status_code", None)
+    return isinstance(status, int) and (status == 429 or 500 <= status < 600)
+
+
+class CallableAgent:
+    """A Python function ``agent(input, ctx)``, sync (run in a thread) or async."""
+
+    in_process = True
+
+    def __init__(self, fn: Callable[..., Any], description: str, threads: int = 8) -> None:
+        self.fn = fn
+        self.description = description
+        call = getattr(type(fn), "__call__", None)  # noqa: B004 (async callable objects)
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+        self._pool: ThreadPoolExecutor | None = None
+        self._threads = threads
+
+    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
+        if self.is_async:
+            response = await self.fn(request["input"], ctx)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="agent")
+            loop = asyncio.get_running_loop()
+            response = await loop.run_in_executor(self._pool, self.fn, request["input"], ctx)
+        return parse_response(response)
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+class CommandAgent:
+    """A command that reads one JSON request on stdin and writes one response on stdout."""
+
+    in_process = False
+
+    def __init__(self, argv: list[str], cwd: Path) -> None:
+        if not argv:
+            raise CaseforgeError("the agent command is empty")
+        self.argv = argv
+        self.cwd = cwd
+        self.description = "cmd:" + shlex.join(argv)
+
+    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
+        payload = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                cwd=self.cwd,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise AgentError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
+        try:
+            stdout, stderr = await proc.communicate(payload)
+        finally:
+            if proc.returncode is None:  # cancelled (timeout): never leave the process behind
+                proc.kill()
+                await proc.wait()
+        tail = stderr.decode("utf-8", "replace")[-STDERR_TAIL:]
+        if proc.returncode != 0:
+            raise AgentError(f"the agent command exited with status {proc.returncode}", tail)
+        try:
+            data = json.loads(stdout)
+        except ValueError:
+            shown = stdout[:200].decode("utf-8", "replace")
+            raise AgentError(f"the agent printed invalid JSON: {shown!r}", tail) from None
+        try:
+            return parse_response(data)
+        except AgentProtocolError as exc:
+            raise AgentError(str(exc), tail) from None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class HttpAgent:
+    """An endpoint that accepts the request JSON by POST and answers the response JSON."""
+
+    in_process = False
+
+    def __init__(self, url: str, client: httpx.AsyncClient | None = None) -> None:
+        self.url = url
+        self.description = url
+        self.client = client or httpx.AsyncClient(timeout=None)
+
+    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
+        response = await self.client.post(self.url, json=request)
+        if response.status_code == 429 or response.status_code >= 500:
+            raise TransientAgentError(f"HTTP {response.status_code} from {self.url}")
+        if response.status_code >= 400:
+            raise AgentError(f"HTTP {response.status_code} from {self.url}: {response.text[:200]}")
+        try:
+            data = response.json()
+        except ValueError:
+            raise AgentError(f"{self.url} answered invalid JSON: {response.text[:200]!r}") from None
+        try:
+            return parse_response(data)
+        except AgentProtocolError as exc:
+            raise AgentError(str(exc)) from None
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+def import_object(spec: str, suite_dir: Path) -> Any:
+    """Import ``module:attribute`` with the suite folder on ``sys.path``."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise CaseforgeError(f"{spec!r}: expected `module:function`")
+    folder = str(suite_dir.resolve())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CaseforgeError(f"{spec!r}: cannot import {module_name!r}: {exc}") from None
+    target: Any = module
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise CaseforgeError(f"{spec!r}: {module_name!r} has no {attribute!r}")
+        target = getattr(target, part)
+    return target
+
+
+def resolve_agent(
+    spec: AgentSpec | None, override: str | None, suite_dir: Path, threads: int = 8
+) -> Agent:
+    """The transport for ``--agent`` (``module:callable``, ``cmd:…``, ``http(s)://…``) or
+    the suite's ``agent:`` setting."""
+    if override:
+        if override.startswith(("http://", "https://")):
+            return HttpAgent(override)
+        if override.startswith("cmd:"):
+            return CommandAgent(shlex.split(override[4:]), suite_dir)
+        return _callable(override, suite_dir, threads)
+    if spec is None:
+        raise CaseforgeError(
+            f"{suite_dir / 'caseforge.yaml'}: no `agent:` configured; "
+            "set one or pass --agent module:callable | cmd:COMMAND | http://URL"
+        )
+    if spec.http:
+        return HttpAgent(spec.http)
+    if spec.command:
+        argv = shlex.split(spec.command) if isinstance(spec.command, str) else list(spec.command)
+        return CommandAgent(argv, suite_dir)
+    assert spec.callable is not None
+    return _callable(spec.callable, suite_dir, threads)
+
+
+def _callable(spec: str, suite_dir: Path, threads: int) -> CallableAgent:
+    fn = import_object(spec, suite_dir)
+    if not callable(fn):
+        raise CaseforgeError(f"{spec!r} is not callable")
+    return CallableAgent(fn, spec, threads)

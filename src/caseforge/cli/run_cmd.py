@@ -1,0 +1,224 @@
+"""``caseforge run``, ``caseforge report`` and ``caseforge runs``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from caseforge.errors import CaseforgeError
+from caseforge.files import write_atomic
+from caseforge.report.build import build_report, load_report
+from caseforge.report.render import FORMATS, pct, to_text
+from caseforge.report.summary import TrialRecord
+from caseforge.run.fixtures import FixtureMode
+from caseforge.run.runner import Progress as RunProgress
+from caseforge.run.runner import RunHandle, Runner, RunOptions
+from caseforge.store.db import RunStore
+
+EXIT_STOPPED = 3
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+StoreOpt = Annotated[
+    str | None,
+    typer.Option("--store", help="Run store URL (default: CASEFORGE_STORE or .caseforge/)."),
+]
+
+
+class _Display:
+    """Progress on stderr: a live bar on a terminal, a line every few seconds otherwise."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.live = sys.stderr.isatty() and not quiet
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+        self.last_line = 0.0
+
+    def start(self, handles: list[RunHandle], progress: RunProgress) -> None:
+        for handle in handles:
+            config = f" · config {handle.config_name}" if handle.config_name else ""
+            out.print(f"run {handle.run_id}{config} · {len(handle.cases)} cases", markup=False)
+        out.print(f"{progress.total} case-trials to run", markup=False)
+        if self.live:
+            self.bar = Progress(
+                TextColumn("[progress.description]{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TextColumn("{task.fields[status]}"),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("running", total=progress.total, status="")
+
+    def update(self, progress: RunProgress, _record: TrialRecord) -> None:
+        status = (
+            f"pass {pct(progress.passed / progress.done)} · errors {progress.errors} "
+            f"· ${progress.cost_usd:.4f}"
+        )
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, completed=progress.done, status=status)
+            return
+        now = time.monotonic()
+        if self.quiet or (now - self.last_line < 5 and progress.done != progress.total):
+            return
+        self.last_line = now
+        eta = progress.eta_s
+        eta_text = f" · ETA {eta:.0f}s" if eta is not None else ""
+        err.print(f"{progress.done}/{progress.total} · {status}{eta_text}", markup=False)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _matrix_table(reports: list[dict[str, Any]]) -> Table:
+    names = sorted({name for r in reports for name in r["checks"]})
+    table = Table(title="configurations", title_justify="left")
+    table.add_column("check")
+    for report in reports:
+        table.add_column(str(report["config"]), justify="right")
+    for name in names:
+        cells = []
+        for report in reports:
+            counts = report["checks"].get(name)
+            graded = counts["pass"] + counts["fail"] if counts else 0
+            cells.append(pct(counts["pass"] / graded) if graded else "–")
+        table.add_row(name, *cells)
+    table.add_section()
+    table.add_row("pass rate", *(pct(r["summary"]["pass_rate"]) for r in reports))
+    table.add_row(
+        "fully passing cases",
+        *(f"{r['summary']['fully_passing_cases']}/{r['summary']['cases']}" for r in reports),
+    )
+    return table
+
+
+def run(
+    suite: Annotated[Path, typer.Argument(help="The suite folder.")],
+    agent: Annotated[
+        str | None, typer.Option(help="Override the agent: module:callable, cmd:COMMAND or a URL.")
+    ] = None,
+    config: Annotated[
+        list[str] | None,
+        typer.Option("--config", help="Configuration name; repeat for a matrix."),
+    ] = None,
+    trials: Annotated[int | None, typer.Option(help="Trials per case.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Case-trials at a time.")] = None,
+    split: Annotated[str, typer.Option(help="dev, test or all.")] = "all",
+    case: Annotated[list[str] | None, typer.Option("--case", help="Only these case ids.")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Write DIR/report.json.")] = None,
+    resume: Annotated[
+        str | None, typer.Option(help="Finish an unfinished run: RUN_ID or `latest`.")
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option("--max-cost", help="Stop (resumably) past this many USD.")
+    ] = None,
+    fixtures: Annotated[
+        FixtureMode | None,
+        typer.Option(help="record, replay or off (default: replay when fixtures exist)."),
+    ] = None,
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Skip judge checks on purpose (reported as such).")
+    ] = False,
+    timeout: Annotated[float | None, typer.Option(help="Seconds per case-trial.")] = None,
+    keep_workspaces: Annotated[bool, typer.Option(help="Keep each trial's workspace.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no report.")] = False,
+    store_url: StoreOpt = None,
+) -> None:
+    """Run the agent over the suite: trials, configurations, grading, the run store."""
+    options = RunOptions(
+        suite_dir=suite,
+        agent=agent,
+        configs=list(config or []),
+        trials=trials,
+        concurrency=concurrency,
+        split=split,
+        case_ids=list(case or []),
+        resume=resume,
+        max_cost=max_cost,
+        fixtures=fixtures,
+        judge="off" if no_judge else "auto",
+        timeout_s=timeout,
+        keep_workspaces=keep_workspaces,
+    )
+    store = RunStore(store_url)
+    display = _Display(quiet)
+    runner = Runner(options, store, on_start=display.start, on_result=display.update)
+    try:
+        outcome = asyncio.run(runner.run())
+    except KeyboardInterrupt:
+        display.stop()
+        err.print("interrupted; the run is saved as stopped: resume with --resume latest")
+        raise typer.Exit(130) from None
+    finally:
+        display.stop()
+    reports = [build_report(store, h.run_id) for h in outcome.runs]
+    store.close()
+    if out_dir is not None:
+        for report in reports:
+            folder = out_dir if len(reports) == 1 else out_dir / str(report["config"])
+            write_atomic(folder / "report.json", FORMATS["json"](report))
+        out.print(f"wrote {out_dir}/" + ("report.json" if len(reports) == 1 else "*/report.json"))
+    if not quiet:
+        for report in reports:
+            out.print(to_text(report), markup=False)
+        if len(reports) > 1:
+            out.print(_matrix_table(reports))
+    if outcome.skipped:
+        out.print(f"resumed: {outcome.skipped} case-trials were already stored", markup=False)
+    if outcome.status == "stopped":
+        err.print(f"stopped: {outcome.stop_reason}", markup=False)
+        raise typer.Exit(EXIT_STOPPED)
+
+
+def report(
+    run_ref: Annotated[
+        str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")
+    ],
+    fmt: Annotated[str, typer.Option("--format", help="text, json, md, junit or html.")] = "text",
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE.")] = None,
+    store_url: StoreOpt = None,
+) -> None:
+    """Render a stored run (or a report.json) as text, JSON, Markdown, JUnit XML or HTML."""
+    if fmt not in FORMATS:
+        raise CaseforgeError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    text = FORMATS[fmt](load_report(run_ref, store_url))
+    if out_file is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        write_atomic(out_file, text)
+        out.print(f"wrote {out_file}", markup=False)
+
+
+def runs(
+    suite_name: Annotated[str | None, typer.Argument(metavar="[SUITE]", help="Suite name.")] = None,
+    limit: Annotated[int, typer.Option(help="How many.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    store_url: StoreOpt = None,
+) -> None:
+    """List the newest runs in the store."""
+    store = RunStore(store_url)
+    infos = store.list_runs(suite_name, limit)
+    counts = {i.id: store.count(i.id) for i in infos}
+    store.close()
+    if as_json:
+        print(json.dumps([{**i.__dict__, "case_trials": counts[i.id]} for i in infos], indent=2))
+        return
+    table = Table()
+    for column in ("run", "suite", "config", "status", "case-trials", "created"):
+        table.add_column(column)
+    for i in infos:
+        table.add_row(i.id, i.suite, i.config_name or "", i.status, str(counts[i.id]), i.created_at)
+    out.print(table)

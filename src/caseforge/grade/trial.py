@@ -1,0 +1,167 @@
+"""Grading one case-trial: every check of the case against what the agent returned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from caseforge.agent.protocol import AgentResult
+from caseforge.case.model import (
+    BaseCheck,
+    Case,
+    ExactCheck,
+    IgnoreCheck,
+    JudgeCheck,
+    OutcomeCheck,
+    ToolCallsCheck,
+)
+from caseforge.grade import modes as _modes  # noqa: F401  (registers the graders)
+from caseforge.grade.base import GRADERS, CheckResult, CheckStatus
+
+APPROVAL_CHECK = "approval_pause"
+_MISSING = object()
+
+
+class TrialStatus(StrEnum):
+    """A case-trial's verdict. Only ``pass`` counts as passing."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # the agent crashed, timed out or answered nonsense; or a check could not run
+    INCOMPLETE = "incomplete"  # every code check passed but a judge check was not judged
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How checks that need more than code are treated."""
+
+    judge: str = "not_judged"  # "not_judged" (no model) or "skip" (judging turned off by hand)
+    judge_reason: str = "no judge model configured (see the models issue); not judged"
+
+
+def lookup(result: AgentResult, path: str) -> Any:
+    """The value of a dotted field path in the agent's output (``reply``, ``tool_calls`` are
+    the reply text and the called tool names)."""
+    if path == "reply":
+        return result.reply
+    if path == "tool_calls":
+        return [call.name for call in result.tool_calls]
+    value: Any = result.output
+    for part in path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def grade_trial(
+    case: Case,
+    result: AgentResult,
+    outcomes: dict[str, Any] | None = None,
+    options: GradeOptions = GradeOptions(),
+    outcome_error: str | None = None,
+) -> tuple[TrialStatus, list[CheckResult]]:
+    """Grade every check of ``case``; return the case-trial's status and each check's result.
+
+    ``outcomes`` is what the suite's outcome probe read from the trial's workspace, by field.
+    When the agent paused for approval without a reply, checks on the reply cannot be judged;
+    instead the case must expect the pause (``needs_approval: true``).
+    """
+    paused = result.paused_for_approval and not result.reply.strip()
+    results: list[CheckResult] = []
+    for name, field, check in case.checks():
+        results.append(
+            _grade_one(name, field, check, result, outcomes, options, outcome_error, paused)
+        )
+    if paused:
+        results.append(_approval_check(case))
+    return trial_status(results), results
+
+
+def _grade_one(
+    name: str,
+    field: str,
+    check: Any,
+    result: AgentResult,
+    outcomes: dict[str, Any] | None,
+    options: GradeOptions,
+    outcome_error: str | None,
+    paused: bool,
+) -> CheckResult:
+    mode = check.mode
+    expected = check.expected if isinstance(check, BaseCheck) else _tool_expectation(check)
+    if isinstance(check, IgnoreCheck):
+        return CheckResult(name, mode, CheckStatus.SKIPPED, reason=check.reason)
+    if isinstance(check, JudgeCheck):
+        target = check.field or "reply"
+        if paused and target == "reply":
+            return CheckResult(name, mode, CheckStatus.CANNOT_JUDGE, expected, None, _PAUSED)
+        status = CheckStatus.SKIPPED if options.judge == "skip" else CheckStatus.NOT_JUDGED
+        reason = (
+            "judging turned off (--no-judge)" if options.judge == "skip" else options.judge_reason
+        )
+        return CheckResult(name, mode, status, expected, None, reason)
+    if isinstance(check, OutcomeCheck):
+        if outcome_error is not None:
+            return CheckResult(name, mode, CheckStatus.ERROR, expected, None, outcome_error)
+        if outcomes is None or field not in outcomes:
+            reason = (
+                "no outcome_probe in caseforge.yaml"
+                if outcomes is None
+                else f"the outcome probe returned no {field!r}"
+            )
+            return CheckResult(name, mode, CheckStatus.ERROR, expected, None, reason)
+        actual = outcomes[field]
+    else:
+        if paused and field == "reply":
+            return CheckResult(name, mode, CheckStatus.CANNOT_JUDGE, expected, None, _PAUSED)
+        actual = lookup(result, field)
+        if actual is _MISSING:
+            return CheckResult(
+                name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
+            )
+    status, reason = GRADERS[mode if not isinstance(check, ToolCallsCheck) else "tool_calls"].grade(
+        check, actual
+    )
+    return CheckResult(name, mode, status, expected, actual, reason)
+
+
+_PAUSED = "paused for approval before replying: the reply cannot be judged"
+
+
+def _tool_expectation(check: Any) -> Any:
+    if isinstance(check, ToolCallsCheck):
+        return check.model_dump(exclude_defaults=True)
+    return None
+
+
+def _approval_check(case: Case) -> CheckResult:
+    wanted = case.expect.get("needs_approval")
+    expects_pause = isinstance(wanted, ExactCheck) and wanted.value is True
+    if expects_pause:
+        return CheckResult(APPROVAL_CHECK, "approval", CheckStatus.PASS, True, True)
+    return CheckResult(
+        APPROVAL_CHECK,
+        "approval",
+        CheckStatus.FAIL,
+        False,
+        True,
+        "paused for supervisor approval, but the case does not expect approval",
+    )
+
+
+def trial_status(results: list[CheckResult]) -> TrialStatus:
+    """error if a check could not run; else fail if any failed; else incomplete if a judge
+    check was not judged; else pass."""
+    statuses = {r.status for r in results}
+    if CheckStatus.ERROR in statuses:
+        return TrialStatus.ERROR
+    if CheckStatus.FAIL in statuses:
+        return TrialStatus.FAIL
+    if CheckStatus.NOT_JUDGED in statuses:
+        return TrialStatus.INCOMPLETE
+    return TrialStatus.PASS

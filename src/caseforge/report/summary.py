@@ -1,0 +1,224 @@
+"""The run summary (DESIGN §5, §7): pass rate with intervals, pass^k and pass@k, item-level
+precision and recall, false-positive rate, errors, cost, latency, slices and the checks
+that fail most.
+
+Conventions: ``pass_rate`` = passed case-trials / all case-trials (an error is not a pass
+and is also counted in ``errors``); item metrics and the false-positive rate are computed
+over case-trials that produced an output (errors have none); a clean case-trial is one whose
+every ``exact_set`` expectation is empty.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from caseforge.case.model import Case
+from caseforge.grade.base import CheckResult, CheckStatus
+from caseforge.grade.trial import TrialStatus
+from caseforge.stats import clustered_se, pass_at_k, pass_hat_k, wilson_interval
+
+
+@dataclass(slots=True)
+class TrialRecord:
+    """One graded case-trial as the summary needs it."""
+
+    case_id: str
+    trial: int
+    status: TrialStatus
+    checks: list[CheckResult] = field(default_factory=list)
+    error: str | None = None
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def _item_key(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def _rate(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The q-th percentile (linear interpolation), None for no values."""
+    return float(np.percentile(values, q)) if values else None
+
+
+def summarize(
+    records: Iterable[TrialRecord], cases: dict[str, Case], trials: int
+) -> dict[str, Any]:
+    """The ``summary`` of report.json, computed from graded case-trials."""
+    records = list(records)
+    n = len(records)
+    passed = sum(1 for r in records if r.status is TrialStatus.PASS)
+    statuses = Counter(r.status.value for r in records)
+    by_case: dict[str, list[TrialRecord]] = defaultdict(list)
+    for r in records:
+        by_case[r.case_id].append(r)
+
+    case_means = [
+        sum(1 for r in rs if r.status is TrialStatus.PASS) / len(rs) for rs in by_case.values()
+    ]
+    pass_hat: dict[str, float] = {}
+    pass_at: dict[str, float] = {}
+    for k in range(1, trials + 1):
+        eligible = [rs for rs in by_case.values() if len(rs) >= k]
+        if not eligible:
+            continue
+        hats, ats = [], []
+        for rs in eligible:
+            c = sum(1 for r in rs if r.status is TrialStatus.PASS)
+            hats.append(pass_hat_k(len(rs), c, k))
+            ats.append(pass_at_k(len(rs), c, k))
+        pass_hat[str(k)] = sum(hats) / len(hats)
+        pass_at[str(k)] = sum(ats) / len(ats)
+
+    items, fp_rate, clean_trials, true_findings = _items(records, cases)
+    cost = sum(r.cost_usd for r in records)
+    latencies = [r.latency_s for r in records if r.status is not TrialStatus.ERROR]
+    lo, hi = wilson_interval(passed, n)
+    incomplete_reasons = Counter(
+        c.reason for r in records for c in r.checks if c.status is CheckStatus.NOT_JUDGED
+    )
+    judge_skipped = sum(
+        1
+        for r in records
+        for c in r.checks
+        if c.mode == "judge" and c.status is CheckStatus.SKIPPED
+    )
+    return {
+        "cases": len(by_case),
+        "trials": trials,
+        "case_trials": n,
+        "passed": passed,
+        "failed": statuses.get("fail", 0),
+        "incomplete": statuses.get("incomplete", 0),
+        "incomplete_reasons": dict(incomplete_reasons),
+        "judge_checks_skipped": judge_skipped,
+        "errors": statuses.get("error", 0),
+        "pass_rate": _rate(passed, n),
+        "pass_rate_ci": [lo, hi],
+        "pass_rate_se": clustered_se(case_means),
+        "fully_passing_cases": sum(1 for m in case_means if m == 1.0),
+        "pass_hat_k": pass_hat,
+        "pass_at_k": pass_at,
+        "items": items,
+        "false_positive_rate": fp_rate,
+        "clean_case_trials": clean_trials,
+        "cost_usd": cost,
+        "cost_per_run": _rate(cost, n),
+        "cost_per_true_finding": _rate(cost, true_findings) if true_findings else None,
+        "input_tokens": sum(r.input_tokens for r in records),
+        "output_tokens": sum(r.output_tokens for r in records),
+        "latency_p50_s": percentile(latencies, 50),
+        "latency_p95_s": percentile(latencies, 95),
+        "checks": _check_counts(records),
+        "most_failing_checks": _most_failing(records),
+        "slices": _slices(records, cases),
+    }
+
+
+def _items(
+    records: list[TrialRecord], cases: dict[str, Case]
+) -> tuple[dict[str, dict[str, Any]], float | None, int, int]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    clean_trials = clean_with_items = 0
+    for r in records:
+        if r.status is TrialStatus.ERROR:
+            continue
+        case = cases.get(r.case_id)
+        if case is None:
+            continue
+        fields = case.exact_set_fields()
+        if not fields:
+            continue
+        by_name = {c.name: c for c in r.checks}
+        reported_any = False
+        for name, expected in fields.items():
+            check = by_name.get(name)
+            actual = check.actual if check is not None and isinstance(check.actual, list) else []
+            want = {_item_key(v) for v in expected}
+            got = {_item_key(v) for v in actual}
+            counts[name]["tp"] += len(want & got)
+            counts[name]["fp"] += len(got - want)
+            counts[name]["fn"] += len(want - got)
+            reported_any = reported_any or bool(got)
+        if all(not values for values in fields.values()):
+            clean_trials += 1
+            clean_with_items += reported_any
+    items = {
+        name: {
+            "tp": c["tp"],
+            "fp": c["fp"],
+            "fn": c["fn"],
+            "precision": _rate(c["tp"], c["tp"] + c["fp"]),
+            "recall": _rate(c["tp"], c["tp"] + c["fn"]),
+        }
+        for name, c in sorted(counts.items())
+    }
+    true_findings = sum(c["tp"] for c in counts.values())
+    return items, _rate(clean_with_items, clean_trials), clean_trials, true_findings
+
+
+def _check_counts(records: list[TrialRecord]) -> dict[str, dict[str, int]]:
+    table: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in records:
+        for c in r.checks:
+            table[c.name][c.status.value] += 1
+    return {
+        name: {s.value: counts.get(s.value, 0) for s in CheckStatus}
+        for name, counts in sorted(table.items())
+    }
+
+
+def _most_failing(records: list[TrialRecord], top: int = 3) -> list[dict[str, Any]]:
+    fails: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for r in records:
+        for c in r.checks:
+            if c.status in (CheckStatus.PASS, CheckStatus.FAIL):
+                totals[c.name] += 1
+            if c.status is CheckStatus.FAIL:
+                fails[c.name] += 1
+    ranked = sorted(fails.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    return [{"check": name, "fail": count, "graded": totals[name]} for name, count in ranked]
+
+
+def _slices(records: list[TrialRecord], cases: dict[str, Case]) -> dict[str, Any]:
+    groups: dict[str, defaultdict[str, list[int]]] = {
+        "tag": defaultdict(lambda: [0, 0]),
+        "category": defaultdict(lambda: [0, 0]),
+        "source": defaultdict(lambda: [0, 0]),
+        "split": defaultdict(lambda: [0, 0]),
+    }
+    for r in records:
+        case = cases.get(r.case_id)
+        if case is None:
+            continue
+        ok = r.status is TrialStatus.PASS
+        keys: dict[str, list[str]] = {
+            "category": [case.category()],
+            "source": [case.source],
+            "split": [case.split or "unassigned"],
+            "tag": case.tags,
+        }
+        for dimension, values in keys.items():
+            for value in values:
+                cell = groups[dimension][value]
+                cell[0] += 1
+                cell[1] += ok
+    return {
+        dimension: {
+            value: {"case_trials": total, "passed": ok, "pass_rate": _rate(ok, total)}
+            for value, (total, ok) in sorted(cells.items())
+        }
+        for dimension, cells in groups.items()
+    }

@@ -1,0 +1,95 @@
+"""Executors run case-trials; the runner (the driver) grades and stores what comes back.
+
+``LocalExecutor`` runs them on this process's event loop with a concurrency limit. A
+distributed engine would implement the same ``run`` method and ship :class:`TrialTask`s
+to workers; only the agent call, the workspace and the outcome probe happen there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from caseforge.agent.protocol import AgentResult
+from caseforge.case.model import Case
+
+
+@dataclass(slots=True)
+class TrialTask:
+    """One case-trial to run under one configuration."""
+
+    run_id: str
+    config_name: str | None
+    config: dict[str, Any]
+    case: Case
+    trial: int
+    seed: int
+    clock: str
+
+
+@dataclass(slots=True)
+class TrialOutcome:
+    """What running a case-trial produced, before grading."""
+
+    task: TrialTask
+    result: AgentResult | None = None
+    error: str | None = None
+    stderr_tail: str = ""
+    latency_s: float = 0.0
+    attempts: int = 1
+    outcomes: dict[str, Any] | None = None
+    outcome_error: str | None = None
+    fixture_misses: list[str] = field(default_factory=list)
+
+
+class Executor(Protocol):
+    """Runs tasks and yields their outcomes as they finish (in any order)."""
+
+    def run(
+        self, tasks: Iterator[TrialTask], execute: Callable[[TrialTask], Awaitable[TrialOutcome]]
+    ) -> AsyncIterator[TrialOutcome]: ...
+
+    def stop(self) -> None:
+        """Start no new task; the ones in flight finish."""
+
+
+class LocalExecutor:
+    """At most ``concurrency`` case-trials at a time on the running event loop."""
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = max(1, concurrency)
+        self._stopped = False
+
+    def stop(self) -> None:
+        self._stopped = True
+
+    async def run(
+        self, tasks: Iterator[TrialTask], execute: Callable[[TrialTask], Awaitable[TrialOutcome]]
+    ) -> AsyncIterator[TrialOutcome]:
+        queue: asyncio.Queue[TrialOutcome | None] = asyncio.Queue()
+
+        async def worker() -> None:
+            try:
+                while not self._stopped:
+                    task = next(tasks, None)
+                    if task is None:
+                        return
+                    queue.put_nowait(await execute(task))
+            finally:
+                queue.put_nowait(None)
+
+        workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
+        running = len(workers)
+        try:
+            while running:
+                item = await queue.get()
+                if item is None:
+                    running -= 1
+                else:
+                    yield item
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)

@@ -1,0 +1,413 @@
+"""``caseforge run``: every selected case × trial × configuration, graded and stored.
+
+The driver expands case-trials, hands them to an executor, grades each outcome as it
+arrives, and writes results to the store in batches (at least once a second). A run
+prints its id first; ``--resume RUN_ID`` (or ``latest``) re-runs only what was never
+stored. ``--max-cost`` stops dispatching once the cost so far passes the budget; the run
+is left ``stopped`` and can be resumed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from caseforge import __version__
+from caseforge.agent.transports import import_object, resolve_agent
+from caseforge.case.load import Suite, load_suite
+from caseforge.case.model import Case
+from caseforge.errors import CaseforgeError
+from caseforge.grade.base import CheckResult
+from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial
+from caseforge.report.summary import TrialRecord
+from caseforge.run.executor import Executor, LocalExecutor, TrialOutcome, TrialTask
+from caseforge.run.fixtures import FixtureMode, FixtureStore
+from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
+from caseforge.store.db import RunStore, dataset_state, git_toplevel, new_run_id, utcnow
+
+FLUSH_EVERY_S = 0.5
+FLUSH_ROWS = 500
+
+
+@dataclass
+class RunOptions:
+    """What ``caseforge run`` was asked to do."""
+
+    suite_dir: Path | None = None
+    agent: str | None = None
+    configs: list[str] = field(default_factory=list)
+    trials: int | None = None
+    concurrency: int | None = None
+    split: str = "all"
+    case_ids: list[str] = field(default_factory=list)
+    resume: str | None = None
+    max_cost: float | None = None
+    fixtures: FixtureMode | None = None
+    judge: str = "auto"  # "auto" or "off"
+    timeout_s: float | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    keep_workspaces: bool = False
+    clock: dt.datetime | None = None
+
+
+@dataclass
+class Progress:
+    """Counts the progress display shows."""
+
+    total: int
+    done: int = 0
+    passed: int = 0
+    errors: int = 0
+    cost_usd: float = 0.0
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def eta_s(self) -> float | None:
+        if not self.done:
+            return None
+        elapsed = time.perf_counter() - self.started
+        return elapsed / self.done * (self.total - self.done)
+
+
+@dataclass
+class RunHandle:
+    """One configuration's run within an invocation."""
+
+    run_id: str
+    config_name: str | None
+    config: dict[str, Any]
+    cases: dict[str, Case]
+
+
+@dataclass
+class RunOutcome:
+    """What an invocation did."""
+
+    suite: Suite
+    runs: list[RunHandle]
+    status: str  # finished | stopped
+    stop_reason: str | None = None
+    executed: int = 0
+    skipped: int = 0
+
+
+def _store_row(
+    run_id: str, outcome: TrialOutcome, status: TrialStatus, checks: list[Any]
+) -> dict[str, Any]:
+    result = outcome.result
+    usage = result.usage if result is not None else None
+    error = outcome.error
+    if outcome.stderr_tail:
+        error = f"{error}\n--- stderr (tail) ---\n{outcome.stderr_tail}"
+    return {
+        "run_id": run_id,
+        "case_id": outcome.task.case.id,
+        "trial": outcome.task.trial,
+        "status": status.value,
+        "error": error,
+        "latency_s": outcome.latency_s,
+        "cost_usd": usage.cost_usd if usage else 0.0,
+        "input_tokens": usage.input_tokens if usage else 0,
+        "output_tokens": usage.output_tokens if usage else 0,
+        "response_json": result.model_dump_json() if result is not None else None,
+        "checks_json": json.dumps([c.to_json() for c in checks], ensure_ascii=False, default=str),
+        "finished_at": utcnow(),
+    }
+
+
+def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
+    """Grade what the executor returned (an agent error is an ``error`` with no checks)."""
+    task = outcome.task
+    result = outcome.result
+    usage = result.usage if result is not None else None
+    if result is None:
+        status, checks = TrialStatus.ERROR, list[CheckResult]()
+    else:
+        status, checks = grade_trial(
+            task.case, result, outcome.outcomes, options, outcome.outcome_error
+        )
+    return TrialRecord(
+        case_id=task.case.id,
+        trial=task.trial,
+        status=status,
+        checks=checks,
+        error=outcome.error,
+        latency_s=outcome.latency_s,
+        cost_usd=usage.cost_usd if usage else 0.0,
+        input_tokens=usage.input_tokens if usage else 0,
+        output_tokens=usage.output_tokens if usage else 0,
+    )
+
+
+def select_cases(suite: Suite, split: str, case_ids: list[str]) -> list[Case]:
+    """The cases of ``split`` (dev, test or all), optionally only the given ids."""
+    if split not in ("dev", "test", "all"):
+        raise CaseforgeError(f"--split must be dev, test or all, not {split!r}")
+    cases = [c.case for c in suite.cases if split == "all" or c.case.split == split]
+    if case_ids:
+        known = {c.id for c in cases}
+        unknown = [cid for cid in case_ids if cid not in known]
+        if unknown:
+            raise CaseforgeError(f"no such case in {split}: {', '.join(unknown)}")
+        cases = [c for c in cases if c.id in set(case_ids)]
+    if not cases:
+        raise CaseforgeError(f"{suite.root}: no cases in split {split!r}")
+    return cases
+
+
+class Runner:
+    """Plans, executes, grades and stores one invocation of ``caseforge run``."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        store: RunStore,
+        executor: Executor | None = None,
+        on_start: Callable[[list[RunHandle], Progress], None] | None = None,
+        on_result: Callable[[Progress, TrialRecord], None] | None = None,
+    ) -> None:
+        self.options = options
+        self.store = store
+        self.executor = executor
+        self.on_start = on_start
+        self.on_result = on_result
+
+    async def run(self) -> RunOutcome:
+        opts = self.options
+        if opts.resume:
+            suite, handles, trials = self._resume_plan()
+        else:
+            suite, handles, trials = self._new_plan()
+        config = suite.config
+        concurrency = opts.concurrency or config.concurrency
+        timeout_s = opts.timeout_s or config.timeout_s
+        agent = resolve_agent(config.agent, opts.agent, suite.root, threads=concurrency)
+        fixture_mode = opts.fixtures or FixtureStore.default_mode(suite.root)
+        fixtures = (
+            FixtureStore(suite.root, fixture_mode) if fixture_mode != FixtureMode.OFF else None
+        )
+        top = git_toplevel(suite.root) or suite.root
+        work_dir = top / ".caseforge" / "work" / handles[0].run_id
+        runner = TrialRunner(
+            agent=agent,
+            timeout_s=timeout_s,
+            retry=opts.retry,
+            work_dir=work_dir,
+            fixtures=fixtures,
+            workspace_setup=import_object(config.workspace_setup, suite.root)
+            if config.workspace_setup
+            else None,
+            outcome_probe=import_object(config.outcome_probe, suite.root)
+            if config.outcome_probe
+            else None,
+            keep_workspaces=opts.keep_workspaces,
+        )
+        grade_options = GradeOptions(judge="skip" if opts.judge == "off" else "not_judged")
+        default_clock = opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+        todo: list[TrialTask] = []
+        skipped = 0
+        for handle in handles:
+            done = self.store.done(handle.run_id) if opts.resume else set()
+            skipped += len(done)
+            for case in handle.cases.values():
+                for trial in range(1, trials + 1):
+                    if (case.id, trial) in done:
+                        continue
+                    todo.append(
+                        TrialTask(
+                            run_id=handle.run_id,
+                            config_name=handle.config_name,
+                            config=handle.config,
+                            case=case,
+                            trial=trial,
+                            seed=seed_for(case, trial),
+                            clock=clock_for(case, default_clock).isoformat(),
+                        )
+                    )
+        progress = Progress(total=len(todo))
+        for handle in handles:
+            self.store.set_status(handle.run_id, "running")
+        if self.on_start:
+            self.on_start(handles, progress)
+
+        executor = self.executor or LocalExecutor(concurrency)
+        status, reason = "finished", None
+        buffer: list[dict[str, Any]] = []
+        last_flush = time.perf_counter()
+        freezer = _clock_freezer(
+            agent.in_process, [t.clock for t in todo], concurrency, config.freeze_clock
+        )
+        try:
+            with freezer:
+                async for outcome in executor.run(iter(todo), runner):
+                    record = grade_outcome(outcome, grade_options)
+                    buffer.append(
+                        _store_row(outcome.task.run_id, outcome, record.status, record.checks)
+                    )
+                    progress.done += 1
+                    progress.passed += record.status is TrialStatus.PASS
+                    progress.errors += record.status is TrialStatus.ERROR
+                    progress.cost_usd += record.cost_usd
+                    if self.on_result:
+                        self.on_result(progress, record)
+                    now = time.perf_counter()
+                    if len(buffer) >= FLUSH_ROWS or now - last_flush >= FLUSH_EVERY_S:
+                        self.store.write_results(buffer)
+                        buffer, last_flush = [], now
+                    if (
+                        opts.max_cost is not None
+                        and progress.cost_usd >= opts.max_cost
+                        and status != "stopped"
+                    ):
+                        status = "stopped"
+                        reason = (
+                            f"cost ${progress.cost_usd:.4f} reached --max-cost ${opts.max_cost:g}; "
+                            "resume with --resume " + handles[0].run_id
+                        )
+                        executor.stop()
+        except (KeyboardInterrupt, Exception):
+            self.store.write_results(buffer)
+            buffer = []
+            for handle in handles:
+                self.store.set_status(handle.run_id, "stopped")
+            raise
+        finally:
+            self.store.write_results(buffer)
+            if fixtures is not None:
+                fixtures.flush()
+            await agent.aclose()
+            with contextlib.suppress(OSError):
+                if work_dir.exists() and not opts.keep_workspaces:
+                    import shutil
+
+                    shutil.rmtree(work_dir, ignore_errors=True)
+        for handle in handles:
+            self.store.set_status(handle.run_id, status)
+        return RunOutcome(suite, handles, status, reason, executed=progress.done, skipped=skipped)
+
+    def _new_plan(self) -> tuple[Suite, list[RunHandle], int]:
+        opts = self.options
+        if opts.suite_dir is None:
+            raise CaseforgeError("no suite given")
+        suite = load_suite(opts.suite_dir)
+        config = suite.config
+        cases = select_cases(suite, opts.split, opts.case_ids)
+        names: list[str | None]
+        if opts.configs:
+            unknown = [n for n in opts.configs if n not in config.configs]
+            if unknown:
+                known = ", ".join(config.configs) or "none"
+                raise CaseforgeError(
+                    f"unknown config {', '.join(unknown)} (the suite has: {known})"
+                )
+            names = list(dict.fromkeys(opts.configs))
+        else:
+            names = [next(iter(config.configs))] if config.configs else [None]
+        trials = opts.trials or config.trials
+        if trials < 1:
+            raise CaseforgeError("--trials must be at least 1")
+        commit, dirty = dataset_state(suite.root)
+        agent_desc = opts.agent or _agent_description(suite)
+        group = new_run_id()
+        handles = []
+        for index, name in enumerate(names):
+            run_id = group if index == 0 else f"{group}-{index + 1}"
+            cfg = config.configs.get(name, {}) if name else {}
+            self.store.create_run(
+                id=run_id,
+                suite=config.name,
+                suite_path=str(suite.root.resolve()),
+                group_id=group,
+                dataset_commit=commit,
+                dataset_dirty=dirty,
+                agent=agent_desc,
+                config_name=name,
+                config=cfg,
+                trials=trials,
+                split=opts.split,
+                caseforge_version=__version__,
+                options={
+                    "judge": opts.judge,
+                    "fixtures": (opts.fixtures.value if opts.fixtures else None),
+                    "case_ids": opts.case_ids,
+                    "max_cost": opts.max_cost,
+                },
+            )
+            self.store.save_cases(
+                run_id, [(c.id, c.model_dump_json(exclude_unset=True)) for c in cases]
+            )
+            handles.append(RunHandle(run_id, name, cfg, {c.id: c for c in cases}))
+        return suite, handles, trials
+
+    def _resume_plan(self) -> tuple[Suite, list[RunHandle], int]:
+        opts = self.options
+        assert opts.resume is not None
+        if opts.resume == "latest":
+            if opts.suite_dir is None:
+                raise CaseforgeError("--resume latest needs the suite")
+            name = load_suite(opts.suite_dir).config.name
+            group = self.store.latest_unfinished(name)
+            if not group:
+                raise CaseforgeError(f"no unfinished run of suite {name!r} to resume")
+        else:
+            first = self.store.get_run(opts.resume)
+            group = self.store.group(first.group_id)
+        suite_dir = opts.suite_dir or Path(group[0].suite_path)
+        suite = load_suite(suite_dir)
+        handles = []
+        for info in group:
+            snapshot = self.store.cases(info.id)
+            cases = {cid: Case.model_validate(data) for cid, data in snapshot.items()}
+            handles.append(RunHandle(info.id, info.config_name, info.config, cases))
+        return suite, handles, group[0].trials
+
+
+def _agent_description(suite: Suite) -> str:
+    spec = suite.config.agent
+    if spec is None:
+        return "(none)"
+    if spec.callable:
+        return spec.callable
+    if spec.http:
+        return spec.http
+    command = spec.command
+    return "cmd:" + (command if isinstance(command, str) else " ".join(command or []))
+
+
+def _clock_freezer(
+    in_process: bool, clocks: list[str], concurrency: int, enabled: bool
+) -> contextlib.AbstractContextManager[Any]:
+    """Freeze the process clock for in-process agents when one clock serves the whole run.
+
+    A process has one clock: with several clocks and concurrent case-trials, freezing would
+    hand one case another's time, so the agent gets ``ctx.now()`` only.
+    """
+    distinct = set(clocks)
+    if not (enabled and in_process and len(distinct) == 1):
+        return contextlib.nullcontext()
+    import time_machine
+
+    return time_machine.travel(dt.datetime.fromisoformat(next(iter(distinct))), tick=False)
+
+
+def iter_records(store: RunStore, run_id: str) -> Iterator[TrialRecord]:
+    """The stored case-trials of a run as summary records."""
+    for row in store.results(run_id):
+        yield TrialRecord(
+            case_id=row["case_id"],
+            trial=row["trial"],
+            status=TrialStatus(row["status"]),
+            checks=[CheckResult.from_json(c) for c in json.loads(row["checks_json"])],
+            error=row["error"],
+            latency_s=row["latency_s"],
+            cost_usd=row["cost_usd"],
+            input_tokens=row["input_tokens"],
+            output_tokens=row["output_tokens"],
+        )

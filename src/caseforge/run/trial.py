@@ -1,0 +1,137 @@
+"""Seeds and clocks per case-trial, and running one case-trial against an agent."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import random
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from caseforge.agent.context import AgentContext
+from caseforge.agent.transports import Agent, AgentError, is_transient
+from caseforge.case.model import Case
+from caseforge.run.executor import TrialOutcome, TrialTask
+from caseforge.run.fixtures import FixtureMissingError, FixtureStore
+
+
+def seed_for(case: Case, trial: int) -> int:
+    """A deterministic 31-bit seed per (case, trial), from the case's seed or its id."""
+    base = str(case.seed) if case.seed is not None else case.id
+    digest = hashlib.sha256(f"{base}/{trial}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def clock_for(case: Case, default: dt.datetime) -> dt.datetime:
+    """The case's frozen clock, or the run's (made timezone-aware as UTC if naive)."""
+    clock = case.clock or default
+    return clock if clock.tzinfo else clock.replace(tzinfo=dt.UTC)
+
+
+@dataclass
+class RetryPolicy:
+    """Transient failures are retried with exponential backoff and jitter."""
+
+    attempts: int = 3
+    backoff_s: float = 0.5
+    max_backoff_s: float = 8.0
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        base = min(self.max_backoff_s, self.backoff_s * 2.0 ** (attempt - 1))
+        return float(base * (0.5 + rng.random() / 2))
+
+
+@dataclass
+class TrialRunner:
+    """Runs one case-trial: workspace, agent call with timeout and retries, outcome probe."""
+
+    agent: Agent
+    timeout_s: float
+    retry: RetryPolicy
+    work_dir: Path
+    fixtures: FixtureStore | None = None
+    workspace_setup: Callable[[Path, Case], Any] | None = None
+    outcome_probe: Callable[..., dict[str, Any]] | None = None
+    keep_workspaces: bool = False
+
+    async def __call__(self, task: TrialTask) -> TrialOutcome:
+        case = task.case
+        request = {
+            "case_id": case.id,
+            "trial": task.trial,
+            "seed": task.seed,
+            "case_seed": case.seed,
+            "clock": task.clock,
+            "config": task.config,
+            "input": case.input,
+        }
+        folder = self.work_dir / (task.config_name or "_") / case.id / str(task.trial)
+        outcome = TrialOutcome(task=task)
+        rng = random.Random(task.seed)
+        started = time.perf_counter()
+        ctx: AgentContext | None = None
+        try:
+            for attempt in range(1, self.retry.attempts + 1):
+                outcome.attempts = attempt
+                ctx = self._context(task, folder)
+                if self.workspace_setup is not None:
+                    self.workspace_setup(ctx.workspace, case)
+                    request["workspace"] = str(ctx.workspace)
+                try:
+                    async with asyncio.timeout(self.timeout_s):
+                        outcome.result = await self.agent.call(request, ctx)
+                    break
+                except TimeoutError:
+                    outcome.error = f"timed out after {self.timeout_s:g} s"
+                    break
+                except FixtureMissingError as exc:
+                    outcome.error = str(exc)
+                    break
+                except Exception as exc:  # the agent's own failure is data, not a crash
+                    outcome.error = _describe(exc)
+                    outcome.stderr_tail = getattr(exc, "stderr_tail", "")
+                    if not is_transient(exc) or attempt == self.retry.attempts:
+                        break
+                    await ctx.aclose()
+                    await asyncio.sleep(self.retry.delay(attempt, rng))
+                    outcome.error = None
+            outcome.latency_s = time.perf_counter() - started
+            if ctx is not None and ctx.fixtures is not None and ctx.fixtures.missing:
+                outcome.result = None
+                outcome.error = ctx.fixtures.missing[0]
+                outcome.fixture_misses = list(ctx.fixtures.missing)
+            if outcome.result is not None and self.outcome_probe is not None:
+                try:
+                    outcome.outcomes = dict(self.outcome_probe(folder, outcome.result, case) or {})
+                except Exception as exc:
+                    outcome.outcome_error = f"the outcome probe failed: {_describe(exc)}"
+        finally:
+            if ctx is not None:
+                await ctx.aclose()
+            if not self.keep_workspaces and folder.exists():
+                shutil.rmtree(folder, ignore_errors=True)
+        return outcome
+
+    def _context(self, task: TrialTask, folder: Path) -> AgentContext:
+        return AgentContext(
+            case_id=task.case.id,
+            trial=task.trial,
+            seed=task.seed,
+            clock=dt.datetime.fromisoformat(task.clock),
+            config=task.config,
+            workspace_path=folder,
+            case_seed=task.case.seed,
+            fixtures=self.fixtures.session(task.case.id) if self.fixtures else None,
+        )
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, AgentError):
+        return str(exc)
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

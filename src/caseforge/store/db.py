@@ -1,0 +1,332 @@
+"""The run store: runs, the cases as they were, and every case-trial's raw response and grades.
+
+SQLite by default (``.caseforge/caseforge.db`` at the top of the git work tree, which is
+git-ignored); any SQLAlchemy URL works (``CASEFORGE_STORE=postgresql://…``). Results are
+written in batches as they finish, so a crash loses at most the last batch, and
+``--resume`` re-runs only the case-trials that were never written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+
+from caseforge.errors import CaseforgeError
+
+metadata = MetaData()
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("suite", String(200), nullable=False, index=True),
+    Column("suite_path", Text, nullable=False),
+    Column("group_id", String(64), nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("finished_at", String(40)),
+    Column("status", String(20), nullable=False),
+    Column("dataset_commit", String(64)),
+    Column("dataset_dirty", Boolean),
+    Column("agent", Text, nullable=False),
+    Column("config_name", String(200)),
+    Column("config_json", Text, nullable=False),
+    Column("trials", Integer, nullable=False),
+    Column("split", String(10), nullable=False),
+    Column("caseforge_version", String(40), nullable=False),
+    Column("options_json", Text, nullable=False),
+)
+
+run_cases = Table(
+    "run_cases",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("case_id", String(200), primary_key=True),
+    Column("case_json", Text, nullable=False),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("case_id", String(200), primary_key=True),
+    Column("trial", Integer, primary_key=True),
+    Column("status", String(20), nullable=False),
+    Column("error", Text),
+    Column("latency_s", Float, nullable=False),
+    Column("cost_usd", Float, nullable=False),
+    Column("input_tokens", Integer, nullable=False),
+    Column("output_tokens", Integer, nullable=False),
+    Column("response_json", Text),
+    Column("checks_json", Text, nullable=False),
+    Column("finished_at", String(40), nullable=False),
+)
+
+UNFINISHED = ("running", "stopped")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A run's metadata."""
+
+    id: str
+    suite: str
+    suite_path: str
+    group_id: str
+    created_at: str
+    finished_at: str | None
+    status: str
+    dataset_commit: str | None
+    dataset_dirty: bool | None
+    agent: str
+    config_name: str | None
+    config: dict[str, Any]
+    trials: int
+    split: str
+    caseforge_version: str
+    options: dict[str, Any]
+
+
+def default_store_url(start: Path | None = None) -> str:
+    """``CASEFORGE_STORE``, else SQLite in ``.caseforge/`` at the git top (or cwd)."""
+    env = os.environ.get("CASEFORGE_STORE")
+    if env:
+        return env
+    top = git_toplevel(start or Path.cwd()) or (start or Path.cwd())
+    return f"sqlite:///{(top / '.caseforge' / 'caseforge.db').resolve()}"
+
+
+def git_toplevel(path: Path) -> Path | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    return Path(out.stdout.strip()) if out.returncode == 0 else None
+
+
+def dataset_state(suite_dir: Path) -> tuple[str | None, bool | None]:
+    """The git commit of the suite's repository and whether the suite folder is dirty."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=suite_dir, capture_output=True, text=True, check=False
+        )
+        if head.returncode != 0:
+            return None, None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "."],
+            cwd=suite_dir,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return None, None
+    return head.stdout.strip(), bool(dirty.stdout.strip())
+
+
+def new_run_id(now: dt.datetime | None = None) -> str:
+    """A sortable, unique run id: ``20261129-174512-3fa2c1``."""
+    now = now or dt.datetime.now(dt.UTC)
+    return now.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def utcnow() -> str:
+    """The real wall clock, even while an in-process agent's clock is frozen."""
+    import time_machine
+
+    if time_machine.escape_hatch.is_travelling():
+        now = time_machine.escape_hatch.datetime.datetime.now(dt.UTC)
+    else:
+        now = dt.datetime.now(dt.UTC)
+    return now.isoformat(timespec="seconds")
+
+
+class RunStore:
+    """Runs and results behind SQLAlchemy."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or default_store_url()
+        if self.url.startswith("sqlite:///"):
+            Path(self.url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        self.engine: Engine = create_engine(self.url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # runs -----------------------------------------------------------------
+    def create_run(self, **fields: Any) -> str:
+        run_id = fields.pop("id", None) or new_run_id()
+        row = {
+            "id": run_id,
+            "created_at": utcnow(),
+            "status": "running",
+            "config_json": json.dumps(fields.pop("config", {}), ensure_ascii=False),
+            "options_json": json.dumps(fields.pop("options", {}), ensure_ascii=False),
+            **fields,
+        }
+        row.setdefault("group_id", run_id)
+        with self.engine.begin() as conn:
+            conn.execute(insert(runs).values(**row))
+        return run_id
+
+    def set_status(self, run_id: str, status: str) -> None:
+        values: dict[str, Any] = {"status": status}
+        if status == "finished":
+            values["finished_at"] = utcnow()
+        with self.engine.begin() as conn:
+            conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
+
+    def get_run(self, run_id: str) -> RunInfo:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
+        if row is None:
+            raise CaseforgeError(f"no run {run_id!r} in the store {self.url}")
+        return _run_info(dict(row))
+
+    def list_runs(self, suite: str | None = None, limit: int = 50) -> list[RunInfo]:
+        query = select(runs).order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit)
+        if suite:
+            query = query.where(runs.c.suite == suite)
+        with self.engine.connect() as conn:
+            return [_run_info(dict(r)) for r in conn.execute(query).mappings()]
+
+    def latest_unfinished(self, suite: str) -> list[RunInfo]:
+        """The newest unfinished run of ``suite`` and the other runs of its group."""
+        query = (
+            select(runs)
+            .where(runs.c.suite == suite, runs.c.status.in_(UNFINISHED))
+            .order_by(runs.c.created_at.desc(), runs.c.id.desc())
+        )
+        with self.engine.connect() as conn:
+            rows = [_run_info(dict(r)) for r in conn.execute(query).mappings()]
+        if not rows:
+            return []
+        group = rows[0].group_id
+        return [r for r in rows if r.group_id == group]
+
+    def group(self, group_id: str) -> list[RunInfo]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(runs).where(runs.c.group_id == group_id).order_by(runs.c.id))
+            return [_run_info(dict(r)) for r in rows.mappings()]
+
+    # cases ----------------------------------------------------------------
+    def save_cases(self, run_id: str, cases: Sequence[tuple[str, str]]) -> None:
+        """Snapshot the case definitions used by a run (``(case_id, case_json)``)."""
+        with self.engine.begin() as conn:
+            existing = set(
+                conn.execute(select(run_cases.c.case_id).where(run_cases.c.run_id == run_id))
+                .scalars()
+                .all()
+            )
+            rows = [
+                {"run_id": run_id, "case_id": cid, "case_json": text}
+                for cid, text in cases
+                if cid not in existing
+            ]
+            if rows:
+                conn.execute(insert(run_cases), rows)
+
+    def cases(self, run_id: str) -> dict[str, dict[str, Any]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(run_cases.c.case_id, run_cases.c.case_json).where(
+                    run_cases.c.run_id == run_id
+                )
+            )
+            return {cid: json.loads(text) for cid, text in rows}
+
+    # results --------------------------------------------------------------
+    def write_results(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert finished case-trials in one transaction."""
+        if not rows:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(insert(results), list(rows))
+
+    def done(self, run_id: str) -> set[tuple[str, int]]:
+        """The (case_id, trial) pairs already stored for a run."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(results.c.case_id, results.c.trial).where(results.c.run_id == run_id)
+            )
+            return {(cid, trial) for cid, trial in rows}
+
+    def count(self, run_id: str) -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                select(func.count()).select_from(results).where(results.c.run_id == run_id)
+            ).scalar_one()
+            return int(value)
+
+    def results(self, run_id: str) -> Iterator[dict[str, Any]]:
+        """Every stored case-trial of a run, ordered by case and trial."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(results)
+                .where(results.c.run_id == run_id)
+                .order_by(results.c.case_id, results.c.trial)
+            ).mappings()
+            for row in rows:
+                yield dict(row)
+
+
+def _run_info(row: dict[str, Any]) -> RunInfo:
+    return RunInfo(
+        id=row["id"],
+        suite=row["suite"],
+        suite_path=row["suite_path"],
+        group_id=row["group_id"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+        status=row["status"],
+        dataset_commit=row["dataset_commit"],
+        dataset_dirty=row["dataset_dirty"],
+        agent=row["agent"],
+        config_name=row["config_name"],
+        config=json.loads(row["config_json"]),
+        trials=row["trials"],
+        split=row["split"],
+        caseforge_version=row["caseforge_version"],
+        options=json.loads(row["options_json"]),
+    )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
