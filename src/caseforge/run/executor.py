@@ -68,17 +68,23 @@ class LocalExecutor:
     async def run(
         self, tasks: Iterator[TrialTask], execute: Callable[[TrialTask], Awaitable[TrialOutcome]]
     ) -> AsyncIterator[TrialOutcome]:
-        queue: asyncio.Queue[TrialOutcome | None] = asyncio.Queue()
+        # A small bounded queue makes workers wait for the driver, so a stop (budget spent)
+        # takes effect after at most the case-trials already in flight.
+        queue: asyncio.Queue[TrialOutcome | BaseException | None] = asyncio.Queue(self.concurrency)
 
         async def worker() -> None:
             try:
                 while not self._stopped:
                     task = next(tasks, None)
                     if task is None:
-                        return
-                    queue.put_nowait(await execute(task))
-            finally:
-                queue.put_nowait(None)
+                        break
+                    await queue.put(await execute(task))
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # surface it in the driver instead of hanging
+                await queue.put(exc)
+                return
+            await queue.put(None)
 
         workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
         running = len(workers)
@@ -87,6 +93,8 @@ class LocalExecutor:
                 item = await queue.get()
                 if item is None:
                     running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
                 else:
                     yield item
         finally:

@@ -9,9 +9,11 @@ is left ``stopped`` and can be resumed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import json
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,7 +33,7 @@ from caseforge.run.fixtures import FixtureMode, FixtureStore
 from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
 from caseforge.store.db import RunStore, dataset_state, git_toplevel, new_run_id, utcnow
 
-FLUSH_EVERY_S = 0.5
+FLUSH_EVERY_S = 0.5  # finished case-trials reach the store within a second
 FLUSH_ROWS = 500
 
 
@@ -209,7 +211,7 @@ class Runner:
             keep_workspaces=opts.keep_workspaces,
         )
         grade_options = GradeOptions(judge="skip" if opts.judge == "off" else "not_judged")
-        default_clock = opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)
+        default_clock = dt.datetime.fromisoformat(self._clock)
 
         todo: list[TrialTask] = []
         skipped = 0
@@ -239,58 +241,59 @@ class Runner:
 
         executor = self.executor or LocalExecutor(concurrency)
         status, reason = "finished", None
-        buffer: list[dict[str, Any]] = []
-        last_flush = time.perf_counter()
+        self._buffer: list[dict[str, Any]] = []
         freezer = _clock_freezer(
             agent.in_process, [t.clock for t in todo], concurrency, config.freeze_clock
         )
+        flusher = asyncio.create_task(self._flush_periodically())
         try:
             with freezer:
                 async for outcome in executor.run(iter(todo), runner):
                     record = grade_outcome(outcome, grade_options)
-                    buffer.append(
+                    self._buffer.append(
                         _store_row(outcome.task.run_id, outcome, record.status, record.checks)
                     )
+                    if len(self._buffer) >= FLUSH_ROWS:
+                        self._flush()
                     progress.done += 1
                     progress.passed += record.status is TrialStatus.PASS
                     progress.errors += record.status is TrialStatus.ERROR
                     progress.cost_usd += record.cost_usd
                     if self.on_result:
                         self.on_result(progress, record)
-                    now = time.perf_counter()
-                    if len(buffer) >= FLUSH_ROWS or now - last_flush >= FLUSH_EVERY_S:
-                        self.store.write_results(buffer)
-                        buffer, last_flush = [], now
-                    if (
-                        opts.max_cost is not None
-                        and progress.cost_usd >= opts.max_cost
-                        and status != "stopped"
-                    ):
+                    over_budget = opts.max_cost is not None and progress.cost_usd >= opts.max_cost
+                    if over_budget and status != "stopped":
                         status = "stopped"
                         reason = (
                             f"cost ${progress.cost_usd:.4f} reached --max-cost ${opts.max_cost:g}; "
-                            "resume with --resume " + handles[0].run_id
+                            f"finish it with --resume {handles[0].run_id}"
                         )
                         executor.stop()
-        except (KeyboardInterrupt, Exception):
-            self.store.write_results(buffer)
-            buffer = []
-            for handle in handles:
-                self.store.set_status(handle.run_id, "stopped")
+        except BaseException:
+            status = "stopped"
             raise
         finally:
-            self.store.write_results(buffer)
+            flusher.cancel()
+            self._flush()
+            for handle in handles:
+                self.store.set_status(handle.run_id, status)
             if fixtures is not None:
                 fixtures.flush()
             await agent.aclose()
-            with contextlib.suppress(OSError):
-                if work_dir.exists() and not opts.keep_workspaces:
-                    import shutil
-
-                    shutil.rmtree(work_dir, ignore_errors=True)
-        for handle in handles:
-            self.store.set_status(handle.run_id, status)
+            if work_dir.exists() and not opts.keep_workspaces:
+                shutil.rmtree(work_dir, ignore_errors=True)
         return RunOutcome(suite, handles, status, reason, executed=progress.done, skipped=skipped)
+
+    def _flush(self) -> None:
+        if self._buffer:
+            rows, self._buffer = self._buffer, []
+            self.store.write_results(rows)
+
+    async def _flush_periodically(self) -> None:
+        """Commit finished case-trials at least every FLUSH_EVERY_S, even when few arrive."""
+        while True:
+            await asyncio.sleep(FLUSH_EVERY_S)
+            self._flush()
 
     def _new_plan(self) -> tuple[Suite, list[RunHandle], int]:
         opts = self.options
@@ -314,6 +317,7 @@ class Runner:
         if trials < 1:
             raise CaseforgeError("--trials must be at least 1")
         commit, dirty = dataset_state(suite.root)
+        self._clock = (opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)).isoformat()
         agent_desc = opts.agent or _agent_description(suite)
         group = new_run_id()
         handles = []
@@ -338,6 +342,7 @@ class Runner:
                     "fixtures": (opts.fixtures.value if opts.fixtures else None),
                     "case_ids": opts.case_ids,
                     "max_cost": opts.max_cost,
+                    "clock": self._clock,  # for cases without their own; kept for --resume
                 },
             )
             self.store.save_cases(
@@ -360,6 +365,7 @@ class Runner:
             first = self.store.get_run(opts.resume)
             group = self.store.group(first.group_id)
         suite_dir = opts.suite_dir or Path(group[0].suite_path)
+        self._clock = str(group[0].options.get("clock") or dt.datetime.now(dt.UTC).isoformat())
         suite = load_suite(suite_dir)
         handles = []
         for info in group:

@@ -1,0 +1,210 @@
+"""The runner: transports, timeouts, crashes, bad output, retries, seeds, clocks, fixtures,
+budgets, matrices, and resuming after a kill."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from caseforge.report.build import build_report
+from caseforge.run.fixtures import FixtureMode
+from caseforge.run.runner import Runner, RunOptions, RunOutcome
+from caseforge.run.trial import RetryPolicy
+from caseforge.store.db import RunStore
+from tests.run.conftest import MakeToySuite
+
+FAST_RETRY = RetryPolicy(attempts=3, backoff_s=0.001)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(store: RunStore, **options: Any) -> RunOutcome:
+    options.setdefault("retry", FAST_RETRY)
+    return asyncio.run(Runner(RunOptions(**options), store).run())
+
+
+def trials_of(store: RunStore, outcome: RunOutcome, index: int = 0) -> dict[tuple[str, int], Any]:
+    report = build_report(store, outcome.runs[index].run_id)
+    return {(c["id"], t["trial"]): t for c in report["cases"] for t in c["trials"]}
+
+
+def test_async_and_sync_callables_pass(toy_suite: MakeToySuite, store: RunStore) -> None:
+    root = toy_suite([{"id": "a", "input": {}}, {"id": "b", "input": {}}])
+    outcome = run(store, suite_dir=root, trials=2)
+    assert outcome.status == "finished" and outcome.executed == 4
+    assert {t["status"] for t in trials_of(store, outcome).values()} == {"pass"}
+    sync = run(store, suite_dir=root, agent="tests.run.toy_agent:run_sync")
+    assert {t["status"] for t in trials_of(store, sync).values()} == {"pass"}
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "fragment"),
+    [
+        ("hang", "timed out after 0.2 s"),
+        ("crash", "RuntimeError: the agent fell over"),
+        ("bad_output", "no `output`"),
+        ("not_a_dict", "expected an object with `output`"),
+    ],
+)
+def test_agent_failures_are_errors_not_crashes(
+    toy_suite: MakeToySuite, store: RunStore, behaviour: str, fragment: str
+) -> None:
+    root = toy_suite([{"id": "bad", "input": {"behaviour": behaviour}}, {"id": "ok", "input": {}}])
+    outcome = run(store, suite_dir=root, timeout_s=0.2)
+    trials = trials_of(store, outcome)
+    assert trials[("ok", 1)]["status"] == "pass"
+    assert trials[("bad", 1)]["status"] == "error"
+    assert fragment in trials[("bad", 1)]["error"]
+    summary = build_report(store, outcome.runs[0].run_id)["summary"]
+    assert (summary["errors"], summary["passed"], summary["pass_rate"]) == (1, 1, 0.5)
+
+
+def test_transient_failures_are_retried(toy_suite: MakeToySuite, store: RunStore) -> None:
+    root = toy_suite(
+        [
+            {"id": "flaky", "input": {"behaviour": "transient", "fail_times": 3}},
+            {"id": "down", "input": {"behaviour": "always_transient"}},
+        ]
+    )
+    outcome = run(store, suite_dir=root)
+    trials = trials_of(store, outcome)
+    assert trials[("flaky", 1)]["status"] == "pass"  # third attempt succeeded
+    assert trials[("down", 1)]["status"] == "error"
+    assert "connection reset" in trials[("down", 1)]["error"]
+
+
+def test_seeds_are_deterministic_per_case_and_trial(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    root = toy_suite([{"id": "a", "input": {}}, {"id": "b", "input": {}}])
+    first = trials_of(store, run(store, suite_dir=root, trials=3))
+    second = trials_of(store, run(store, suite_dir=root, trials=3))
+    seeds = {k: v["reply"].split()[1] for k, v in first.items()}
+    assert seeds == {k: v["reply"].split()[1] for k, v in second.items()}
+    assert len(set(seeds.values())) == 6  # distinct across cases and trials
+
+
+def test_case_clock_is_handed_to_the_agent_and_frozen(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    clock = "2026-10-12T10:00:00+08:00"
+    root = toy_suite([{"id": "a", "input": {"behaviour": "clock"}, "clock": clock}])
+    outcome = run(store, suite_dir=root)
+    response = json.loads(next(store.results(outcome.runs[0].run_id))["response_json"])
+    assert response["reply"].endswith("clock 2026-10-12T10:00:00+08:00")
+    # One clock for the whole run: the process clock is frozen for the in-process agent.
+    assert response["output"]["wall"] == dt.datetime.fromisoformat(clock).timestamp()
+
+
+def test_several_clocks_are_not_frozen_process_wide(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    root = toy_suite(
+        [
+            {"id": "a", "input": {"behaviour": "clock"}, "clock": "2026-10-12T10:00:00+08:00"},
+            {"id": "b", "input": {"behaviour": "clock"}, "clock": "2025-01-01T00:00:00+00:00"},
+        ]
+    )
+    outcome = run(store, suite_dir=root)
+    for row in store.results(outcome.runs[0].run_id):
+        wall = json.loads(row["response_json"])["output"]["wall"]
+        assert abs(wall - time.time()) < 600  # the real clock; ctx.now() carries the case's
+
+
+def test_fixtures_record_replay_and_miss(toy_suite: MakeToySuite, store: RunStore) -> None:
+    root = toy_suite([{"id": "w", "input": {"behaviour": "external", "city": "Hà Nội"}}])
+    recorded = trials_of(store, run(store, suite_dir=root, fixtures=FixtureMode.RECORD))
+    fixture = json.loads((root / "fixtures" / "w.json").read_text(encoding="utf-8"))
+    assert fixture["recordings"][0]["request"] == {"city": "Hà Nội"}
+    temp = fixture["recordings"][0]["responses"][0]["temp"]
+    assert recorded[("w", 1)]["status"] == "pass"
+    # Replay is the default once fixtures exist: the same response, no live call.
+    replayed = run(store, suite_dir=root, trials=3)
+    for row in store.results(replayed.runs[0].run_id):
+        assert json.loads(row["response_json"])["output"]["temp"] == temp
+    # A request never recorded is an error naming the case and the request.
+    case_file = root / "cases" / "w.yaml"
+    case_file.write_text(case_file.read_text().replace("Hà Nội", "Huế"), encoding="utf-8")
+    missed = trials_of(store, run(store, suite_dir=root))
+    assert missed[("w", 1)]["status"] == "error"
+    assert "case w: no recorded response" in missed[("w", 1)]["error"]
+    assert "Huế" in missed[("w", 1)]["error"]
+
+
+def test_max_cost_stops_cleanly_and_resume_finishes(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    cases = [{"id": f"c{i}", "input": {"cost": 0.01}} for i in range(12)]
+    root = toy_suite(cases, concurrency=1)
+    stopped = run(store, suite_dir=root, max_cost=0.035)
+    assert stopped.status == "stopped" and "--max-cost" in (stopped.stop_reason or "")
+    done = store.count(stopped.runs[0].run_id)
+    assert 4 <= done < 12
+    resumed = run(store, suite_dir=root, resume="latest")
+    assert resumed.runs[0].run_id == stopped.runs[0].run_id
+    assert resumed.skipped == done and resumed.executed == 12 - done
+    assert store.count(stopped.runs[0].run_id) == 12
+    assert store.get_run(stopped.runs[0].run_id).status == "finished"
+
+
+def test_matrix_runs_each_config_as_its_own_run(toy_suite: MakeToySuite, store: RunStore) -> None:
+    cases = [{"id": f"c{i}", "input": {"behaviour": "flip"}} for i in range(4)]
+    root = toy_suite(cases, configs={"a": {"mode": "x"}, "b": {"mode": "y"}}, trials=3)
+    outcome = run(store, suite_dir=root, configs=["a", "b"])
+    assert [h.config_name for h in outcome.runs] == ["a", "b"]
+    assert outcome.executed == 24
+    groups = {store.get_run(h.run_id).group_id for h in outcome.runs}
+    assert len(groups) == 1
+    with pytest.raises(Exception, match="unknown config c"):
+        run(store, suite_dir=root, configs=["c"])
+
+
+def test_kill_9_then_resume_runs_only_what_was_not_stored(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    cases = [{"id": f"c{i:02d}", "input": {"behaviour": "slow", "sleep": 0.05}} for i in range(40)]
+    root = toy_suite(cases, concurrency=2)
+    url = f"sqlite:///{tmp_path / 'kill.db'}"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "-q"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    store = RunStore(url)
+    deadline = time.monotonic() + 30
+    stored = 0
+    while time.monotonic() < deadline:
+        runs = store.list_runs()
+        stored = store.count(runs[0].id) if runs else 0
+        if stored >= 6:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    run_id = store.list_runs()[0].id
+    before = store.count(run_id)
+    assert 6 <= before < 40
+    assert store.get_run(run_id).status == "running"  # killed: never marked finished
+    resumed = subprocess.run(
+        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "--resume", "latest"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resumed: {before} case-trials were already stored" in resumed.stdout
+    assert store.count(run_id) == 40
+    keys = [(r["case_id"], r["trial"]) for r in store.results(run_id)]
+    assert len(keys) == len(set(keys)) == 40

@@ -1,0 +1,86 @@
+"""A toy agent for the runner tests; ``input.behaviour`` picks what it does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from typing import Any
+
+from caseforge.agent import AgentContext
+from caseforge.agent.transports import TransientAgentError
+
+ATTEMPTS: dict[str, int] = {}
+
+
+def answer(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
+    return {
+        "output": {"category": input.get("want", "refund"), "flags": input.get("flags", [])},
+        "reply": f"seed {ctx.seed} clock {ctx.now().isoformat()}",
+        "usage": {"input_tokens": 10, "output_tokens": 5, "cost_usd": input.get("cost", 0.001)},
+    }
+
+
+async def run(input: dict[str, Any], ctx: AgentContext) -> Any:
+    behaviour = input.get("behaviour", "ok")
+    if behaviour == "hang":
+        await asyncio.sleep(60)
+    if behaviour == "crash":
+        raise RuntimeError("the agent fell over")
+    if behaviour == "bad_output":
+        return {"reply": "no output here"}
+    if behaviour == "not_a_dict":
+        return ["nope"]
+    if behaviour == "transient":
+        key = f"{ctx.case_id}/{ctx.trial}"
+        ATTEMPTS[key] = ATTEMPTS.get(key, 0) + 1
+        if ATTEMPTS[key] < input.get("fail_times", 2):
+            raise TransientAgentError("HTTP 429 from the model")
+    if behaviour == "always_transient":
+        raise ConnectionResetError("connection reset by peer")
+    if behaviour == "external":
+        weather = await ctx.external(
+            "weather", {"city": input["city"]}, lambda: {"temp": random.randint(0, 40)}
+        )
+        result = answer(input, ctx)
+        result["output"]["temp"] = weather["temp"]
+        return result
+    if behaviour == "slow":
+        await asyncio.sleep(input.get("sleep", 0.05))
+    if behaviour == "flip":
+        ok = random.Random(ctx.seed).random() < 0.5
+        result = answer(input, ctx)
+        result["output"]["category"] = "refund" if ok else "other"
+        return result
+    if behaviour == "clock":
+        result = answer(input, ctx)
+        result["output"]["wall"] = time.time()
+        return result
+    return answer(input, ctx)
+
+
+def run_sync(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
+    return answer(input, ctx)
+
+
+def main() -> None:
+    """The same agent as a command: one JSON request on stdin, one response on stdout."""
+    request = json.load(sys.stdin)
+    behaviour = request["input"].get("behaviour", "ok")
+    if behaviour == "crash":
+        print("Traceback: something broke", file=sys.stderr)
+        sys.exit(3)
+    if behaviour == "bad_output":
+        print("this is not json")
+        return
+    if behaviour == "hang":
+        time.sleep(60)
+    print(
+        json.dumps({"output": {"category": request["input"].get("want", "refund")}, "reply": "ok"})
+    )
+
+
+if __name__ == "__main__":
+    main()
