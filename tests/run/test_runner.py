@@ -21,7 +21,7 @@ from caseforge.run.fixtures import FixtureMode
 from caseforge.run.runner import Runner, RunOptions, RunOutcome
 from caseforge.run.trial import RetryPolicy
 from caseforge.store.db import RunStore
-from tests.run.conftest import MakeToySuite
+from tests.conftest import MakeToySuite
 
 FAST_RETRY = RetryPolicy(attempts=3, backoff_s=0.001)
 REPO = Path(__file__).resolve().parents[2]
