@@ -31,10 +31,10 @@ PROBE_CLOCK = datetime(2026, 7, 1, tzinfo=UTC)
 
 
 def load_systems() -> ModuleType:
-    """The suite's ``systems`` package, imported by path under a name unique to this suite."""
+    """The suite's ``sut_systems`` package, imported by path under a name unique to this suite."""
     module = sys.modules.get(SYSTEMS_MODULE)
     if module is None:
-        init = SUITE_DIR / "systems" / "__init__.py"
+        init = SUITE_DIR / "sut_systems" / "__init__.py"
         spec = importlib.util.spec_from_file_location(
             SYSTEMS_MODULE, init, submodule_search_locations=[str(init.parent)]
         )

@@ -29,14 +29,14 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 oracles = _load("caseforge_example_test_agent_oracles", SUITE / "oracles.py")
-systems = oracles.load_systems()
-BUILDS: dict[str, Any] = systems.BUILDS
+sut_systems = oracles.load_systems()
+BUILDS: dict[str, Any] = sut_systems.BUILDS
 CLOCK = datetime(2026, 7, 1, tzinfo=UTC)
 SEEDS = (1, 42, 31337)
 
 
 def _open(build: str, seed: int = 42, clock: datetime = CLOCK) -> Any:
-    return systems.open_system(BUILDS[build].system, build, seed=seed, clock=clock)
+    return sut_systems.open_system(BUILDS[build].system, build, seed=seed, clock=clock)
 
 
 def _invariants(system: str) -> list[Any]:
@@ -57,7 +57,7 @@ CASES = _cases()
 
 
 def test_every_system_has_a_clean_build_and_every_bug_a_build() -> None:
-    for name, cls in systems.SYSTEMS.items():
+    for name, cls in sut_systems.SYSTEMS.items():
         builds = [b for b in BUILDS.values() if b.system == name]
         assert any(not b.planted for b in builds), name
         planted = {bug for b in builds for bug in b.planted}
@@ -120,9 +120,9 @@ def test_wallet_refuses_bad_transfers() -> None:
     sut = _open("wallet@b57")
     vnd, usd = _two_wallets(sut, "VND")[0], _two_wallets(sut, "USD")[0]
     for args in ((vnd, usd, "1"), (vnd, vnd, "1"), (vnd, "W0", "1"), (vnd, usd, "1.0001")):
-        with pytest.raises(systems.wallet.WalletError):
+        with pytest.raises(sut_systems.wallet.WalletError):
             sut.transfer(*args)
-    with pytest.raises(systems.wallet.WalletError, match="decimals"):
+    with pytest.raises(sut_systems.wallet.WalletError, match="decimals"):
         sut.transfer(*_two_wallets(sut, "USD"), "0.0005")
 
 
@@ -164,7 +164,7 @@ def test_booking_cancel_frees_the_seat() -> None:
 
 def _charge_with_retry(sut: Any, key: str, amount: str = "49.90") -> str:
     customer = sut.customers()[0]["customer_id"]
-    with pytest.raises(systems.payment.ResponseLost):
+    with pytest.raises(sut_systems.payment.ResponseLost):
         sut.charge(customer, amount, idempotency_key=key, lose_response=True)
     sut.charge(customer, amount, idempotency_key=key)
     return customer
@@ -178,7 +178,7 @@ def test_payment_retry_charges_twice_only_without_idempotency() -> None:
     clean = _open("payment@2.3.1")
     customer = _charge_with_retry(clean, "order-78")
     assert clean.charge(customer, "49.90", idempotency_key="order-78")["replayed"] is True
-    with pytest.raises(systems.payment.PaymentError, match="different parameters"):
+    with pytest.raises(sut_systems.payment.PaymentError, match="different parameters"):
         clean.charge(customer, "50.00", idempotency_key="order-78")
 
 
@@ -197,7 +197,7 @@ def test_payment_refund_loses_a_cent_on_float_truncation() -> None:
     sut = _open("payment@2.3.1")
     customer = sut.customers()[0]["customer_id"]
     charge = sut.charge(customer, "10.00", idempotency_key="k2")
-    with pytest.raises(systems.payment.PaymentError):
+    with pytest.raises(sut_systems.payment.PaymentError):
         sut.refund(charge["charge_id"], "10.01")
 
 
@@ -211,9 +211,9 @@ def test_tenant_leak_is_in_search_only() -> None:
         listing = session.list(page=1, page_size=100)
         assert {r["tenant"] for r in listing["items"]} == {"t-hoasen"}
         other = sut.session("t-songda").list()["items"][0]["record_id"]
-        with pytest.raises(systems.tenant.RecordNotFound):
+        with pytest.raises(sut_systems.tenant.RecordNotFound):
             session.get(other)
-    with pytest.raises(systems.tenant.TenantError):
+    with pytest.raises(sut_systems.tenant.TenantError):
         _open("tenant@t20").session("t-unknown")
 
 
@@ -251,18 +251,20 @@ def test_deterministic_for_a_seed_and_clock(build: str) -> None:
     naive = _open(build, 17, datetime(2026, 9, 1, 9, 30)).state()
     assert naive == _open(build, 17, clock).state()
     assert (
-        systems.open_system(BUILDS[build].system, build, seed=17, clock=clock.isoformat()).state()
+        sut_systems.open_system(
+            BUILDS[build].system, build, seed=17, clock=clock.isoformat()
+        ).state()
         == naive
     )
 
 
 def test_open_system_rejects_unknown_names() -> None:
     with pytest.raises(ValueError, match="unknown system"):
-        systems.open_system("ledger", "wallet@b41", seed=1, clock=CLOCK)
+        sut_systems.open_system("ledger", "wallet@b41", seed=1, clock=CLOCK)
     with pytest.raises(ValueError, match="belongs to"):
-        systems.open_system("booking", "wallet@b41", seed=1, clock=CLOCK)
+        sut_systems.open_system("booking", "wallet@b41", seed=1, clock=CLOCK)
     with pytest.raises(ValueError, match="unknown bug ids"):
-        systems.SYSTEMS["wallet"](seed=1, clock=CLOCK, faults=frozenset({"cross-tenant-leak"}))
+        sut_systems.SYSTEMS["wallet"](seed=1, clock=CLOCK, faults=frozenset({"cross-tenant-leak"}))
 
 
 # --- the case files --------------------------------------------------------------------------

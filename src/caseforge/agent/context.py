@@ -33,11 +33,14 @@ class AgentContext:
     case_seed: int | None = None
     fixtures: FixtureSession | None = None
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
+    workspace_used: bool = field(default=False, repr=False)
 
     @property
     def workspace(self) -> Path:
         """This trial's own folder, created on first use."""
-        self.workspace_path.mkdir(parents=True, exist_ok=True)
+        if not self.workspace_used:
+            self.workspace_path.mkdir(parents=True, exist_ok=True)
+            self.workspace_used = True
         return self.workspace_path
 
     def now(self) -> dt.datetime:

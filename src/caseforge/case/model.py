@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -279,8 +280,15 @@ class Case(BaseModel):
                 )
         return expect
 
-    def checks(self) -> Iterator[tuple[str, str, Check]]:
-        """Yield ``(name, field, check)`` for each check, shorthand expanded into two."""
+    def checks(self) -> list[tuple[str, str, Check]]:
+        """``(name, field, check)`` for each check, the shorthand expanded into two."""
+        return self._expanded_checks
+
+    @cached_property
+    def _expanded_checks(self) -> list[tuple[str, str, Check]]:
+        return list(self._expand())
+
+    def _expand(self) -> Iterator[tuple[str, str, Check]]:
         for key, check in self.expect.items():
             field = check.field if not isinstance(check, ToolCallsCheck) else None
             target = field or key

@@ -89,14 +89,20 @@ def _matrix_table(reports: list[dict[str, Any]]) -> Table:
     table.add_column("check")
     for report in reports:
         table.add_column(str(report["config"]), justify="right")
+    totals = [[0, 0] for _ in reports]
     for name in names:
         cells = []
-        for report in reports:
+        for index, report in enumerate(reports):
             counts = report["checks"].get(name)
             graded = counts["pass"] + counts["fail"] if counts else 0
             cells.append(pct(counts["pass"] / graded) if graded else "–")
-        table.add_row(name, *cells)
+            if graded:
+                totals[index][0] += counts["pass"]
+                totals[index][1] += graded
+        if any(cell != "–" for cell in cells):  # leave out checks nobody graded (ignore, judge)
+            table.add_row(name, *cells)
     table.add_section()
+    table.add_row("checks passed", *(pct(p / g) if g else "–" for p, g in totals))
     table.add_row("pass rate", *(pct(r["summary"]["pass_rate"]) for r in reports))
     table.add_row(
         "fully passing cases",

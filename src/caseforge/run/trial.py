@@ -10,6 +10,7 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,6 @@ class TrialRunner:
         }
         folder = self.work_dir / (task.config_name or "_") / case.id / str(task.trial)
         outcome = TrialOutcome(task=task)
-        rng = random.Random(task.seed)
         started = time.perf_counter()
         ctx: AgentContext | None = None
         try:
@@ -98,6 +98,7 @@ class TrialRunner:
                     if not is_transient(exc) or attempt == self.retry.attempts:
                         break
                     await ctx.aclose()
+                    rng = random.Random(task.seed * 31 + attempt)
                     await asyncio.sleep(self.retry.delay(attempt, rng))
                     outcome.error = None
             outcome.latency_s = time.perf_counter() - started
@@ -113,7 +114,7 @@ class TrialRunner:
         finally:
             if ctx is not None:
                 await ctx.aclose()
-            if not self.keep_workspaces and folder.exists():
+            if ctx is not None and ctx.workspace_used and not self.keep_workspaces:
                 shutil.rmtree(folder, ignore_errors=True)
         return outcome
 
@@ -122,12 +123,17 @@ class TrialRunner:
             case_id=task.case.id,
             trial=task.trial,
             seed=task.seed,
-            clock=dt.datetime.fromisoformat(task.clock),
+            clock=_parse_clock(task.clock),
             config=task.config,
             workspace_path=folder,
             case_seed=task.case.seed,
             fixtures=self.fixtures.session(task.case.id) if self.fixtures else None,
         )
+
+
+@lru_cache(maxsize=256)
+def _parse_clock(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
 
 
 def _describe(exc: BaseException) -> str:

@@ -5,6 +5,10 @@ variant through :data:`BUILDS` and returns a fresh, deterministic instance for t
 seed and frozen clock. The agent under evaluation must use only the systems' public
 methods (``describe()`` lists them); :data:`BUILDS` is the answer key of this suite and
 is read by the tests, never by an agent.
+
+The package is called ``sut_systems`` rather than ``systems``: the runner puts the suite
+folder on ``sys.path`` and several suites run in one process, so a generic top-level name
+would clash with another suite's.
 """
 
 from __future__ import annotations
