@@ -113,3 +113,17 @@ def test_cli_run_out_and_report_formats(toy_suite: MakeToySuite, tmp_path: Path)
     assert from_file.exit_code == 0 and "caseforge: toy" in from_file.stdout
     bad = runner.invoke(app, ["report", "nope", "--store", url])
     assert bad.exit_code == 1 or "no run 'nope'" in str(bad.exception)
+
+
+def test_report_validates_against_the_shipped_schema(report: dict[str, object]) -> None:
+    import jsonschema
+
+    from caseforge.report.build import report_schema
+
+    schema = report_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(json.loads(json.dumps(report)), schema)
+    broken = json.loads(json.dumps(report))
+    broken["summary"]["pass_rate"] = 1.5
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)

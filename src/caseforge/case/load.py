@@ -131,6 +131,11 @@ def _iter_jsonl(path: Path) -> Iterator[LoadedCase | Problem]:
         for line_no, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
+            try:  # the fast path: pydantic parses and validates the JSON in one go
+                yield LoadedCase(Case.model_validate_json(line), path, line_no)
+                continue
+            except ValidationError:
+                pass  # parse again below to say exactly what is wrong, and where
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:

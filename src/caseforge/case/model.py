@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -47,10 +47,13 @@ class BaseCheck(BaseModel):
         default_factory=dict, description="Keyword arguments handed to the oracle."
     )
 
+    # Which field holds the expectation: "value", "values" or none (ignore).
+    expected_field: ClassVar[str | None] = "value"
+
     @property
     def expected(self) -> Any:
         """The expectation the oracle is compared with (``value`` or ``values``)."""
-        return getattr(self, "values", getattr(self, "value", None))
+        return getattr(self, self.expected_field) if self.expected_field else None
 
 
 class ExactCheck(BaseCheck):
@@ -63,6 +66,8 @@ class ExactCheck(BaseCheck):
 class ExactSetCheck(BaseCheck):
     """The field, as a set, equals ``values`` (the set, not the count)."""
 
+    expected_field: ClassVar[str | None] = "values"
+
     mode: Literal["exact_set"]
     values: list[Any]
 
@@ -70,12 +75,16 @@ class ExactSetCheck(BaseCheck):
 class MustIncludeCheck(BaseCheck):
     """Every value is in the field (substring of a string, member of a list)."""
 
+    expected_field: ClassVar[str | None] = "values"
+
     mode: Literal["must_include"]
     values: list[Any] = Field(min_length=1)
 
 
 class MustNotIncludeCheck(BaseCheck):
     """No value is in the field."""
+
+    expected_field: ClassVar[str | None] = "values"
 
     mode: Literal["must_not_include"]
     values: list[Any] = Field(min_length=1)
@@ -125,9 +134,15 @@ class OutcomeCheck(BaseCheck):
 class JudgeCheck(BaseCheck):
     """Facts (``values``) or a ``rubric`` for the LLM judge."""
 
+    expected_field: ClassVar[str | None] = "values"
+
     mode: Literal["judge"]
     values: list[str] | None = None
     rubric: str | None = None
+
+    @property
+    def expected(self) -> Any:
+        return self.values if self.values else self.rubric
 
     @model_validator(mode="after")
     def _facts_or_rubric(self) -> JudgeCheck:
@@ -138,6 +153,8 @@ class JudgeCheck(BaseCheck):
 
 class IgnoreCheck(BaseCheck):
     """An ungradable cell, written down with the reason it is not graded."""
+
+    expected_field: ClassVar[str | None] = None
 
     mode: Literal["ignore"]
     reason: str = Field(min_length=1)
@@ -174,6 +191,8 @@ class ToolCallsCheck(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ToolCallsCheck:
+        if not (self.must_call and self.must_not_call):
+            return self
         both = sorted(set(self.must_call) & set(self.must_not_call))
         if both:
             raise ValueError(f"in both must_call and must_not_call: {', '.join(both)}")

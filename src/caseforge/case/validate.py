@@ -152,7 +152,7 @@ class _OracleChecker:
                 continue
             oracle_name = check.oracle
             self.report.oracle_checks += 1
-            value_key = "values" if hasattr(check, "values") else "value"
+            value_key = check.expected_field or "value"
             loc = ("expect", name, value_key)
             if self.oracles is None:
                 message = (

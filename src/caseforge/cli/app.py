@@ -40,9 +40,16 @@ def _root(
 
 
 @app.command()
-def schema() -> None:
+def schema(
+    report: Annotated[
+        bool, typer.Option("--report", help="The schema of report.json instead.")
+    ] = False,
+) -> None:
     """Print the JSON Schema of a case file (point your editor's YAML plugin at it)."""
-    print(json.dumps(case_json_schema(), indent=2, ensure_ascii=False))
+    from caseforge.report.build import report_schema
+
+    data = report_schema() if report else case_json_schema()
+    print(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def _distribution_table(title: str, rows: dict[str, dict[str, int]]) -> Table:

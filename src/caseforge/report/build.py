@@ -106,3 +106,12 @@ def load_report(run: str, store_url: str | None = None) -> dict[str, Any]:
         return build_report(store, run)
     finally:
         store.close()
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema of report.json (shipped with the package)."""
+    from importlib.resources import files
+
+    text = files("caseforge.report").joinpath("report.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

@@ -23,7 +23,7 @@ class TrialTask:
     run_id: str
     config_name: str | None
     config: dict[str, Any]
-    case: Case
+    case: Case = field(repr=False)
     trial: int
     seed: int
     clock: str

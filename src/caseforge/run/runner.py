@@ -84,14 +84,15 @@ class RunHandle:
     run_id: str
     config_name: str | None
     config: dict[str, Any]
-    cases: dict[str, Case]
+    # Kept out of repr: asyncio formats the task result, and 10,000 cases take seconds.
+    cases: dict[str, Case] = field(repr=False)
 
 
 @dataclass
 class RunOutcome:
     """What an invocation did."""
 
-    suite: Suite
+    suite: Suite = field(repr=False)
     runs: list[RunHandle]
     status: str  # finished | stopped
     stop_reason: str | None = None
@@ -213,42 +214,44 @@ class Runner:
         grade_options = GradeOptions(judge="skip" if opts.judge == "off" else "not_judged")
         default_clock = dt.datetime.fromisoformat(self._clock)
 
-        todo: list[TrialTask] = []
-        skipped = 0
-        for handle in handles:
-            done = self.store.done(handle.run_id) if opts.resume else set()
-            skipped += len(done)
-            for case in handle.cases.values():
-                for trial in range(1, trials + 1):
-                    if (case.id, trial) in done:
-                        continue
-                    todo.append(
-                        TrialTask(
+        done = {h.run_id: self.store.done(h.run_id) if opts.resume else set() for h in handles}
+        skipped = sum(len(d) for d in done.values())
+        total = sum(len(h.cases) for h in handles) * trials - skipped
+
+        def tasks() -> Iterator[TrialTask]:
+            # Generated as the executor asks, so the first case-trials start at once.
+            for handle in handles:
+                for case in handle.cases.values():
+                    clock = clock_for(case, default_clock).isoformat()
+                    for trial in range(1, trials + 1):
+                        if (case.id, trial) in done[handle.run_id]:
+                            continue
+                        yield TrialTask(
                             run_id=handle.run_id,
                             config_name=handle.config_name,
                             config=handle.config,
                             case=case,
                             trial=trial,
                             seed=seed_for(case, trial),
-                            clock=clock_for(case, default_clock).isoformat(),
+                            clock=clock,
                         )
-                    )
-        progress = Progress(total=len(todo))
-        for handle in handles:
-            self.store.set_status(handle.run_id, "running")
+
+        clocks = {clock_for(c, default_clock) for h in handles for c in h.cases.values()}
+        progress = Progress(total=total)
+        if opts.resume:
+            for handle in handles:
+                self.store.set_status(handle.run_id, "running")
         if self.on_start:
             self.on_start(handles, progress)
 
         executor = self.executor or LocalExecutor(concurrency)
         status, reason = "finished", None
         self._buffer: list[dict[str, Any]] = []
-        freezer = _clock_freezer(
-            agent.in_process, [t.clock for t in todo], concurrency, config.freeze_clock
-        )
+        freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
         flusher = asyncio.create_task(self._flush_periodically())
         try:
             with freezer:
-                async for outcome in executor.run(iter(todo), runner):
+                async for outcome in executor.run(tasks(), runner):
                     record = grade_outcome(outcome, grade_options)
                     self._buffer.append(
                         _store_row(outcome.task.run_id, outcome, record.status, record.checks)
@@ -388,19 +391,18 @@ def _agent_description(suite: Suite) -> str:
 
 
 def _clock_freezer(
-    in_process: bool, clocks: list[str], concurrency: int, enabled: bool
+    in_process: bool, clocks: set[dt.datetime], enabled: bool
 ) -> contextlib.AbstractContextManager[Any]:
     """Freeze the process clock for in-process agents when one clock serves the whole run.
 
     A process has one clock: with several clocks and concurrent case-trials, freezing would
     hand one case another's time, so the agent gets ``ctx.now()`` only.
     """
-    distinct = set(clocks)
-    if not (enabled and in_process and len(distinct) == 1):
+    if not (enabled and in_process and len(clocks) == 1):
         return contextlib.nullcontext()
     import time_machine
 
-    return time_machine.travel(dt.datetime.fromisoformat(next(iter(distinct))), tick=False)
+    return time_machine.travel(next(iter(clocks)), tick=False)
 
 
 def iter_records(store: RunStore, run_id: str) -> Iterator[TrialRecord]:

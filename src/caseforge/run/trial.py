@@ -71,7 +71,7 @@ class TrialRunner:
             "config": task.config,
             "input": case.input,
         }
-        folder = self.work_dir / (task.config_name or "_") / case.id / str(task.trial)
+        folder = Path(f"{self.work_dir}/{task.config_name or '_'}/{case.id}/{task.trial}")
         outcome = TrialOutcome(task=task)
         started = time.perf_counter()
         ctx: AgentContext | None = None

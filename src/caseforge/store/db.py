@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,10 +163,9 @@ def new_run_id(now: dt.datetime | None = None) -> str:
 
 def utcnow() -> str:
     """The real wall clock, even while an in-process agent's clock is frozen."""
-    import time_machine
-
-    if time_machine.escape_hatch.is_travelling():
-        now = time_machine.escape_hatch.datetime.datetime.now(dt.UTC)
+    time_machine = sys.modules.get("time_machine")  # only imported when a clock is frozen
+    if time_machine is not None and time_machine.escape_hatch.is_travelling():
+        now: dt.datetime = time_machine.escape_hatch.datetime.datetime.now(dt.UTC)
     else:
         now = dt.datetime.now(dt.UTC)
     return now.isoformat(timespec="seconds")
