@@ -11,11 +11,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
-## demo: install into .venv and validate the three example suites, offline
+## demo: install into .venv, validate the three example suites and run two of them, offline
+# No model is configured, so judge checks are skipped on purpose (--no-judge); the reports
+# say so. Without --no-judge they would be reported `not judged` and the case-trials
+# `incomplete`, never passed.
 demo: $(STAMP)
 	$(BIN)/caseforge validate examples/ac-clarifier
 	$(BIN)/caseforge validate examples/support-refund
 	$(BIN)/caseforge validate examples/test-agent
+	$(BIN)/caseforge run examples/support-refund --config v1 --trials 3 --no-judge
+	$(BIN)/caseforge run examples/ac-clarifier --config checklist --config holistic --trials 3 --no-judge
 
 ## test: install what the tests need, run them all, then lint and type-check src/
 test: $(STAMP)

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-AGENT = '''
+AGENT = """
 import asyncio
 
 async def sleepy(input, ctx):
@@ -44,7 +44,7 @@ def command():
 
 if __name__ == "__main__":
     command()
-'''
+"""
 
 CHILD = """
 import asyncio, json, sys, time, resource
@@ -100,6 +100,24 @@ def measure(suite: Path, agent: str, trials: int, concurrency: int) -> dict[str,
     return result
 
 
+def bare_asyncio(n_trials: int, concurrency: int) -> float:
+    """The same sleeps with no harness at all: the floor the event loop itself sets."""
+    import asyncio
+
+    async def go() -> float:
+        per_worker = n_trials // concurrency
+
+        async def worker() -> None:
+            for _ in range(per_worker):
+                await asyncio.sleep(0.02)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - start
+
+    return asyncio.run(go())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
@@ -113,9 +131,11 @@ def main() -> None:
 
         ideal = n * k * 0.02 / 50
         a = measure(suite, "bench_overhead_agent:sleepy", k, 50)
+        bare = bare_asyncio(n * k, 50)
         print(
             f"(a) {n} cases × {k} trials, agent sleeps 20 ms, concurrency 50: {a['wall']:.2f} s "
             f"vs ideal {ideal:.2f} s → ratio {a['wall'] / ideal:.3f} (target ≤ 1.15); "
+            f"bare asyncio sleeps alone: {bare:.2f} s ({bare / ideal:.3f}); "
             f"{int(a['stored'])} stored, peak RSS {a['rss_mb']:.0f} MB"
         )
         b = measure(suite, "bench_overhead_agent:instant", k, 50)

@@ -208,3 +208,17 @@ def test_kill_9_then_resume_runs_only_what_was_not_stored(
     assert store.count(run_id) == 40
     keys = [(r["case_id"], r["trial"]) for r in store.results(run_id)]
     assert len(keys) == len(set(keys)) == 40
+
+
+def test_several_clocks_are_frozen_per_call_at_concurrency_1(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    clocks = {"a": "2026-10-12T10:00:00+08:00", "b": "2025-01-01T00:00:00+00:00"}
+    root = toy_suite(
+        [{"id": cid, "input": {"behaviour": "clock"}, "clock": c} for cid, c in clocks.items()],
+        concurrency=1,
+    )
+    outcome = run(store, suite_dir=root)
+    for row in store.results(outcome.runs[0].run_id):
+        wall = json.loads(row["response_json"])["output"]["wall"]
+        assert wall == dt.datetime.fromisoformat(clocks[row["case_id"]]).timestamp()

@@ -248,6 +248,10 @@ class Runner:
         status, reason = "finished", None
         self._buffer: list[dict[str, Any]] = []
         freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
+        # Several clocks: a process has one, so freeze it per call only when one runs at a time.
+        runner.freeze_each = (
+            config.freeze_clock and agent.in_process and len(clocks) > 1 and concurrency == 1
+        )
         flusher = asyncio.create_task(self._flush_periodically())
         try:
             with freezer:
@@ -396,7 +400,8 @@ def _clock_freezer(
     """Freeze the process clock for in-process agents when one clock serves the whole run.
 
     A process has one clock: with several clocks and concurrent case-trials, freezing would
-    hand one case another's time, so the agent gets ``ctx.now()`` only.
+    hand one case another's time, so the agent gets ``ctx.now()`` only (or, at concurrency
+    1, the clock is frozen around each call instead).
     """
     if not (enabled and in_process and len(clocks) == 1):
         return contextlib.nullcontext()

@@ -59,6 +59,7 @@ class TrialRunner:
     workspace_setup: Callable[[Path, Case], Any] | None = None
     outcome_probe: Callable[..., dict[str, Any]] | None = None
     keep_workspaces: bool = False
+    freeze_each: bool = False  # freeze the process clock around each call (one at a time)
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -84,7 +85,11 @@ class TrialRunner:
                     request["workspace"] = str(ctx.workspace)
                 try:
                     async with asyncio.timeout(self.timeout_s):
-                        outcome.result = await self.agent.call(request, ctx)
+                        if self.freeze_each:
+                            with _frozen(ctx.clock):
+                                outcome.result = await self.agent.call(request, ctx)
+                        else:
+                            outcome.result = await self.agent.call(request, ctx)
                     break
                 except TimeoutError:
                     outcome.error = f"timed out after {self.timeout_s:g} s"
@@ -129,6 +134,12 @@ class TrialRunner:
             case_seed=task.case.seed,
             fixtures=self.fixtures.session(task.case.id) if self.fixtures else None,
         )
+
+
+def _frozen(clock: dt.datetime) -> Any:
+    import time_machine
+
+    return time_machine.travel(clock, tick=False)
 
 
 @lru_cache(maxsize=256)
