@@ -38,6 +38,7 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/validate_scale.py
+	$(BIN)/python benchmarks/runner_overhead.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -111,6 +111,8 @@ def test_cli_run_out_and_report_formats(toy_suite: MakeToySuite, tmp_path: Path)
         app, ["report", str(tmp_path / "o" / "report.json"), "--format", "md"]
     )
     assert from_file.exit_code == 0 and "caseforge: toy" in from_file.stdout
+    listed = runner.invoke(app, ["runs", "--store", url])
+    assert listed.exit_code == 0 and run_id in listed.stdout and "finished" in listed.stdout
     bad = runner.invoke(app, ["report", "nope", "--store", url])
     assert bad.exit_code == 1 or "no run 'nope'" in str(bad.exception)
 

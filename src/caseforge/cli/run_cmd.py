@@ -222,9 +222,11 @@ def runs(
     if as_json:
         print(json.dumps([{**i.__dict__, "case_trials": counts[i.id]} for i in infos], indent=2))
         return
-    table = Table()
-    for column in ("run", "suite", "config", "status", "case-trials", "created"):
-        table.add_column(column)
-    for i in infos:
-        table.add_row(i.id, i.suite, i.config_name or "", i.status, str(counts[i.id]), i.created_at)
-    out.print(table)
+    rows = [("run", "suite", "config", "status", "case-trials", "created")]
+    rows += [
+        (i.id, i.suite, i.config_name or "-", i.status, str(counts[i.id]), i.created_at[:19])
+        for i in infos
+    ]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    for row in rows:  # plain columns: greppable, and never cut short in a narrow terminal
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
