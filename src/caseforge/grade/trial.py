@@ -37,7 +37,10 @@ class GradeOptions:
     """How checks that need more than code are treated."""
 
     judge: str = "not_judged"  # "not_judged" (no model) or "skip" (judging turned off by hand)
-    judge_reason: str = "no judge model configured (see the models issue); not judged"
+    judge_reason: str = (
+        "no LLM judge in this version of caseforge: not judged "
+        "(pass --no-judge to skip judge checks on purpose)"
+    )
 
 
 def lookup(result: AgentResult, path: str) -> Any:
