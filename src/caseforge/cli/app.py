@@ -161,3 +161,11 @@ from caseforge.cli import run_cmd  # noqa: E402  (commands registered after the 
 app.command(name="run")(run_cmd.run)
 app.command(name="report")(run_cmd.report)
 app.command(name="runs")(run_cmd.runs)
+
+from caseforge.cli import measure_cmd  # noqa: E402
+
+app.command(name="compare")(measure_cmd.compare)
+app.command(name="baseline")(measure_cmd.baseline)
+app.command(name="gate")(measure_cmd.gate)
+app.command(name="history")(measure_cmd.history_cmd)
+app.command(name="plan")(measure_cmd.plan)

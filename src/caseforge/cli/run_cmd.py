@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from caseforge.compare.compare import compare_runs, comparison_text
+from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
 from caseforge.report.build import build_report, load_report
@@ -182,6 +184,10 @@ def run(
             out.print(to_text(report), markup=False)
         if len(reports) > 1:
             out.print(_matrix_table(reports))
+            first = outcomes_from_report(reports[0])
+            for other in reports[1:]:
+                comparison = compare_runs(first, outcomes_from_report(other))
+                out.print(comparison_text(comparison), markup=False)
     if outcome.skipped:
         out.print(f"resumed: {outcome.skipped} case-trials were already stored", markup=False)
     if outcome.status == "stopped":

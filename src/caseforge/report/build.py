@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -13,6 +14,13 @@ from caseforge.report.summary import TrialRecord, summarize
 from caseforge.store.db import RunStore
 
 SCHEMA_VERSION = 1
+
+
+def expect_digest(case: Case) -> str:
+    """A short hash of a case's expectations: tells two runs whether the case changed."""
+    data = {k: v.model_dump(mode="json", exclude_defaults=True) for k, v in case.expect.items()}
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
@@ -50,6 +58,7 @@ def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
         case_entries.append(
             {
                 "id": case_id,
+                "expect_digest": expect_digest(case),
                 "category": case.category(),
                 "split": case.split,
                 "source": case.source,

@@ -68,6 +68,23 @@ def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
     rows.append(
         ("latency", f"p50 {seconds(s['latency_p50_s'])}, p95 {seconds(s['latency_p95_s'])}")
     )
+    hold = s.get("holdout")
+    if hold and hold["alarm"]:
+        rows.append(
+            (
+                "holdout alarm",
+                f"dev {pct(hold['dev_pass_rate'])} vs test {pct(hold['test_pass_rate'])} "
+                f"(p = {hold['p_value']:.3g}): the agent may be tuned to the dev set",
+            )
+        )
+    elif hold:
+        rows.append(
+            (
+                "dev vs test",
+                f"{pct(hold['dev_pass_rate'])} vs {pct(hold['test_pass_rate'])} "
+                f"(p = {hold['p_value']:.3g}, no sign of tuning to dev)",
+            )
+        )
     if s["most_failing_checks"]:
         rows.append(
             (

@@ -11,6 +11,7 @@ every ``exact_set`` expectation is empty.
 from __future__ import annotations
 
 import json
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -123,6 +124,44 @@ def summarize(
         "checks": _check_counts(records),
         "most_failing_checks": _most_failing(records),
         "slices": _slices(records, cases),
+        "holdout": holdout(by_case, cases),
+    }
+
+
+HOLDOUT_ALPHA = 0.05
+
+
+def holdout(by_case: dict[str, list[TrialRecord]], cases: dict[str, Case]) -> dict[str, Any] | None:
+    """Dev against test, when a run covers both: a Welch t-test on the case means.
+
+    ``alarm`` is raised when dev scores higher and the difference is significant: the agent
+    may be tuned to the dev set (the seed's example: dev 94 %, test 76 %).
+    """
+    means: dict[str, list[float]] = {"dev": [], "test": []}
+    for cid, rs in by_case.items():
+        case = cases.get(cid)
+        if case is not None and case.split in means:
+            means[case.split].append(sum(r.status is TrialStatus.PASS for r in rs) / len(rs))
+    dev, test = means["dev"], means["test"]
+    if len(dev) < 2 or len(test) < 2:
+        return None
+    from scipy import stats as sps
+
+    dev_rate, test_rate = sum(dev) / len(dev), sum(test) / len(test)
+    if np.var(dev) == 0 and np.var(test) == 0:
+        p_value = 1.0 if dev_rate == test_rate else 0.0
+    else:
+        with warnings.catch_warnings():  # near-constant case means warn about precision
+            warnings.simplefilter("ignore", RuntimeWarning)
+            p_value = float(sps.ttest_ind(dev, test, equal_var=False).pvalue)
+    return {
+        "dev_cases": len(dev),
+        "test_cases": len(test),
+        "dev_pass_rate": dev_rate,
+        "test_pass_rate": test_rate,
+        "difference": dev_rate - test_rate,
+        "p_value": p_value,
+        "alarm": dev_rate > test_rate and p_value < HOLDOUT_ALPHA,
     }
 
 

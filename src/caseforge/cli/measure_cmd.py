@@ -1,0 +1,186 @@
+"""``caseforge compare``, ``baseline``, ``gate``, ``history`` and ``plan``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from caseforge.case.load import load_config
+from caseforge.compare.baseline import load_baseline, write_baseline
+from caseforge.compare.compare import compare_runs, comparison_text
+from caseforge.compare.gate import gate as apply_gate
+from caseforge.compare.gate import gate_junit, gate_markdown, gate_text
+from caseforge.compare.history import history, history_text
+from caseforge.compare.outcomes import outcomes_from_report
+from caseforge.errors import CaseforgeError
+from caseforge.files import write_atomic
+from caseforge.report.build import load_report
+from caseforge.stats import (
+    half_width,
+    mde_paired,
+    mde_unpaired,
+    sample_size_mcnemar_exact,
+    sample_size_paired,
+    sample_size_unpaired,
+)
+from caseforge.store.db import RunStore
+
+out = Console(highlight=False, soft_wrap=True)
+StoreOpt = Annotated[
+    str | None,
+    typer.Option("--store", help="Run store URL (default: CASEFORGE_STORE or .caseforge/)."),
+]
+RunArg = Annotated[str, typer.Argument(help="Run id, `latest`, or a report.json path.")]
+
+
+def compare(
+    run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="The earlier run.")],
+    run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="The later run.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    store_url: StoreOpt = None,
+) -> None:
+    """Pair two runs case by case: newly passing/failing, McNemar or paired t, the MDE."""
+    a = outcomes_from_report(load_report(run_a, store_url))
+    b = outcomes_from_report(load_report(run_b, store_url))
+    result = compare_runs(a, b)
+    if as_json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        out.print(comparison_text(result), markup=False)
+
+
+def baseline(
+    run: RunArg,
+    write: Annotated[Path, typer.Option("--write", help="The baseline file to write.")],
+    store_url: StoreOpt = None,
+) -> None:
+    """Write a small, reviewable JSON baseline of a run, fit to commit."""
+    report = load_report(run, store_url)
+    if report.get("status") not in (None, "finished"):
+        raise CaseforgeError(
+            f"run {report['run_id']} is {report['status']}: finish it (--resume) first"
+        )
+    data = write_baseline(report, write)
+    out.print(
+        f"wrote {write}: {len(data['cases'])} cases × {data['trials']} trials, "
+        f"pass rate {data['metrics'].get('pass_rate', 0):.1%} (run {data['run_id']})",
+        markup=False,
+    )
+
+
+def gate(
+    run: RunArg,
+    baseline_file: Annotated[Path, typer.Option("--baseline", help="A committed baseline.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="text, md or junit.")] = "text",
+    suite: Annotated[
+        Path | None, typer.Option(help="Suite folder for the rules (default: the run's).")
+    ] = None,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Also write to FILE.")] = None,
+    store_url: StoreOpt = None,
+) -> None:
+    """Apply the suite's gate rules to a run against a baseline; exit 1 only on regression."""
+    report = load_report(run, store_url)
+    suite_dir = suite or Path(report.get("suite_path", ""))
+    if not (suite_dir / "caseforge.yaml").is_file():
+        raise CaseforgeError(
+            f"cannot find the suite of run {report['run_id']} at {suite_dir}: pass --suite"
+        )
+    rules = load_config(suite_dir).gate.rules
+    if not rules:
+        raise CaseforgeError(f"{suite_dir / 'caseforge.yaml'}: no gate.rules to apply")
+    result = apply_gate(outcomes_from_report(report), load_baseline(baseline_file), rules)
+    if as_json:
+        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "md":
+        text = gate_markdown(result)
+    elif fmt == "junit":
+        text = gate_junit(result)
+    elif fmt == "text":
+        text = gate_text(result) + "\n"
+    else:
+        raise CaseforgeError(f"--format must be text, md or junit, not {fmt!r}")
+    sys.stdout.write(text)
+    if out_file is not None:
+        write_atomic(out_file, text)
+    raise typer.Exit(result.exit_code)
+
+
+def history_cmd(
+    suite: Annotated[Path, typer.Argument(help="The suite folder.")],
+    case_id: Annotated[str | None, typer.Argument(metavar="[CASE]", help="One case.")] = None,
+    limit: Annotated[int, typer.Option(help="How many recent runs.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    store_url: StoreOpt = None,
+) -> None:
+    """Each case's outcomes across runs and trials, and the flaky cases with their flip rate."""
+    name = load_config(suite).name
+    store = RunStore(store_url)
+    try:
+        result = history(store, name, case_id, limit)
+    finally:
+        store.close()
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        out.print(history_text(result), markup=False)
+
+
+def plan(
+    p: Annotated[float, typer.Option("--p", help="The pass rate you expect (0–1).")],
+    delta: Annotated[float, typer.Option("--delta", help="The difference to detect (0–1).")],
+    paired: Annotated[bool, typer.Option("--paired", help="Two agents on the same cases.")] = False,
+    discordance: Annotated[
+        float, typer.Option(help="Paired: share of cases whose outcome differs (ψ).")
+    ] = 0.15,
+    alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = 0.05,
+    power: Annotated[float, typer.Option(help="Power.")] = 0.8,
+    suite: Annotated[
+        Path | None, typer.Option(help="Also print the MDE for this suite's size.")
+    ] = None,
+    n: Annotated[int | None, typer.Option("--n", help="Also print the MDE for N cases.")] = None,
+) -> None:
+    """How many cases a difference needs, and what the suite's size can detect."""
+    if not (0 < p < 1 and 0 < delta < 1):
+        raise CaseforgeError("--p and --delta must be between 0 and 1")
+    try:
+        if paired:
+            need = sample_size_paired(delta, discordance, alpha, power)
+            exact = sample_size_mcnemar_exact(delta, discordance, alpha, power)
+            out.print(
+                f"paired (same cases, ψ = {discordance:.0%}): {need} cases by Connor's formula; "
+                f"the exact McNemar test is conservative and first reaches {power:.0%} power "
+                f"at {exact} cases",
+                markup=False,
+            )
+        else:
+            need = sample_size_unpaired(p, delta, alpha, power)
+            out.print(
+                f"unpaired (two runs on different cases): {need} cases per run to tell "
+                f"{p:.0%} from {p - delta:.0%} (α = {alpha:g}, power {power:.0%})",
+                markup=False,
+            )
+    except ValueError as exc:
+        raise CaseforgeError(str(exc)) from None
+    size = n
+    if suite is not None:
+        from caseforge.case.load import load_suite
+
+        size = len(load_suite(suite).cases)
+    if size:
+        mde = (
+            mde_paired(size, discordance, alpha, power)
+            if paired
+            else mde_unpaired(p, size, alpha, power)
+        )
+        detect = "n/a (too few cases)" if mde != mde else f"{mde:.1%}"
+        out.print(
+            f"with {size} cases: smallest detectable difference ≈ {detect}; "
+            f"95% half-width of a {p:.0%} pass rate ±{half_width(p, size):.1%}",
+            markup=False,
+        )

@@ -1,0 +1,202 @@
+"""``caseforge compare``: two runs on the same cases, paired case by case.
+
+Cases added, removed, or whose expectations changed between the runs are listed apart and
+left out of the pairing. With one trial per case the test is exact McNemar on the
+discordant cases (b = newly failing, c = newly passing); with several it is the paired t
+on per-case means. Beside a "no significant difference" the minimum detectable effect says
+how large a difference this many cases could have seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any
+
+from caseforge.compare.outcomes import RunOutcomes
+from caseforge.stats import mcnemar_chi2, mcnemar_exact, mde_paired, paired_difference, z_value
+
+ALPHA = 0.05
+DEFAULT_DISCORDANCE = 0.15  # for the MDE when the runs show no discordant case at all
+
+
+@dataclass
+class Comparison:
+    """The paired comparison of run B against run A."""
+
+    a: RunOutcomes
+    b: RunOutcomes
+    paired: list[str]
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+    newly_passing: list[str]
+    newly_failing: list[str]
+    changed_checks: dict[str, list[str]]
+    pass_rate_a: float | None
+    pass_rate_b: float | None
+    difference: float | None
+    difference_ci: tuple[float, float] | None
+    test: str
+    p_value: float
+    mcnemar_p: float
+    chi2_p: float | None
+    mde: float | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < ALPHA
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_a": self.a.run_id,
+            "run_b": self.b.run_id,
+            "config_a": self.a.config,
+            "config_b": self.b.config,
+            "paired_cases": len(self.paired),
+            "cases_added": self.added,
+            "cases_removed": self.removed,
+            "cases_changed": self.changed,
+            "newly_passing": self.newly_passing,
+            "newly_failing": self.newly_failing,
+            "changed_checks": self.changed_checks,
+            "discordant": {"b": len(self.newly_failing), "c": len(self.newly_passing)},
+            "mcnemar_p": self.mcnemar_p,
+            "chi2_p": self.chi2_p,
+            "test": self.test,
+            "p_value": self.p_value,
+            "significant": self.significant,
+            "pass_rate_a": self.pass_rate_a,
+            "pass_rate_b": self.pass_rate_b,
+            "difference": self.difference,
+            "difference_ci": list(self.difference_ci) if self.difference_ci else None,
+            "mde": self.mde,
+            "notes": self.notes,
+        }
+
+
+def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
+    """Pair ``b`` against ``a`` by case id and test the difference."""
+    common = sorted(set(a.cases) & set(b.cases))
+    added = sorted(set(b.cases) - set(a.cases))
+    removed = sorted(set(a.cases) - set(b.cases))
+    changed = [
+        cid
+        for cid in common
+        if a.cases[cid].digest
+        and b.cases[cid].digest
+        and a.cases[cid].digest != b.cases[cid].digest
+    ]
+    paired = [
+        cid
+        for cid in common
+        if cid not in set(changed) and a.cases[cid].statuses and b.cases[cid].statuses
+    ]
+    newly_passing = [cid for cid in paired if b.cases[cid].passing and not a.cases[cid].passing]
+    newly_failing = [cid for cid in paired if a.cases[cid].passing and not b.cases[cid].passing]
+    changed_checks = {}
+    for cid in newly_passing + newly_failing:
+        ca, cb = a.cases[cid], b.cases[cid]
+        names = sorted(set(ca.checks) | set(cb.checks))
+        flipped = [n for n in names if ca.check_passing(n) != cb.check_passing(n)]
+        changed_checks[cid] = flipped
+
+    means_a = [a.cases[cid].mean for cid in paired]
+    means_b = [b.cases[cid].mean for cid in paired]
+    n = len(paired)
+    rate_a = sum(means_a) / n if n else None
+    rate_b = sum(means_b) / n if n else None
+    bcount, ccount = len(newly_failing), len(newly_passing)
+    exact_p = mcnemar_exact(bcount, ccount)
+    chi2_p = mcnemar_chi2(bcount, ccount)[1] if bcount + ccount >= 25 else None
+    single_trial = all(
+        len(a.cases[c].statuses) == 1 and len(b.cases[c].statuses) == 1 for c in paired
+    )
+    notes = []
+    if single_trial:
+        test, p_value = "mcnemar-exact", exact_p
+        difference = (rate_b - rate_a) if n and rate_a is not None and rate_b is not None else None
+        diff = paired_difference(means_a, means_b)
+        ci = diff.ci if n >= 2 else None
+        discordance = (bcount + ccount) / n if n else 0.0
+        psi = discordance if discordance > 0 else DEFAULT_DISCORDANCE
+        mde = mde_paired(n, psi) if n else None
+        if discordance == 0:
+            notes.append(f"no discordant case: the MDE assumes a discordance rate of {psi:.0%}")
+    else:
+        diff = paired_difference(means_a, means_b)
+        test, p_value = "paired-t", diff.p_value
+        difference, ci = (diff.difference, diff.ci) if n >= 2 else (diff.difference, None)
+        # Two-sided α = 0.05 and 80 % power: (z_0.975 + z_0.8) standard errors.
+        power_z = NormalDist().inv_cdf(0.8)
+        mde = (z_value(0.95) + power_z) * diff.se if n >= 2 and diff.se > 0 else None
+    if ci is not None:  # a difference of two rates lies in [-1, 1]
+        ci = (max(-1.0, ci[0]), min(1.0, ci[1]))
+    if changed:
+        notes.append(f"{len(changed)} case(s) changed expectations between the runs: left out")
+    return Comparison(
+        a=a,
+        b=b,
+        paired=paired,
+        added=added,
+        removed=removed,
+        changed=changed,
+        newly_passing=newly_passing,
+        newly_failing=newly_failing,
+        changed_checks=changed_checks,
+        pass_rate_a=rate_a,
+        pass_rate_b=rate_b,
+        difference=difference,
+        difference_ci=ci,
+        test=test,
+        p_value=p_value,
+        mcnemar_p=exact_p,
+        chi2_p=chi2_p,
+        mde=mde,
+        notes=notes,
+    )
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _points(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:+.1f} points"
+
+
+def comparison_text(c: Comparison) -> str:
+    """The comparison as plain text for the terminal."""
+    lines = [
+        f"compare {c.a.label} ({c.a.run_id}) → {c.b.label} ({c.b.run_id})",
+        f"paired cases: {len(c.paired)}"
+        + (f"; added {len(c.added)}" if c.added else "")
+        + (f"; removed {len(c.removed)}" if c.removed else "")
+        + (f"; expectations changed {len(c.changed)} (left out)" if c.changed else ""),
+    ]
+    ci = c.difference_ci
+    ci_text = f" (95% CI {_points(ci[0])} … {_points(ci[1])})" if ci else ""
+    lines.append(
+        f"pass rate {_pct(c.pass_rate_a)} → {_pct(c.pass_rate_b)}: {_points(c.difference)}{ci_text}"
+    )
+    test = "exact McNemar" if c.test == "mcnemar-exact" else "paired t on case means"
+    verdict = "significant" if c.significant else "no significant difference"
+    line = f"{test}: p = {c.p_value:.4g} → {verdict}"
+    if not c.significant and c.mde is not None:
+        line += (
+            f"; with {len(c.paired)} cases the smallest detectable difference is ≈{_points(c.mde)}"
+        )
+    lines.append(line)
+    lines.append(
+        f"discordant: {len(c.newly_failing)} newly failing, {len(c.newly_passing)} newly passing"
+    )
+    for title, ids in (("newly failing", c.newly_failing), ("newly passing", c.newly_passing)):
+        for cid in ids:
+            checks = ", ".join(c.changed_checks.get(cid, [])) or "(no single check flipped)"
+            lines.append(f"  {title}: {cid} — {checks}")
+    for label, ids in (("added", c.added), ("removed", c.removed), ("changed", c.changed)):
+        if ids:
+            lines.append(f"  {label}: {', '.join(ids)}")
+    lines += [f"note: {n}" for n in c.notes]
+    return "\n".join(lines)
