@@ -15,12 +15,20 @@ $(STAMP): pyproject.toml
 # No model is configured, so judge checks are skipped on purpose (--no-judge); the reports
 # say so. Without --no-judge they would be reported `not judged` and the case-trials
 # `incomplete`, never passed.
+# It ends with the regression gate: v2 is the committed-style baseline, v1 the change under
+# review; the gate must exit 1 (a real regression), and the demo checks that it does.
+DEMO := .caseforge/demo
 demo: $(STAMP)
 	$(BIN)/caseforge validate examples/ac-clarifier
 	$(BIN)/caseforge validate examples/support-refund
 	$(BIN)/caseforge validate examples/test-agent
-	$(BIN)/caseforge run examples/support-refund --config v1 --trials 3 --no-judge
 	$(BIN)/caseforge run examples/ac-clarifier --config checklist --config holistic --trials 3 --no-judge
+	$(BIN)/caseforge run examples/support-refund --config v2 --trials 3 --no-judge --quiet --out $(DEMO)/v2
+	$(BIN)/caseforge baseline $(DEMO)/v2/report.json --write $(DEMO)/baseline.json
+	$(BIN)/caseforge run examples/support-refund --config v1 --trials 3 --no-judge --out $(DEMO)/v1
+	$(BIN)/caseforge compare $(DEMO)/v2/report.json $(DEMO)/v1/report.json
+	@$(BIN)/caseforge gate $(DEMO)/v1/report.json --baseline $(DEMO)/baseline.json; code=$$?; \
+	  echo "gate exit code $$code (1 = regression: CI would stop this change)"; test $$code -eq 1
 
 ## test: install what the tests need, run them all, then lint and type-check src/
 test: $(STAMP)

@@ -16,8 +16,14 @@ ATTEMPTS: dict[str, int] = {}
 
 
 def answer(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
+    # A configuration can name cases to get wrong: {"fail": [case ids]}.
+    wrong = ctx.case_id in ctx.config.get("fail", [])
+    flags = input.get("flags", [])
     return {
-        "output": {"category": input.get("want", "refund"), "flags": input.get("flags", [])},
+        "output": {
+            "category": "other" if wrong else input.get("want", "refund"),
+            "flags": flags[:-1] if wrong and ctx.config.get("drop_flag") else flags,
+        },
         "reply": f"seed {ctx.seed} clock {ctx.now().isoformat()}",
         "usage": {"input_tokens": 10, "output_tokens": 5, "cost_usd": input.get("cost", 0.001)},
     }

@@ -1,0 +1,179 @@
+"""compare (JSON keys, pairing rules, tests chosen by trial count), history, holdout, plan."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from caseforge.case.model import Case
+from caseforge.cli import app
+from caseforge.compare import compare_runs
+from caseforge.compare.outcomes import CaseOutcome, RunOutcomes
+from caseforge.grade.trial import TrialStatus
+from caseforge.report.summary import TrialRecord, summarize
+from caseforge.run.runner import Runner, RunOptions
+from caseforge.store.db import RunStore
+from tests.conftest import MakeToySuite
+
+runner = CliRunner()
+
+
+def outcomes(cases: dict[str, tuple[str, str]]) -> RunOutcomes:
+    """cases: id -> (trial letters like "PPF", digest)."""
+    status = {"P": "pass", "F": "fail", "E": "error"}
+    return RunOutcomes(
+        "x",
+        "run",
+        "suite",
+        None,
+        1,
+        None,
+        {},
+        {
+            cid: CaseOutcome([status[x] for x in letters], digest)
+            for cid, (letters, digest) in cases.items()
+        },
+    )
+
+
+def test_pairing_leaves_out_added_removed_and_changed_cases() -> None:
+    a = outcomes(
+        {"same": ("P", "d1"), "flip": ("P", "d2"), "edited": ("P", "d3"), "gone": ("F", "d4")}
+    )
+    b = outcomes(
+        {"same": ("P", "d1"), "flip": ("F", "d2"), "edited": ("F", "CHANGED"), "new": ("P", "d5")}
+    )
+    c = compare_runs(a, b)
+    data = c.to_json()
+    assert data["paired_cases"] == 2
+    assert (data["cases_added"], data["cases_removed"], data["cases_changed"]) == (
+        ["new"],
+        ["gone"],
+        ["edited"],
+    )
+    assert data["newly_failing"] == ["flip"] and data["newly_passing"] == []
+    assert data["discordant"] == {"b": 1, "c": 0}
+    for key in ("mcnemar_p", "pass_rate_a", "pass_rate_b", "difference", "difference_ci"):
+        assert key in data
+    assert data["test"] == "mcnemar-exact" and data["mcnemar_p"] == 1.0
+    assert data["pass_rate_a"] == 1.0 and data["pass_rate_b"] == 0.5
+
+
+def test_majority_of_trials_decides_passing_and_several_trials_use_paired_t() -> None:
+    a = outcomes({f"c{i}": ("PPF", "d") for i in range(10)})
+    b = outcomes({f"c{i}": ("PFF", "d") for i in range(10)})
+    c = compare_runs(a, b)
+    assert c.test == "paired-t"
+    assert len(c.newly_failing) == 10  # 2 of 3 → 1 of 3: from passing to failing
+    assert c.difference == pytest.approx(-1 / 3)
+    assert c.significant  # the same drop on every case: no variance at all
+
+
+def test_no_significant_difference_prints_the_mde() -> None:
+    from caseforge.compare.compare import comparison_text
+
+    a = outcomes({f"c{i}": ("P" if i % 2 else "F", "d") for i in range(20)})
+    b = outcomes(
+        {f"c{i}": ("P" if i in (0, 1, 2, 5) or (i % 2 and i > 6) else "F", "d") for i in range(20)}
+    )
+    c = compare_runs(a, b)
+    assert not c.significant and c.mde is not None
+    assert "smallest detectable difference" in comparison_text(c)
+
+
+def test_cli_compare_json(toy_suite: MakeToySuite, tmp_path: Path) -> None:
+    cases: list[dict[str, Any]] = [{"id": f"c{i}", "input": {}} for i in range(6)]
+    root = toy_suite(cases, configs={"a": {}, "b": {"fail": ["c1", "c2"]}})
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    store = RunStore(url)
+    outcome = asyncio.run(Runner(RunOptions(suite_dir=root, configs=["a", "b"]), store).run())
+    ids = [h.run_id for h in outcome.runs]
+    result = runner.invoke(app, ["compare", *ids, "--json", "--store", url])
+    data = json.loads(result.stdout)
+    assert data["newly_failing"] == ["c1", "c2"] and data["newly_passing"] == []
+    assert data["changed_checks"] == {"c1": ["category"], "c2": ["category"]}
+    assert data["mcnemar_p"] == 0.5
+    text = runner.invoke(app, ["compare", *ids, "--store", url]).stdout
+    assert "newly failing: c1 — category" in text and "exact McNemar: p = 0.5" in text
+
+
+def test_history_finds_flaky_cases(toy_suite: MakeToySuite, tmp_path: Path) -> None:
+    cases = [{"id": "steady", "input": {}}, {"id": "coin", "input": {"behaviour": "flip"}}]
+    root = toy_suite(cases, trials=6)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    store = RunStore(url)
+    for _ in range(2):
+        asyncio.run(Runner(RunOptions(suite_dir=root), store).run())
+    result = runner.invoke(app, ["history", str(root), "--json", "--store", url])
+    data = json.loads(result.stdout)
+    assert len(data["runs"]) == 2
+    assert set(data["cases"]["steady"].values()) == {"PPPPPP"}
+    flaky = {f["case"]: f for f in data["flaky"]}
+    assert set(flaky) == {"coin"} and 0 < flaky["coin"]["flip_rate"] <= 1
+    letters = next(iter(data["cases"]["coin"].values()))
+    flips = sum(x != y for x, y in itertools.pairwise(letters))
+    assert flaky["coin"]["flips"] == 2 * flips  # two identical runs (same seeds)
+    one = runner.invoke(app, ["history", str(root), "coin", "--store", url])
+    assert "coin" in one.stdout and "steady" not in one.stdout
+
+
+def test_holdout_alarm() -> None:
+    def case(cid: str, split: str) -> Case:
+        return Case.model_validate(
+            {"id": cid, "input": {}, "expect": {"x": {"mode": "exact", "value": 1}}, "split": split}
+        )
+
+    cases = {f"d{i}": case(f"d{i}", "dev") for i in range(20)} | {
+        f"t{i}": case(f"t{i}", "test") for i in range(10)
+    }
+    records = [
+        TrialRecord(
+            cid,
+            1,
+            TrialStatus.PASS
+            if (cid.startswith("d") and cid != "d0") or cid in ("t0", "t1", "t2")
+            else TrialStatus.FAIL,
+        )
+        for cid in cases
+    ]
+    hold = summarize(records, cases, 1)["holdout"]
+    assert hold["dev_pass_rate"] == pytest.approx(0.95) and hold["test_pass_rate"] == pytest.approx(
+        0.3
+    )
+    assert hold["alarm"] is True
+    fair = [
+        TrialRecord(cid, 1, TrialStatus.PASS if int(cid[1:]) % 2 else TrialStatus.FAIL)
+        for cid in cases
+    ]
+    assert summarize(fair, cases, 1)["holdout"]["alarm"] is False
+
+
+def test_plan_prints_sample_sizes_and_the_mde() -> None:
+    paired = runner.invoke(
+        app,
+        [
+            "plan",
+            "--p",
+            "0.85",
+            "--delta",
+            "0.05",
+            "--paired",
+            "--discordance",
+            "0.15",
+            "--n",
+            "50",
+        ],
+    )
+    assert paired.exit_code == 0
+    assert "469 cases by Connor's formula" in paired.stdout
+    assert "with 50 cases: smallest detectable difference ≈ 15.0%" in paired.stdout
+    unpaired = runner.invoke(app, ["plan", "--p", "0.85", "--delta", "0.1", "--n", "50"])
+    assert "cases per run" in unpaired.stdout and "±9.9%" in unpaired.stdout
+    bad = runner.invoke(app, ["plan", "--p", "1.5", "--delta", "0.1"])
+    assert bad.exit_code != 0

@@ -1,0 +1,160 @@
+"""Baselines and the gate: a real regression, noise, and a failing must-pass case."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from caseforge.cli import app
+from caseforge.run.runner import Runner, RunOptions
+from caseforge.store.db import RunStore
+from tests.conftest import MakeToySuite
+
+RULES = {
+    "rules": [
+        {"metric": "pass_rate", "no_significant_drop": True},
+        {"metric": "cost_per_run", "max_increase": 0.10},
+        {"tag": "must-pass"},
+    ]
+}
+CONFIGS = {
+    "base": {"fail": ["c29"]},  # the baseline: c29 fails
+    "regress": {"fail": ["c29", "c10", "c11", "c12", "c13", "c14", "c15", "c16", "c17"]},
+    "noise": {"fail": ["c10", "c11"]},  # 2 newly failing, c29 newly passing
+    "mustpass": {"fail": ["c29", "c03"]},  # c03 carries the must-pass tag
+}
+runner = CliRunner()
+
+
+@pytest.fixture
+def suite(toy_suite: MakeToySuite) -> Path:
+    cases: list[dict[str, Any]] = [
+        {"id": f"c{i:02d}", "input": {}, "tags": ["must-pass"] if i == 3 else []} for i in range(30)
+    ]
+    return toy_suite(cases, configs=CONFIGS, gate=RULES, trials=1)
+
+
+def run_config(suite: Path, url: str, config: str) -> str:
+    store = RunStore(url)
+    outcome = asyncio.run(Runner(RunOptions(suite_dir=suite, configs=[config]), store).run())
+    store.close()
+    return outcome.runs[0].run_id
+
+
+def gate(run_id: str, baseline: Path, url: str) -> tuple[int, dict[str, Any]]:
+    result = runner.invoke(
+        app, ["gate", run_id, "--baseline", str(baseline), "--json", "--store", url]
+    )
+    return result.exit_code, json.loads(result.stdout)
+
+
+@pytest.fixture
+def baseline(suite: Path, tmp_path: Path) -> tuple[Path, str]:
+    url = f"sqlite:///{tmp_path / 'gate.db'}"
+    run_id = run_config(suite, url, "base")
+    path = tmp_path / "baseline.json"
+    result = runner.invoke(app, ["baseline", run_id, "--write", str(path), "--store", url])
+    assert result.exit_code == 0, result.output
+    return path, url
+
+
+def test_baseline_is_small_and_reviewable(baseline: tuple[Path, str]) -> None:
+    path, _ = baseline
+    text = path.read_text()
+    data = json.loads(text)
+    assert data["caseforge_baseline"] == 1 and len(data["cases"]) == 30
+    assert data["cases"]["c29"]["trials"] == "F" and data["cases"]["c00"]["trials"] == "P"
+    assert data["metrics"]["pass_rate"] == pytest.approx(29 / 30)
+    per_case = [line for line in text.splitlines() if '"trials": "' in line]
+    assert len(per_case) == 30  # one line per case: a review diff shows one line per change
+
+
+def test_real_regression_fails_the_gate(suite: Path, baseline: tuple[Path, str]) -> None:
+    path, url = baseline
+    code, data = gate(run_config(suite, url, "regress"), path, url)
+    assert code == 1 and data["verdict"] == "regression"
+    rule = data["rules"][0]
+    assert rule["verdict"] == "regression"
+    assert "8 newly failing, 0 newly passing" in rule["detail"]
+    assert "mcnemar-exact p = 0.00781" in rule["detail"]
+
+
+def test_noise_is_within_noise_and_passes_ci(suite: Path, baseline: tuple[Path, str]) -> None:
+    path, url = baseline
+    code, data = gate(run_config(suite, url, "noise"), path, url)
+    assert code == 0 and data["verdict"] == "within-noise"
+    assert data["rules"][0]["verdict"] == "within-noise"
+    assert "2 newly failing, 1 newly passing" in data["rules"][0]["detail"]
+    assert [r["verdict"] for r in data["rules"][1:]] == ["pass", "pass"]
+
+
+def test_failing_must_pass_case_fails_the_gate(suite: Path, baseline: tuple[Path, str]) -> None:
+    path, url = baseline
+    code, data = gate(run_config(suite, url, "mustpass"), path, url)
+    assert code == 1 and data["verdict"] == "regression"
+    tag_rule = data["rules"][-1]
+    assert tag_rule["verdict"] == "regression" and "c03 (F)" in tag_rule["detail"]
+    assert data["rules"][0]["verdict"] in ("pass", "within-noise")
+
+
+def test_gate_markdown_and_junit(suite: Path, baseline: tuple[Path, str]) -> None:
+    path, url = baseline
+    run_id = run_config(suite, url, "regress")
+    md = runner.invoke(
+        app, ["gate", run_id, "--baseline", str(path), "--format", "md", "--store", url]
+    )
+    assert md.exit_code == 1 and md.stdout.startswith("### caseforge gate: ❌ regression")
+    junit = runner.invoke(
+        app, ["gate", run_id, "--baseline", str(path), "--format", "junit", "--store", url]
+    )
+    assert junit.exit_code == 1 and '<failure message="' in junit.stdout
+
+
+def test_bounds_rules() -> None:
+    from caseforge.case.suite import GateRule
+    from caseforge.compare.gate import gate as apply
+    from caseforge.compare.outcomes import RunOutcomes
+
+    def outcomes(**metrics: Any) -> RunOutcomes:
+        return RunOutcomes("x", "r", "s", None, 1, None, metrics, {})
+
+    base = outcomes(cost_per_run=0.010, false_positive_rate=0.0, pass_rate=0.9)
+    rules = [
+        GateRule(metric="cost_per_run", max_increase=0.10),
+        GateRule(metric="false_positive_rate", max=0.05),
+        GateRule(metric="pass_rate", max_drop=0.05, min=0.8),
+    ]
+    ok = apply(outcomes(cost_per_run=0.0109, false_positive_rate=0.05, pass_rate=0.86), base, rules)
+    assert ok.verdict == "pass"
+    bad = apply(
+        outcomes(cost_per_run=0.0111, false_positive_rate=0.06, pass_rate=0.79), base, rules
+    )
+    assert [r.verdict for r in bad.rules] == ["regression"] * 3
+    assert "+11.0% > +10%" in bad.rules[0].detail
+
+
+def test_recall_rule_uses_a_paired_bootstrap(toy_suite: MakeToySuite, tmp_path: Path) -> None:
+    cases = [
+        {
+            "id": f"k{i:02d}",
+            "input": {"flags": ["a", "b"]},
+            "expect": {"flags": {"mode": "exact_set", "values": ["a", "b"]}},
+        }
+        for i in range(20)
+    ]
+    configs = {"good": {}, "worse": {"fail": [f"k{i:02d}" for i in range(12)], "drop_flag": True}}
+    rules = {"rules": [{"metric": "items.flags.recall", "no_significant_drop": True}]}
+    root = toy_suite(cases, configs=configs, gate=rules)
+    url = f"sqlite:///{tmp_path / 'recall.db'}"
+    base_path = tmp_path / "b.json"
+    runner.invoke(
+        app, ["baseline", run_config(root, url, "good"), "--write", str(base_path), "--store", url]
+    )
+    code, data = gate(run_config(root, url, "worse"), base_path, url)
+    assert code == 1 and data["rules"][0]["verdict"] == "regression"
+    assert "bootstrap CI" in data["rules"][0]["detail"]
