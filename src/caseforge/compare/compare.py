@@ -185,7 +185,8 @@ def comparison_text(c: Comparison) -> str:
     line = f"{test}: p = {c.p_value:.4g} → {verdict}"
     if not c.significant and c.mde is not None:
         line += (
-            f"; with {len(c.paired)} cases the smallest detectable difference is ≈{_points(c.mde)}"
+            f"; with {len(c.paired)} cases the smallest detectable difference "
+            f"is ≈{100 * abs(c.mde):.1f} points"
         )
     lines.append(line)
     lines.append(
