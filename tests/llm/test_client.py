@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import respx
 
+from caseforge.case.suite import ModelSettings
 from caseforge.llm import (
     LLMCache,
     ModelAuthError,
@@ -244,17 +245,14 @@ def test_rate_limiter_waits_for_the_window() -> None:
 
 
 def test_from_settings_needs_an_endpoint() -> None:
-    class Settings:
-        model = "gpt-4.1-mini"
-        model_extra = {"rpm": 30}
-
-    assert ModelClient.from_settings(Settings(), env={}) is None
+    settings = ModelSettings(model="gpt-4.1-mini", rpm=30)  # extra keys are client options
+    assert ModelClient.from_settings(settings, env={}) is None
     local = ModelClient.from_settings(
-        Settings(), env={"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"}
+        settings, env={"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"}
     )
     assert local is not None and local.endpoint.startswith("http://127.0.0.1") and local.rpm == 30
     override = ModelClient.from_settings(
-        Settings(), env={"OPENAI_API_KEY": "k", "CASEFORGE_MODEL": "gpt-4o"}
+        settings, env={"OPENAI_API_KEY": "k", "CASEFORGE_MODEL": "gpt-4o"}
     )
     assert override is not None and override.model == "gpt-4o"
 
