@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,8 @@ from typing import Any
 
 import httpx
 
+from caseforge.llm.cache import LLMCache
+from caseforge.llm.client import ModelClient
 from caseforge.run.fixtures import FixtureSession
 
 
@@ -32,8 +35,11 @@ class AgentContext:
     workspace_path: Path
     case_seed: int | None = None
     fixtures: FixtureSession | None = None
+    llm_cache: LLMCache | None = field(default=None, repr=False)
+    reuse_trials: bool = False
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
+    _clients: list[ModelClient] = field(default_factory=list, repr=False)
 
     @property
     def workspace(self) -> Path:
@@ -75,8 +81,34 @@ class AgentContext:
             self._http = httpx.AsyncClient(transport=transport)
         return self._http
 
+    def llm(self, model: str | None = None, **options: Any) -> ModelClient:
+        """A model client for this case-trial (``OPENAI_BASE_URL``/``OPENAI_API_KEY``; model
+        from ``model``, ``CASEFORGE_MODEL`` or the configuration's ``model``).
+
+        Its HTTP goes through the fixtures (recorded per case, replayed offline), its calls
+        use the run's disk cache, and the cache key carries this trial and seed, so trials
+        stay independent samples unless the run was started with ``--reuse-trials``.
+        """
+        env = os.environ
+        name = model or env.get("CASEFORGE_MODEL") or self.config.get("model")
+        if not name:
+            raise ValueError("no model: pass ctx.llm(model=...), set CASEFORGE_MODEL or `model`")
+        client = ModelClient(
+            model=str(name),
+            api_key=env.get("OPENAI_API_KEY"),
+            base_url=env.get("OPENAI_BASE_URL"),
+            http_client=self.http,
+            cache=self.llm_cache,
+            reuse_trials=self.reuse_trials,
+            default_scope={"case": self.case_id, "trial": self.trial, "seed": self.seed},
+            **options,
+        )
+        self._clients.append(client)
+        return client
+
     async def aclose(self) -> None:
-        """Close what the context opened (the HTTP client)."""
+        """Close what the context opened (model clients, the HTTP client)."""
+        self._clients.clear()  # they share self.http, closed below
         if self._http is not None:
             await self._http.aclose()
             self._http = None

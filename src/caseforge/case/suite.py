@@ -121,6 +121,10 @@ class SuiteConfig(BaseModel):
     )
     judge: ModelSettings | None = None
     synth: ModelSettings | None = None
+    prices: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="USD per million tokens by model: {model: {input: …, output: …}}.",
+    )
     dedup: DedupConfig = Field(default_factory=DedupConfig)
     split: SplitConfig = Field(default_factory=SplitConfig)
     gate: GateConfig = Field(default_factory=GateConfig)

@@ -142,6 +142,13 @@ def run(
     ] = False,
     timeout: Annotated[float | None, typer.Option(help="Seconds per case-trial.")] = None,
     keep_workspaces: Annotated[bool, typer.Option(help="Keep each trial's workspace.")] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Bypass the disk cache of model calls.")
+    ] = False,
+    reuse_trials: Annotated[
+        bool,
+        typer.Option(help="Let trials share cached model answers (they stop being samples)."),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no report.")] = False,
     store_url: StoreOpt = None,
 ) -> None:
@@ -160,6 +167,8 @@ def run(
         judge="off" if no_judge else "auto",
         timeout_s=timeout,
         keep_workspaces=keep_workspaces,
+        no_cache=no_cache,
+        reuse_trials=reuse_trials,
     )
     store = RunStore(store_url)
     display = _Display(quiet)
@@ -236,3 +245,35 @@ def runs(
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     for row in rows:  # plain columns: greppable, and never cut short in a narrow terminal
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
+def rescore_cmd(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The stored run to re-grade.")],
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Skip judge checks on purpose.")
+    ] = False,
+    suite: Annotated[
+        Path | None, typer.Option(help="Suite folder (default: where the run was made).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    store_url: StoreOpt = None,
+) -> None:
+    """Re-grade a run's stored outputs with today's expectations; store it as a new run."""
+    from caseforge.run.rescore import rescore
+
+    store = RunStore(store_url)
+    try:
+        done = asyncio.run(rescore(store, run_id, "off" if no_judge else "auto", suite_dir=suite))
+        report = build_report(store, done.run_id)
+    finally:
+        store.close()
+    out.print(
+        f"run {done.run_id} · rescored from {done.source_run_id} · {done.graded} case-trials",
+        markup=False,
+    )
+    if done.skipped_cases:
+        out.print(
+            f"left out (no longer in the suite): {', '.join(done.skipped_cases)}", markup=False
+        )
+    if not quiet:
+        out.print(to_text(report), markup=False)

@@ -220,6 +220,7 @@ class ModelClient:
     http_client: httpx.AsyncClient | None = None
     structured: str = "auto"  # auto | json_schema | off
     reuse_trials: bool = False
+    default_scope: dict[str, Any] | None = None  # e.g. the case-trial a call belongs to
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     stats: CallStats = field(default_factory=CallStats)
 
@@ -336,6 +337,7 @@ class ModelClient:
                 "type": "json_schema",
                 "json_schema": {"name": schema_name, "schema": json_schema, "strict": True},
             }
+        scope = scope if scope is not None else self.default_scope
         key = cache_key(request, None if self.reuse_trials else scope)
         if self.cache is not None:
             hit = self.cache.get(key)

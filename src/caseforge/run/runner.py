@@ -23,10 +23,19 @@ from typing import Any
 from caseforge import __version__
 from caseforge.agent.transports import import_object, resolve_agent
 from caseforge.case.load import Suite, load_suite
-from caseforge.case.model import Case
+from caseforge.case.model import Case, JudgeCheck
 from caseforge.errors import CaseforgeError
-from caseforge.grade.base import CheckResult
-from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial
+from caseforge.grade.base import CheckResult, CheckStatus
+from caseforge.grade.judge import Judge
+from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial, lookup, trial_status
+from caseforge.llm.cache import LLMCache
+from caseforge.llm.client import (
+    ModelAuthError,
+    ModelClient,
+    ModelError,
+    ModelNotFoundError,
+    ModelOutputError,
+)
 from caseforge.report.summary import TrialRecord
 from caseforge.run.executor import Executor, LocalExecutor, TrialOutcome, TrialTask
 from caseforge.run.fixtures import FixtureMode, FixtureStore
@@ -56,6 +65,8 @@ class RunOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     keep_workspaces: bool = False
     clock: dt.datetime | None = None
+    no_cache: bool = False
+    reuse_trials: bool = False
 
 
 @dataclass
@@ -119,6 +130,11 @@ def _store_row(
         "input_tokens": usage.input_tokens if usage else 0,
         "output_tokens": usage.output_tokens if usage else 0,
         "response_json": result.model_dump_json() if result is not None else None,
+        "outcomes_json": (
+            json.dumps(outcome.outcomes, ensure_ascii=False, default=str)
+            if outcome.outcomes is not None
+            else None
+        ),
         "checks_json": json.dumps([c.to_json() for c in checks], ensure_ascii=False, default=str),
         "finished_at": utcnow(),
     }
@@ -148,6 +164,57 @@ def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
     )
 
 
+NO_JUDGE_REASON = (
+    "no judge model configured: not judged (set judge.model in caseforge.yaml and "
+    "OPENAI_API_KEY or OPENAI_BASE_URL, or pass --no-judge to skip judge checks on purpose)"
+)
+
+
+def _needs_judge(record: TrialRecord) -> bool:
+    return any(c.mode == "judge" and c.status is CheckStatus.NOT_JUDGED for c in record.checks)
+
+
+async def judge_record(judge: Judge, outcome: TrialOutcome, record: TrialRecord) -> None:
+    """Replace the record's not-judged judge checks with the judge's verdicts.
+
+    A rejected key or an unknown model raises (the run stops: nothing would be judged);
+    a judge that stays unavailable or answers nonsense leaves the check ``not_judged``.
+    """
+    case = outcome.task.case
+    result = outcome.result
+    if result is None:
+        return
+    checks = {name: check for name, _, check in case.checks()}
+    for index, check_result in enumerate(record.checks):
+        if check_result.mode != "judge" or check_result.status is not CheckStatus.NOT_JUDGED:
+            continue
+        check = checks[check_result.name]
+        assert isinstance(check, JudgeCheck)
+        value = lookup(result, check.field or "reply")
+        text = (
+            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        )
+        try:
+            verdict = await judge.judge(check, text, case.input)
+        except (ModelAuthError, ModelNotFoundError):
+            raise
+        except ModelOutputError as exc:
+            check_result.reason = f"the judge's answer stayed invalid after one repair: {exc}"
+            continue
+        except ModelError as exc:
+            check_result.reason = f"the judge was unavailable: {exc}"
+            continue
+        record.checks[index] = CheckResult(
+            check_result.name,
+            "judge",
+            CheckStatus.PASS if verdict.passed else CheckStatus.FAIL,
+            check_result.expected,
+            verdict.actual(),
+            verdict.reason,
+        )
+    record.status = trial_status(record.checks)
+
+
 def select_cases(suite: Suite, split: str, case_ids: list[str]) -> list[Case]:
     """The cases of ``split`` (dev, test or all), optionally only the given ids."""
     if split not in ("dev", "test", "all"):
@@ -174,8 +241,10 @@ class Runner:
         executor: Executor | None = None,
         on_start: Callable[[list[RunHandle], Progress], None] | None = None,
         on_result: Callable[[Progress, TrialRecord], None] | None = None,
+        judge_client: ModelClient | None = None,
     ) -> None:
         self.options = options
+        self.judge_client = judge_client
         self.store = store
         self.executor = executor
         self.on_start = on_start
@@ -210,8 +279,14 @@ class Runner:
             if config.outcome_probe
             else None,
             keep_workspaces=opts.keep_workspaces,
+            llm_cache=None if opts.no_cache else LLMCache(top / ".caseforge" / "cache" / "llm.db"),
+            reuse_trials=opts.reuse_trials,
         )
-        grade_options = GradeOptions(judge="skip" if opts.judge == "off" else "not_judged")
+        judge = None if opts.judge == "off" else self._judge(suite, top)
+        grade_options = GradeOptions(
+            judge="skip" if opts.judge == "off" else "not_judged",
+            judge_reason=NO_JUDGE_REASON,
+        )
         default_clock = dt.datetime.fromisoformat(self._clock)
 
         done = {h.run_id: self.store.done(h.run_id) if opts.resume else set() for h in handles}
@@ -245,51 +320,100 @@ class Runner:
             self.on_start(handles, progress)
 
         executor = self.executor or LocalExecutor(concurrency)
-        status, reason = "finished", None
+        self._status: str = "finished"
+        self._reason: str | None = None
         self._buffer: list[dict[str, Any]] = []
+        self._progress = progress
+        self._executor = executor
+        self._first_run = handles[0].run_id
         freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
         # Several clocks: a process has one, so freeze it per call only when one runs at a time.
         runner.freeze_each = (
             config.freeze_clock and agent.in_process and len(clocks) > 1 and concurrency == 1
         )
+        judging: set[asyncio.Task[None]] = set()
+        gate = asyncio.Semaphore(concurrency)
         flusher = asyncio.create_task(self._flush_periodically())
         try:
             with freezer:
                 async for outcome in executor.run(tasks(), runner):
                     record = grade_outcome(outcome, grade_options)
-                    self._buffer.append(
-                        _store_row(outcome.task.run_id, outcome, record.status, record.checks)
-                    )
-                    if len(self._buffer) >= FLUSH_ROWS:
-                        self._flush()
-                    progress.done += 1
-                    progress.passed += record.status is TrialStatus.PASS
-                    progress.errors += record.status is TrialStatus.ERROR
-                    progress.cost_usd += record.cost_usd
-                    if self.on_result:
-                        self.on_result(progress, record)
-                    over_budget = opts.max_cost is not None and progress.cost_usd >= opts.max_cost
-                    if over_budget and status != "stopped":
-                        status = "stopped"
-                        reason = (
-                            f"cost ${progress.cost_usd:.4f} reached --max-cost ${opts.max_cost:g}; "
-                            f"finish it with --resume {handles[0].run_id}"
+                    if judge is not None and _needs_judge(record):
+                        task = asyncio.create_task(
+                            self._judge_then_finish(judge, gate, outcome, record)
                         )
-                        executor.stop()
+                        judging.add(task)
+                        task.add_done_callback(judging.discard)
+                    else:
+                        self._finish(outcome, record)
+                    for task in list(judging):  # a rejected key stops the run at once
+                        if task.done() and task.exception() is not None:
+                            raise task.exception()  # type: ignore[misc]
+                if judging:
+                    await asyncio.gather(*judging)
         except BaseException:
-            status = "stopped"
+            self._status = "stopped"
+            for task in judging:
+                task.cancel()
             raise
         finally:
             flusher.cancel()
             self._flush()
             for handle in handles:
-                self.store.set_status(handle.run_id, status)
+                self.store.set_status(handle.run_id, self._status)
+                if judge is not None:
+                    self.store.update_options(
+                        handle.run_id,
+                        {"judge": {**judge.description, **judge.client.stats.to_json()}},
+                    )
             if fixtures is not None:
                 fixtures.flush()
             await agent.aclose()
+            if judge is not None:
+                await judge.client.aclose()
             if work_dir.exists() and not opts.keep_workspaces:
                 shutil.rmtree(work_dir, ignore_errors=True)
-        return RunOutcome(suite, handles, status, reason, executed=progress.done, skipped=skipped)
+        return RunOutcome(
+            suite, handles, self._status, self._reason, executed=progress.done, skipped=skipped
+        )
+
+    def _finish(self, outcome: TrialOutcome, record: TrialRecord) -> None:
+        """Store a graded case-trial, count it, and stop dispatching past the budget."""
+        self._buffer.append(_store_row(outcome.task.run_id, outcome, record.status, record.checks))
+        if len(self._buffer) >= FLUSH_ROWS:
+            self._flush()
+        progress = self._progress
+        progress.done += 1
+        progress.passed += record.status is TrialStatus.PASS
+        progress.errors += record.status is TrialStatus.ERROR
+        progress.cost_usd += record.cost_usd
+        if self.on_result:
+            self.on_result(progress, record)
+        max_cost = self.options.max_cost
+        if max_cost is not None and progress.cost_usd >= max_cost and self._status != "stopped":
+            self._status = "stopped"
+            self._reason = (
+                f"cost ${progress.cost_usd:.4f} reached --max-cost ${max_cost:g}; "
+                f"finish it with --resume {self._first_run}"
+            )
+            self._executor.stop()
+
+    async def _judge_then_finish(
+        self, judge: Judge, gate: asyncio.Semaphore, outcome: TrialOutcome, record: TrialRecord
+    ) -> None:
+        async with gate:
+            await judge_record(judge, outcome, record)
+        self._finish(outcome, record)
+
+    def _judge(self, suite: Suite, top: Path) -> Judge | None:
+        if self.judge_client is not None:
+            return Judge(self.judge_client)
+        client = ModelClient.from_settings(
+            suite.config.judge,
+            cache_dir=None if self.options.no_cache else top / ".caseforge" / "cache",
+            prices=suite.config.prices,
+        )
+        return Judge(client) if client is not None else None
 
     def _flush(self) -> None:
         if self._buffer:

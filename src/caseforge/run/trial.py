@@ -17,6 +17,7 @@ from typing import Any
 from caseforge.agent.context import AgentContext
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
+from caseforge.llm.cache import LLMCache
 from caseforge.run.executor import TrialOutcome, TrialTask
 from caseforge.run.fixtures import FixtureMissingError, FixtureStore
 
@@ -60,6 +61,8 @@ class TrialRunner:
     outcome_probe: Callable[..., dict[str, Any]] | None = None
     keep_workspaces: bool = False
     freeze_each: bool = False  # freeze the process clock around each call (one at a time)
+    llm_cache: LLMCache | None = None
+    reuse_trials: bool = False
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -133,6 +136,8 @@ class TrialRunner:
             workspace_path=folder,
             case_seed=task.case.seed,
             fixtures=self.fixtures.session(task.case.id) if self.fixtures else None,
+            llm_cache=self.llm_cache,
+            reuse_trials=self.reuse_trials,
         )
 
 

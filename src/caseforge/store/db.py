@@ -32,7 +32,9 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -83,6 +85,7 @@ results = Table(
     Column("input_tokens", Integer, nullable=False),
     Column("output_tokens", Integer, nullable=False),
     Column("response_json", Text),
+    Column("outcomes_json", Text),
     Column("checks_json", Text, nullable=False),
     Column("finished_at", String(40), nullable=False),
 )
@@ -182,6 +185,20 @@ class RunStore:
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Bring a store written by an older caseforge up to date (new nullable columns)."""
+        inspector = inspect(self.engine)
+        with self.engine.begin() as conn:
+            for table in metadata.sorted_tables:
+                present = {c["name"] for c in inspector.get_columns(table.name)}
+                for column in table.columns:
+                    if column.name not in present and column.nullable:
+                        kind = column.type.compile(dialect=self.engine.dialect)
+                        conn.execute(
+                            text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}')
+                        )
 
     def close(self) -> None:
         self.engine.dispose()
@@ -208,6 +225,17 @@ class RunStore:
             values["finished_at"] = utcnow()
         with self.engine.begin() as conn:
             conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
+
+    def update_options(self, run_id: str, extra: dict[str, Any]) -> None:
+        """Merge ``extra`` into a run's recorded options (e.g. the judge used and its cost)."""
+        info = self.get_run(run_id)
+        options = {**info.options, **extra}
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(runs)
+                .where(runs.c.id == run_id)
+                .values(options_json=json.dumps(options, ensure_ascii=False))
+            )
 
     def get_run(self, run_id: str) -> RunInfo:
         with self.engine.connect() as conn:

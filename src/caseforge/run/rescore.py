@@ -1,0 +1,111 @@
+"""``caseforge rescore``: re-grade a stored run with today's expectations, without re-running
+the agent. The stored raw responses (and what the outcome probe read) are graded again
+against the current case files and judge (its calls cached), and stored as a new run."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from caseforge import __version__
+from caseforge.agent.protocol import AgentResult
+from caseforge.case.load import load_suite
+from caseforge.errors import CaseforgeError
+from caseforge.grade.judge import Judge
+from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial
+from caseforge.llm.client import ModelClient
+from caseforge.report.summary import TrialRecord
+from caseforge.run.executor import TrialOutcome, TrialTask
+from caseforge.run.runner import NO_JUDGE_REASON, _needs_judge, _store_row, judge_record
+from caseforge.store.db import RunStore, dataset_state, git_toplevel, new_run_id
+
+
+@dataclass(frozen=True)
+class Rescored:
+    run_id: str
+    source_run_id: str
+    graded: int
+    skipped_cases: list[str]
+
+
+async def rescore(
+    store: RunStore,
+    run_id: str,
+    judge_mode: str = "auto",
+    judge_client: ModelClient | None = None,
+    suite_dir: Path | None = None,
+) -> Rescored:
+    """Grade the stored responses of ``run_id`` again and store the result as a new run."""
+    info = store.get_run(run_id)
+    if info.status != "finished":
+        raise CaseforgeError(
+            f"run {run_id} is {info.status}: finish it (--resume) before rescoring"
+        )
+    suite = load_suite(suite_dir or Path(info.suite_path))
+    current = {c.case.id: c.case for c in suite.cases}
+    judge: Judge | None = None
+    if judge_mode != "off":
+        top = git_toplevel(suite.root) or suite.root
+        client = judge_client or ModelClient.from_settings(
+            suite.config.judge, cache_dir=top / ".caseforge" / "cache", prices=suite.config.prices
+        )
+        judge = Judge(client) if client is not None else None
+    options = GradeOptions(
+        judge="skip" if judge_mode == "off" else "not_judged", judge_reason=NO_JUDGE_REASON
+    )
+    commit, dirty = dataset_state(suite.root)
+    new_id = new_run_id()
+    store.create_run(
+        id=new_id,
+        suite=info.suite,
+        suite_path=str(suite.root.resolve()),
+        group_id=new_id,
+        dataset_commit=commit,
+        dataset_dirty=dirty,
+        agent=info.agent,
+        config_name=info.config_name,
+        config=info.config,
+        trials=info.trials,
+        split=info.split,
+        caseforge_version=__version__,
+        options={**info.options, "rescored_from": run_id, "judge": None},
+    )
+    old_ids = set(store.cases(run_id))
+    skipped = sorted(old_ids - set(current))
+    store.save_cases(
+        new_id,
+        [
+            (cid, current[cid].model_dump_json(exclude_unset=True))
+            for cid in sorted(old_ids & set(current))
+        ],
+    )
+    rows = []
+    graded = 0
+    for row in store.results(run_id):
+        case = current.get(row["case_id"])
+        if case is None:
+            continue
+        task = TrialTask(new_id, info.config_name, info.config, case, row["trial"], 0, "")
+        outcome = TrialOutcome(task=task, error=row["error"], latency_s=row["latency_s"])
+        if row["response_json"]:
+            outcome.result = AgentResult.model_validate_json(row["response_json"])
+            outcome.outcomes = (
+                json.loads(row["outcomes_json"]) if row.get("outcomes_json") else None
+            )
+            status, checks = grade_trial(case, outcome.result, outcome.outcomes, options)
+        else:
+            status, checks = TrialStatus.ERROR, []
+        record = TrialRecord(case.id, row["trial"], status, checks, error=row["error"])
+        if judge is not None and _needs_judge(record):
+            await judge_record(judge, outcome, record)
+        rows.append(_store_row(new_id, outcome, record.status, record.checks))
+        graded += 1
+    store.write_results(rows)
+    if judge is not None:
+        store.update_options(
+            new_id, {"judge": {**judge.description, **judge.client.stats.to_json()}}
+        )
+        await judge.client.aclose()
+    store.set_status(new_id, "finished")
+    return Rescored(new_id, run_id, graded, skipped)
