@@ -13,6 +13,7 @@ from caseforge.agent import AgentContext
 from caseforge.agent.transports import TransientAgentError
 
 ATTEMPTS: dict[str, int] = {}
+CALLS: list[str] = []  # every in-process call, as "case/trial"
 
 
 def answer(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
@@ -30,6 +31,7 @@ def answer(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
 
 
 async def run(input: dict[str, Any], ctx: AgentContext) -> Any:
+    CALLS.append(f"{ctx.case_id}/{ctx.trial}")
     behaviour = input.get("behaviour", "ok")
     if behaviour == "hang":
         await asyncio.sleep(60)
