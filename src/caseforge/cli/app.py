@@ -170,3 +170,8 @@ app.command(name="gate")(measure_cmd.gate)
 app.command(name="history")(measure_cmd.history_cmd)
 app.command(name="plan")(measure_cmd.plan)
 app.command(name="rescore")(run_cmd.rescore_cmd)
+
+from caseforge.cli import calibrate_cmd  # noqa: E402
+
+app.command(name="label")(calibrate_cmd.label)
+app.command(name="calibrate")(calibrate_cmd.calibrate_cmd)

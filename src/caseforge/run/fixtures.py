@@ -44,8 +44,8 @@ def request_key(service: str, request: Any) -> str:
 class FixtureStore:
     """The fixtures of one suite, read lazily per case and written atomically."""
 
-    def __init__(self, suite_dir: Path, mode: FixtureMode) -> None:
-        self.folder = suite_dir / FIXTURES_DIR
+    def __init__(self, suite_dir: Path, mode: FixtureMode, folder: Path | None = None) -> None:
+        self.folder = folder or suite_dir / FIXTURES_DIR
         self.mode = mode
         # case id -> request key -> {"service", "request", "responses": [...]}
         self._cache: dict[str, dict[str, dict[str, Any]]] = {}
@@ -145,7 +145,9 @@ class FixtureTransport(httpx.AsyncBaseTransport):
             payload: Any = json.loads(body) if body else None
         except ValueError:
             payload = base64.b64encode(body).decode("ascii")
-        described = {"method": request.method, "url": str(request.url), "body": payload}
+        # The path, not the host: recordings replay against any base URL of the same API.
+        path = request.url.raw_path.decode("ascii")
+        described = {"method": request.method, "path": path, "body": payload}
 
         async def send() -> dict[str, Any]:
             response = await self.real.handle_async_request(request)

@@ -1,0 +1,295 @@
+"""Run a LangGraph graph as a caseforge agent.
+
+``langgraph_agent(build)`` wraps a function that builds a compiled graph into the
+``run(input, ctx)`` callable that a suite names in its ``caseforge.yaml``::
+
+    # my_suite/graph_agent.py
+    from langgraph.graph import StateGraph, MessagesState
+    from caseforge.adapters.langgraph import langgraph_agent
+
+    def build_graph(ctx):
+        model = make_model(ctx.config)          # e.g. a chat model; ctx.llm() for caseforge's
+        db = ctx.workspace / "business.db"      # the trial's own copy, filled by workspace_setup
+        graph = StateGraph(MessagesState)
+        ...                                     # agent -> approval -> tools -> agent
+        return graph.compile()                  # a checkpointer is added when it has none
+
+    run = langgraph_agent(
+        build_graph,
+        output_from_state=lambda state: {"category": state.get("category")},
+        approval_tools={"create_refund_request"},
+    )
+
+    # my_suite/caseforge.yaml
+    agent: {callable: "graph_agent:run"}
+
+(needs ``pip install 'caseforge[langgraph]'``). For each case-trial the adapter:
+
+- calls ``build(ctx)`` (a compiled graph, or a ``StateGraph`` it compiles itself); a graph
+  without a checkpointer gets a fresh in-memory one, so interrupts work;
+- starts the graph with ``input_to_state(input, ctx)``, by default
+  ``{"messages": [HumanMessage(text)]}`` where ``text`` is the input's only field when the
+  input is a single string, else the input as JSON; the thread id is
+  ``"{case_id}-{trial}-{random suffix}"`` (unique, so a checkpointer the graph shares
+  across calls never continues an earlier run's thread);
+- records every tool call of every ``AIMessage``, with the result from the
+  ``ToolMessage`` answering it (JSON objects and arrays parsed);
+- maps an approval stop to ``paused_for_approval=True`` with an empty reply: an
+  ``interrupt()`` (``langgraph.types``) anywhere in the graph, or a static
+  ``interrupt_before``/``interrupt_after`` stop whose pending tool calls include one of
+  ``approval_tools``. The intercepted calls (the pending calls of the last ``AIMessage``
+  to an approval tool, or all of them when ``approval_tools`` is empty) are recorded with
+  the result :data:`INTERCEPTED`, so the suite's outcome probe can read the intercepted
+  request (``result.tool_calls``). A static stop that is not for approval is resumed;
+- otherwise returns the last ``AIMessage``'s text as ``reply`` and
+  ``output_from_state(state)`` (default ``{}``) as ``output``; ``usage`` sums the
+  messages' ``usage_metadata``, priced with caseforge's price table when the message
+  names a known model.
+
+A compact transcript (messages, interrupts) goes to the result's ``trace``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import uuid
+from collections.abc import Awaitable, Callable, Collection
+from typing import Any
+
+from caseforge.agent.context import AgentContext
+from caseforge.agent.protocol import AgentResult, ToolCall, Usage
+
+INTERCEPTED: dict[str, str] = {"status": "intercepted_for_approval"}
+"""The result recorded for a tool call that an approval pause stopped before it ran."""
+
+_INSTALL_HINT = (
+    "the LangGraph adapter needs langgraph and langchain-core: "
+    "install caseforge[langgraph] (pip install 'caseforge[langgraph]')"
+)
+
+StateIn = Callable[[dict[str, Any], AgentContext], dict[str, Any]]
+StateOut = Callable[[dict[str, Any]], dict[str, Any]]
+GraphAgent = Callable[[dict[str, Any], AgentContext], Awaitable[AgentResult]]
+
+
+def _require_langgraph() -> None:
+    """Import the optional dependencies, or say how to install them."""
+    try:
+        import langchain_core.messages  # noqa: F401
+        import langgraph.pregel  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(f"{_INSTALL_HINT} ({exc})") from exc
+
+
+def langgraph_agent(
+    build: Callable[[AgentContext], Any],
+    *,
+    input_to_state: StateIn | None = None,
+    output_from_state: StateOut | None = None,
+    approval_tools: Collection[str] = (),
+    messages_key: str = "messages",
+    max_resumes: int = 25,
+) -> GraphAgent:
+    """A caseforge agent ``run(input, ctx)`` that runs the graph ``build(ctx)`` returns.
+
+    ``build`` may be sync or async and is called once per case-trial, with that trial's
+    context (workspace, config, clock, ``ctx.llm()``). ``input_to_state`` builds the
+    graph's input state; ``output_from_state`` reads the structured ``output`` from the
+    final state; ``approval_tools`` names the tools a static interrupt stops before for
+    supervisor approval; ``messages_key`` is the state's message list; ``max_resumes``
+    bounds how many non-approval static stops are resumed.
+    """
+    _require_langgraph()
+    approval = frozenset(approval_tools)
+
+    async def run(input: dict[str, Any], ctx: AgentContext) -> AgentResult:
+        graph = _as_graph(build(ctx))
+        if inspect.isawaitable(graph):
+            graph = _as_graph(await graph)
+        state = (input_to_state or _default_state)(input, ctx)
+        config: dict[str, Any] = {
+            "configurable": {"thread_id": f"{ctx.case_id}-{ctx.trial}-{uuid.uuid4().hex[:8]}"},
+            "metadata": {"caseforge_case_id": ctx.case_id, "caseforge_trial": ctx.trial},
+        }
+        await graph.ainvoke(state, config=config)
+        for resumes in range(max_resumes + 1):
+            snapshot = await graph.aget_state(config)
+            values = snapshot.values if isinstance(snapshot.values, dict) else {}
+            messages = _messages(values.get(messages_key, []))
+            interrupts = [getattr(i, "value", i) for i in _interrupts_of(snapshot)]
+            pending = _pending_calls(messages)
+            if interrupts or not snapshot.next:
+                break  # an interrupt() (an approval pause), or the graph finished
+            if any(call["name"] in approval for call in pending):
+                break  # a static stop before an approval tool runs
+            if resumes == max_resumes:
+                raise RuntimeError(
+                    f"the graph stopped {resumes + 1} times with no approval tool pending "
+                    f"(approval_tools={sorted(approval)}); is a node interrupting in a loop?"
+                )
+            await graph.ainvoke(None, config=config)  # a static stop not for approval
+        paused = bool(interrupts) or any(call["name"] in approval for call in pending)
+        return _result(values, messages, interrupts, paused, approval, output_from_state)
+
+    return run
+
+
+def _as_graph(graph: Any) -> Any:
+    """A compiled graph with a checkpointer, or the awaitable ``build`` returned."""
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.checkpoint.memory import MemorySaver
+    from langgraph.graph import StateGraph
+    from langgraph.pregel import Pregel
+
+    if inspect.isawaitable(graph):
+        return graph
+    if isinstance(graph, StateGraph):
+        return graph.compile(checkpointer=MemorySaver())
+    if not isinstance(graph, Pregel):
+        raise TypeError(
+            f"build(ctx) returned {type(graph).__name__}, not a LangGraph graph: return "
+            "StateGraph(...).compile() (or the StateGraph itself)"
+        )
+    if not isinstance(graph.checkpointer, BaseCheckpointSaver):
+        graph = graph.copy(update={"checkpointer": MemorySaver()})
+    return graph
+
+
+def _default_state(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
+    from langchain_core.messages import HumanMessage
+
+    values = list(input.values())
+    if len(values) == 1 and isinstance(values[0], str):
+        text = values[0]
+    else:
+        text = json.dumps(input, ensure_ascii=False, default=str)
+    return {"messages": [HumanMessage(content=text)]}
+
+
+def _messages(raw: Any) -> list[Any]:
+    from langchain_core.messages import BaseMessage, convert_to_messages
+
+    if not isinstance(raw, list):
+        return []
+    if all(isinstance(m, BaseMessage) for m in raw):
+        return list(raw)
+    return list(convert_to_messages(raw))
+
+
+def _interrupts_of(snapshot: Any) -> list[Any]:
+    found = list(getattr(snapshot, "interrupts", ()) or ())
+    for task in getattr(snapshot, "tasks", ()) or ():
+        found.extend(i for i in getattr(task, "interrupts", ()) or () if i not in found)
+    return found
+
+
+def _pending_calls(messages: list[Any]) -> list[Any]:
+    """The last AIMessage's tool calls that no ToolMessage has answered yet."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            return [c for c in message.tool_calls if c.get("id") not in answered]
+    return []
+
+
+def _result(
+    values: dict[str, Any],
+    messages: list[Any],
+    interrupts: list[Any],
+    paused: bool,
+    approval: frozenset[str],
+    output_from_state: StateOut | None,
+) -> AgentResult:
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    results = {m.tool_call_id: _tool_result(m) for m in messages if isinstance(m, ToolMessage)}
+    intercepted = {
+        call.get("id") or ""
+        for call in _pending_calls(messages)
+        if paused and (not approval or call["name"] in approval)
+    }
+    tool_calls: list[ToolCall] = []
+    usage = Usage()
+    reply = ""
+    prices: Any = None
+    for message in messages:
+        if not isinstance(message, AIMessage):
+            continue
+        reply = _text(message.content)
+        for call in message.tool_calls:
+            call_id = call.get("id") or ""
+            result = dict(INTERCEPTED) if call_id in intercepted else results.get(call_id)
+            tool_calls.append(
+                ToolCall(name=call["name"], args=_jsonable(call["args"]), result=result)
+            )
+        meta = message.usage_metadata
+        if meta:
+            usage.input_tokens += int(meta.get("input_tokens", 0))
+            usage.output_tokens += int(meta.get("output_tokens", 0))
+            model = message.response_metadata.get("model_name") or message.response_metadata.get(
+                "model"
+            )
+            if isinstance(model, str):
+                if prices is None:
+                    from caseforge.llm.prices import PriceTable
+
+                    prices = PriceTable()
+                cost = prices.cost(model, meta.get("input_tokens", 0), meta.get("output_tokens", 0))
+                usage.cost_usd += cost or 0.0
+    output = dict(output_from_state(values)) if output_from_state is not None else {}
+    trace = [_trace_entry(m) for m in messages]
+    trace.extend({"interrupt": _jsonable(value)} for value in interrupts)
+    return AgentResult(
+        output=output,
+        reply="" if paused else reply,
+        tool_calls=tool_calls,
+        paused_for_approval=paused,
+        usage=usage,
+        trace=trace,
+    )
+
+
+def _text(content: Any) -> str:
+    """The text of a message's content (a string, or a list of content blocks)."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+def _tool_result(message: Any) -> Any:
+    """A ToolMessage's content: a JSON object or array parsed, anything else as is."""
+    content = message.content
+    if isinstance(content, str):
+        if content.lstrip().startswith(("{", "[")):
+            try:
+                return json.loads(content)
+            except ValueError:
+                return content
+        return content
+    return _jsonable(content)
+
+
+def _trace_entry(message: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"type": message.type, "content": _text(message.content)}
+    tool_calls = getattr(message, "tool_calls", None)
+    if tool_calls:
+        entry["tool_calls"] = [
+            {"name": c["name"], "args": _jsonable(c["args"])} for c in tool_calls
+        ]
+    if getattr(message, "tool_call_id", None):
+        entry["tool_call_id"] = message.tool_call_id
+    return entry
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data (anything unknown as its string)."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
