@@ -107,6 +107,9 @@ def test_static_interrupt_pauses_only_before_an_approval_tool(tmp_path: Path) ->
     assert result.tool_calls[0].result["plan"] == "enterprise"
     assert result.tool_calls[-1].result == INTERCEPTED
     assert not (tmp_path / "work" / "refund-static" / "1" / suite_agent.REFUNDS).exists()
+    # The same case-trial again, on the same checkpointer: a new thread, not a continuation.
+    again = call(agent, tmp_path, "refund-static")
+    assert again == result
     # Without approval tools every static stop is resumed: the refund is filed.
     plain = call(langgraph_agent(build), tmp_path, "refund-plain")
     assert plain.paused_for_approval is False
@@ -168,10 +171,15 @@ def test_end_to_end_through_the_runner(tmp_path: Path) -> None:
 
     run_id = outcome.runs[0].run_id
     rows = list(store.results(run_id))
-    assert len(rows) == 4
+    assert sorted((r["case_id"], r["trial"]) for r in rows) == [
+        ("lookup-c023", 1),
+        ("lookup-c023", 2),
+        ("refund-c023", 1),
+        ("refund-c023", 2),
+    ]
     for row in rows:
         response = json.loads(row["response_json"])
-        if "refund" in json.dumps(response["tool_calls"]):  # the refund case
+        if row["case_id"] == "refund-c023":
             assert response["paused_for_approval"] is True and response["reply"] == ""
             refund = response["tool_calls"][-1]
             assert refund["name"] == "create_refund_request"

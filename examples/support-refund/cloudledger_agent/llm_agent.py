@@ -52,7 +52,8 @@ SYSTEM_PROMPT = """\
 
 ## 工具
 - get_subscription(customer_id)：客户的订阅（套餐、计费周期、席位数、状态、当前账期起止日期）。
-- list_invoices(customer_id)：客户的全部发票（发票号、金额（元）、状态 paid/open/void、开票日期、账期）。
+- list_invoices(customer_id)：客户的全部发票（发票号、金额（元）、状态 paid/open/void、\
+开票日期、账期）。
 - create_refund_request(customer_id, invoice_id, amount_yuan, reason)：提交一条退款申请，\
 状态为“待主管审批”（pending_approval）；只接受该客户已支付（paid）的发票，否则返回 error。
 
@@ -172,9 +173,7 @@ def _error(message: str) -> dict[str, Any]:
     return {"error": message}
 
 
-def execute(
-    tools: CloudLedgerTools, customer_id: str, name: str, arguments: str
-) -> dict[str, Any]:
+def execute(tools: CloudLedgerTools, customer_id: str, name: str, arguments: str) -> dict[str, Any]:
     """Run one tool call the model asked for; every problem is an ``{"error"}`` result.
 
     Calls the tools refuse to run (unknown tool, bad arguments, another customer) are

@@ -187,7 +187,14 @@ def test_c023_cancel_files_the_refund_and_pauses(tmp_path: Path, model_says_appr
     assert "<ticket>\n" + C023_TICKET + "\n</ticket>" in user["content"]
     # the tool results go back to the model, tied to the call ids
     third = bodies[2]["messages"]
-    assert [m["role"] for m in third] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    assert [m["role"] for m in third] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+    ]
     assert third[2]["tool_calls"][0]["id"] == "call_sub"
     assert third[3]["tool_call_id"] == "call_sub"
     assert json.loads(third[3]["content"])["current_period_end"] == "2027-10-09"

@@ -130,7 +130,8 @@ def langgraph_agent(
                 )
             await graph.ainvoke(None, config=config)  # a static stop not for approval
         paused = bool(interrupts) or any(call["name"] in approval for call in pending)
-        return _result(values, messages, interrupts, paused, approval, output_from_state)
+        prices = getattr(ctx, "llm_prices", None)  # the suite's price table, when the run set one
+        return _result(values, messages, interrupts, paused, approval, output_from_state, prices)
 
     return run
 
@@ -202,6 +203,7 @@ def _result(
     paused: bool,
     approval: frozenset[str],
     output_from_state: StateOut | None,
+    prices: Any = None,
 ) -> AgentResult:
     from langchain_core.messages import AIMessage, ToolMessage
 
@@ -214,7 +216,6 @@ def _result(
     tool_calls: list[ToolCall] = []
     usage = Usage()
     reply = ""
-    prices: Any = None
     for message in messages:
         if not isinstance(message, AIMessage):
             continue

@@ -14,6 +14,7 @@ import httpx
 
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.client import ModelClient
+from caseforge.llm.prices import PriceTable
 from caseforge.run.fixtures import FixtureSession
 
 
@@ -37,6 +38,7 @@ class AgentContext:
     fixtures: FixtureSession | None = None
     llm_cache: LLMCache | None = field(default=None, repr=False)
     reuse_trials: bool = False
+    llm_prices: PriceTable | None = field(default=None, repr=False)
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
     _clients: list[ModelClient] = field(default_factory=list, repr=False)
@@ -101,6 +103,7 @@ class AgentContext:
             cache=self.llm_cache,
             reuse_trials=self.reuse_trials,
             default_scope={"case": self.case_id, "trial": self.trial, "seed": self.seed},
+            prices=options.pop("prices", None) or self.llm_prices or PriceTable(),
             **options,
         )
         self._clients.append(client)

@@ -39,6 +39,17 @@ def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("pass@k", "  ".join(f"k={k}: {pct(v)}" for k, v in s["pass_at_k"].items()) or "n/a"),
         ("errors", str(s["errors"])),
     ]
+    judge = (report.get("options") or {}).get("judge")
+    if isinstance(judge, dict):
+        rows.append(
+            (
+                "judge",
+                f"{judge['model']} ({judge['prompt_version']} {judge['prompt_hash']}): "
+                f"{judge['calls']} calls, {judge['cache_hits']} cache hits, "
+                f"{money(judge['cost_usd'])}"
+                + (f", {judge['unpriced_calls']} unpriced" if judge.get("unpriced_calls") else ""),
+            )
+        )
     if s.get("judge_checks_skipped"):
         rows.append(
             ("judge", f"{s['judge_checks_skipped']} judge checks skipped on purpose (--no-judge)")

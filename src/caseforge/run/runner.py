@@ -36,6 +36,7 @@ from caseforge.llm.client import (
     ModelNotFoundError,
     ModelOutputError,
 )
+from caseforge.llm.prices import PriceTable
 from caseforge.report.summary import TrialRecord
 from caseforge.run.executor import Executor, LocalExecutor, TrialOutcome, TrialTask
 from caseforge.run.fixtures import FixtureMode, FixtureStore
@@ -281,6 +282,7 @@ class Runner:
             keep_workspaces=opts.keep_workspaces,
             llm_cache=None if opts.no_cache else LLMCache(top / ".caseforge" / "cache" / "llm.db"),
             reuse_trials=opts.reuse_trials,
+            llm_prices=PriceTable(config.prices),
         )
         judge = None if opts.judge == "off" else self._judge(suite, top)
         grade_options = GradeOptions(
@@ -325,6 +327,7 @@ class Runner:
         self._buffer: list[dict[str, Any]] = []
         self._progress = progress
         self._executor = executor
+        self._judging = judge
         self._first_run = handles[0].run_id
         freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
         # Several clocks: a process has one, so freeze it per call only when one runs at a time.
@@ -390,10 +393,11 @@ class Runner:
         if self.on_result:
             self.on_result(progress, record)
         max_cost = self.options.max_cost
-        if max_cost is not None and progress.cost_usd >= max_cost and self._status != "stopped":
+        spent = progress.cost_usd + (self._judging.client.stats.cost_usd if self._judging else 0.0)
+        if max_cost is not None and spent >= max_cost and self._status != "stopped":
             self._status = "stopped"
             self._reason = (
-                f"cost ${progress.cost_usd:.4f} reached --max-cost ${max_cost:g}; "
+                f"cost ${spent:.4f} (agent and judge) reached --max-cost ${max_cost:g}; "
                 f"finish it with --resume {self._first_run}"
             )
             self._executor.stop()
@@ -469,7 +473,7 @@ class Runner:
                 split=opts.split,
                 caseforge_version=__version__,
                 options={
-                    "judge": opts.judge,
+                    "judge_mode": opts.judge,
                     "fixtures": (opts.fixtures.value if opts.fixtures else None),
                     "case_ids": opts.case_ids,
                     "max_cost": opts.max_cost,

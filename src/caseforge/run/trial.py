@@ -18,6 +18,7 @@ from caseforge.agent.context import AgentContext
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.llm.cache import LLMCache
+from caseforge.llm.prices import PriceTable
 from caseforge.run.executor import TrialOutcome, TrialTask
 from caseforge.run.fixtures import FixtureMissingError, FixtureStore
 
@@ -63,6 +64,7 @@ class TrialRunner:
     freeze_each: bool = False  # freeze the process clock around each call (one at a time)
     llm_cache: LLMCache | None = None
     reuse_trials: bool = False
+    llm_prices: PriceTable | None = None
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -138,6 +140,7 @@ class TrialRunner:
             fixtures=self.fixtures.session(task.case.id) if self.fixtures else None,
             llm_cache=self.llm_cache,
             reuse_trials=self.reuse_trials,
+            llm_prices=self.llm_prices,
         )
 
 
