@@ -1,27 +1,49 @@
 """Run a LangGraph graph as a caseforge agent.
 
 ``langgraph_agent(build)`` wraps a function that builds a compiled graph into the
-``run(input, ctx)`` callable that a suite names in its ``caseforge.yaml``::
+``run(input, ctx)`` callable that a suite names in its ``caseforge.yaml``
+(``agent: {callable: "my_suite.graph_agent:run"}``)::
 
     # my_suite/graph_agent.py
-    from langgraph.graph import StateGraph, MessagesState
+    from langchain_core.messages import AIMessage
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.types import interrupt
+
     from caseforge.adapters.langgraph import langgraph_agent
 
-    def build_graph(ctx):
-        model = make_model(ctx.config)          # e.g. a chat model; ctx.llm() for caseforge's
-        db = ctx.workspace / "business.db"      # the trial's own copy, filled by workspace_setup
+
+    def build_graph(ctx):  # called per case-trial: ctx.workspace, ctx.config, ctx.now()
+        def agent(state: MessagesState):  # a real graph calls a chat model here
+            ticket = state["messages"][-1].content
+            call = {"name": "create_refund_request", "id": "call-1",
+                    "args": {"invoice_id": "INV-2026-0091", "amount_yuan": 6578.0}}
+            if "退" in ticket:
+                return {"messages": [AIMessage("", tool_calls=[call])]}
+            return {"messages": [AIMessage("您好,请问有什么可以帮您?")]}
+
+        def approval(state: MessagesState):  # a supervisor approves before the tool runs
+            if state["messages"][-1].tool_calls:
+                interrupt({"action": "supervisor_approval"})
+            return {}
+
         graph = StateGraph(MessagesState)
-        ...                                     # agent -> approval -> tools -> agent
-        return graph.compile()                  # a checkpointer is added when it has none
+        graph.add_node("agent", agent)
+        graph.add_node("approval", approval)
+        graph.add_edge(START, "agent")
+        graph.add_edge("agent", "approval")
+        return graph.compile()  # a checkpointer is added when the graph has none
+
 
     run = langgraph_agent(
         build_graph,
-        output_from_state=lambda state: {"category": state.get("category")},
+        output_from_state=lambda state: {"turns": len(state["messages"])},
         approval_tools={"create_refund_request"},
     )
 
-    # my_suite/caseforge.yaml
-    agent: {callable: "graph_agent:run"}
+With the input ``{"ticket": "剩下几个月的钱能退吗?"}`` ``run`` returns
+``paused_for_approval=True``, an empty reply and the tool call
+``create_refund_request(invoice_id="INV-2026-0091", amount_yuan=6578.0)`` with the result
+``{"status": "intercepted_for_approval"}``; any other ticket gets the greeting as reply.
 
 (needs ``pip install 'caseforge[langgraph]'``). For each case-trial the adapter:
 
@@ -43,8 +65,8 @@
   request (``result.tool_calls``). A static stop that is not for approval is resumed;
 - otherwise returns the last ``AIMessage``'s text as ``reply`` and
   ``output_from_state(state)`` (default ``{}``) as ``output``; ``usage`` sums the
-  messages' ``usage_metadata``, priced with caseforge's price table when the message
-  names a known model.
+  messages' ``usage_metadata``, priced with the run's price table (the suite's
+  ``prices:`` over caseforge's shipped one) when the message names a known model.
 
 A compact transcript (messages, interrupts) goes to the result's ``trace``.
 """
