@@ -8,13 +8,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from caseforge.llm.cache import LLMCache
-from caseforge.llm.client import ModelClient
-from caseforge.llm.prices import PriceTable
+if TYPE_CHECKING:
+    from caseforge.llm.cache import LLMCache
+    from caseforge.llm.client import ModelClient
+    from caseforge.llm.prices import PriceTable
+
 from caseforge.run.fixtures import FixtureSession
 
 
@@ -91,6 +93,9 @@ class AgentContext:
         use the run's disk cache, and the cache key carries this trial and seed, so trials
         stay independent samples unless the run was started with ``--reuse-trials``.
         """
+        from caseforge.llm.client import ModelClient
+        from caseforge.llm.prices import PriceTable
+
         env = os.environ
         name = model or env.get("CASEFORGE_MODEL") or self.config.get("model")
         if not name:

@@ -1,17 +1,29 @@
-"""Calibrating the LLM judge against human labels: labels, agreement, κ, bias probes."""
+"""Calibrating the LLM judge against human labels: labels, agreement, κ, bias probes.
 
-from caseforge.calibrate.agreement import Agreement, cohen_kappa
-from caseforge.calibrate.calibrate import CalibrationResult, calibrate, calibration_text
-from caseforge.calibrate.labels import CaseLabels, LabeledOutput, load_labels, save_item
+Names are imported on first use (the calibration itself loads the model client).
+"""
 
-__all__ = [
-    "Agreement",
-    "CalibrationResult",
-    "CaseLabels",
-    "LabeledOutput",
-    "calibrate",
-    "calibration_text",
-    "cohen_kappa",
-    "load_labels",
-    "save_item",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {
+    "Agreement": "agreement",
+    "cohen_kappa": "agreement",
+    "CalibrationResult": "calibrate",
+    "calibrate": "calibrate",
+    "calibration_text": "calibrate",
+    "CaseLabels": "labels",
+    "LabeledOutput": "labels",
+    "load_labels": "labels",
+    "save_item": "labels",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'caseforge.calibrate' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"caseforge.calibrate.{_WHERE[name]}"), name)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from datasketch import LeanMinHash, MinHash, MinHashLSH
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -72,9 +71,11 @@ def lsh_pairs(
     lsh_threshold: float | None = None,
 ) -> list[NearDuplicate]:
     """Pairs with Jaccard ≥ ``threshold``, found by MinHash LSH and confirmed exactly."""
+    from datasketch import LeanMinHash, MinHash, MinHashLSH  # only large suites need it
+
     lsh_threshold = lsh_threshold if lsh_threshold is not None else max(0.05, threshold - 0.15)
     lsh = MinHashLSH(threshold=lsh_threshold, num_perm=num_perm)
-    sketches: list[LeanMinHash | None] = []
+    sketches: list[Any] = []
     for index, text in enumerate(texts):
         grams = shingles(text, n)
         if not grams:

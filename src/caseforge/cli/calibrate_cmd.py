@@ -11,7 +11,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from caseforge.calibrate.calibrate import calibrate, calibration_text
 from caseforge.calibrate.labels import LabeledOutput, load_labels, save_item
 from caseforge.case.load import load_suite
 from caseforge.case.model import JudgeCheck
@@ -112,6 +111,8 @@ def calibrate_cmd(
     """Judge–human agreement, Cohen's κ, the confusion matrix, disagreements, bias probes."""
     if record and live:
         raise CaseforgeError("--record and --live exclude each other")
+    from caseforge.calibrate.calibrate import calibrate, calibration_text
+
     result = asyncio.run(calibrate(suite, record=record, live=live, probes=not no_probes))
     if as_json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

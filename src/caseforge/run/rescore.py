@@ -7,18 +7,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from caseforge import __version__
 from caseforge.agent.protocol import AgentResult
 from caseforge.case.load import load_suite
 from caseforge.errors import CaseforgeError
-from caseforge.grade.judge import Judge
 from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial
-from caseforge.llm.client import ModelClient
 from caseforge.report.summary import TrialRecord
 from caseforge.run.executor import TrialOutcome, TrialTask
 from caseforge.run.runner import NO_JUDGE_REASON, _needs_judge, _store_row, judge_record
 from caseforge.store.db import RunStore, dataset_state, git_toplevel, new_run_id
+
+if TYPE_CHECKING:
+    from caseforge.grade.judge import Judge
+    from caseforge.llm.client import ModelClient
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ async def rescore(
         )
     suite = load_suite(suite_dir or Path(info.suite_path))
     current = {c.case.id: c.case for c in suite.cases}
+    from caseforge.grade.judge import Judge
+    from caseforge.llm.client import ModelClient
+
     judge: Judge | None = None
     if judge_mode != "off":
         top = git_toplevel(suite.root) or suite.root

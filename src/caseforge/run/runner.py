@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from caseforge import __version__
 from caseforge.agent.transports import import_object, resolve_agent
@@ -26,22 +26,18 @@ from caseforge.case.load import Suite, load_suite
 from caseforge.case.model import Case, JudgeCheck
 from caseforge.errors import CaseforgeError
 from caseforge.grade.base import CheckResult, CheckStatus
-from caseforge.grade.judge import Judge
 from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial, lookup, trial_status
 from caseforge.llm.cache import LLMCache
-from caseforge.llm.client import (
-    ModelAuthError,
-    ModelClient,
-    ModelError,
-    ModelNotFoundError,
-    ModelOutputError,
-)
 from caseforge.llm.prices import PriceTable
 from caseforge.report.summary import TrialRecord
 from caseforge.run.executor import Executor, LocalExecutor, TrialOutcome, TrialTask
 from caseforge.run.fixtures import FixtureMode, FixtureStore
 from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
 from caseforge.store.db import RunStore, dataset_state, git_toplevel, new_run_id, utcnow
+
+if TYPE_CHECKING:
+    from caseforge.grade.judge import Judge
+    from caseforge.llm.client import ModelClient
 
 FLUSH_EVERY_S = 0.5  # finished case-trials reach the store within a second
 FLUSH_ROWS = 500
@@ -181,6 +177,13 @@ async def judge_record(judge: Judge, outcome: TrialOutcome, record: TrialRecord)
     A rejected key or an unknown model raises (the run stops: nothing would be judged);
     a judge that stays unavailable or answers nonsense leaves the check ``not_judged``.
     """
+    from caseforge.llm.client import (
+        ModelAuthError,
+        ModelError,
+        ModelNotFoundError,
+        ModelOutputError,
+    )
+
     case = outcome.task.case
     result = outcome.result
     if result is None:
@@ -410,6 +413,9 @@ class Runner:
         self._finish(outcome, record)
 
     def _judge(self, suite: Suite, top: Path) -> Judge | None:
+        from caseforge.grade.judge import Judge
+        from caseforge.llm.client import ModelClient
+
         if self.judge_client is not None:
             return Judge(self.judge_client)
         client = ModelClient.from_settings(

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
+
+from caseforge.stats.lazy import scipy_stats
 
 CHI2_MIN_DISCORDANT = 25
 
@@ -26,7 +27,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    return float(min(1.0, 2.0 * sps.binom.cdf(min(b, c), n, 0.5)))
+    return float(min(1.0, 2.0 * scipy_stats().binom.cdf(min(b, c), n, 0.5)))
 
 
 def mcnemar_chi2(b: int, c: int) -> tuple[float, float]:
@@ -35,7 +36,7 @@ def mcnemar_chi2(b: int, c: int) -> tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
     statistic = (abs(b - c) - 1) ** 2 / n  # as statsmodels: no floor at |b − c| < 1
-    return float(statistic), float(sps.chi2.sf(statistic, 1))
+    return float(statistic), float(scipy_stats().chi2.sf(statistic, 1))
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,8 @@ def paired_difference(
     if se == 0.0:
         p = 1.0 if mean == 0.0 else 0.0
         return PairedDifference(n, mean, 0.0, (mean, mean), p)
-    t = float(sps.t.ppf(0.5 + confidence / 2, n - 1))
-    p = float(2 * sps.t.sf(abs(mean / se), n - 1))
+    t = float(scipy_stats().t.ppf(0.5 + confidence / 2, n - 1))
+    p = float(2 * scipy_stats().t.sf(abs(mean / se), n - 1))
     return PairedDifference(n, mean, se, (mean - t * se, mean + t * se), p)
 
 
@@ -114,7 +115,7 @@ def _bootstrap(
     resamples: int,
     seed: int,
 ) -> Any:
-    return sps.bootstrap(
+    return scipy_stats().bootstrap(
         data,
         statistic,
         paired=True,

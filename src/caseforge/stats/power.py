@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as sps
+
+from caseforge.stats.lazy import brentq, scipy_stats
 
 
 def _z(q: float) -> float:
-    return float(sps.norm.ppf(q))
+    return float(scipy_stats().norm.ppf(q))
 
 
 def half_width(p: float, n: int, confidence: float = 0.95) -> float:
@@ -58,7 +58,7 @@ def mde_unpaired(p: float, n: int, alpha: float = 0.05, power: float = 0.8) -> f
     upper = p - 1e-9
     if excess(upper) > 0:
         return math.nan
-    return float(optimize.brentq(excess, 1e-6, upper, xtol=1e-7))
+    return float(brentq(excess, 1e-6, upper, xtol=1e-7))
 
 
 def sample_size_unpaired_exact(p: float, delta: float, alpha: float, power: float) -> float:
@@ -82,7 +82,7 @@ def mde_paired(n: int, discordance: float, alpha: float = 0.05, power: float = 0
     upper = math.sqrt(discordance) - 1e-9
     if excess(upper) > 0:
         return math.nan
-    return float(optimize.brentq(excess, 1e-6, upper, xtol=1e-7))
+    return float(brentq(excess, 1e-6, upper, xtol=1e-7))
 
 
 def mcnemar_exact_power(n: int, delta: float, discordance: float, alpha: float = 0.05) -> float:
@@ -93,15 +93,15 @@ def mcnemar_exact_power(n: int, delta: float, discordance: float, alpha: float =
     """
     pb = (discordance - delta) / (2 * discordance)
     ms = np.arange(n + 1)
-    weights = sps.binom.pmf(ms, n, discordance)
+    weights = scipy_stats().binom.pmf(ms, n, discordance)
     total = 0.0
     for m, weight in zip(ms, weights, strict=True):
         if weight < 1e-12 or m == 0:
             continue
         ks = np.arange(m + 1)
-        pvalues = np.minimum(1.0, 2 * sps.binom.cdf(np.minimum(ks, m - ks), m, 0.5))
+        pvalues = np.minimum(1.0, 2 * scipy_stats().binom.cdf(np.minimum(ks, m - ks), m, 0.5))
         reject = pvalues <= alpha
-        total += weight * float(sps.binom.pmf(ks[reject], m, pb).sum())
+        total += weight * float(scipy_stats().binom.pmf(ks[reject], m, pb).sum())
     return total
 
 
