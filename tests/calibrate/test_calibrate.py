@@ -157,3 +157,29 @@ def test_calibrate_without_labels_or_judge_says_what_to_do(
 
     with pytest.raises(CaseforgeError, match="no judge to calibrate"):
         asyncio.run(calibrate(root))
+
+
+def test_record_again_replaces_the_recordings(
+    toy_suite: MakeToySuite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = judged_suite(toy_suite)
+    add_labels(root)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://judge.test/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-calibration-key-000")
+
+    def always_missing(request: httpx.Request) -> httpx.Response:
+        facts = [{"index": i, "verdict": "missing", "reason": "strict"} for i in range(len(FACTS))]
+        return httpx.Response(200, json=completion(json.dumps({"facts": facts})))
+
+    with respx.mock:
+        respx.post("http://judge.test/v1/chat/completions").mock(side_effect=judge_answers)
+        first = asyncio.run(calibrate(root, record=True, probes=False))
+    with respx.mock:
+        route = respx.post("http://judge.test/v1/chat/completions").mock(side_effect=always_missing)
+        second = asyncio.run(calibrate(root, record=True, probes=False))
+        assert route.call_count == 3  # recording asks the endpoint, never the cache
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    replayed = asyncio.run(calibrate(root, probes=False))
+    assert first.overall.confusion != second.overall.confusion
+    assert replayed.overall.confusion == second.overall.confusion

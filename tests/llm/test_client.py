@@ -261,3 +261,15 @@ def test_parse_json_loose() -> None:
     assert parse_json_loose('noise {"a": [1, 2,], "b": "}"} tail') == {"a": [1, 2], "b": "}"}
     with pytest.raises(ValueError):
         parse_json_loose("no json here")
+
+
+@respx.mock
+def test_the_cache_key_includes_the_endpoint(tmp_path: Path) -> None:
+    cache = LLMCache(tmp_path / "llm.db")
+    respx.post(URL).mock(return_value=ok(completion("from the first server")))
+    respx.post("http://other.test/v1/chat/completions").mock(return_value=ok(completion("second")))
+    assert ask(client(cache=cache)).text == "from the first server"
+    other = ModelClient(
+        model="gpt-4.1-mini", api_key=KEY, base_url="http://other.test/v1", cache=cache
+    )
+    assert ask(other).text == "second"  # same model name, another server: not a cache hit

@@ -103,9 +103,8 @@ def judge_factory(suite_dir: Path, record: bool = False, live: bool = False) -> 
     folder = labels_dir(suite_dir) / RECORDINGS
     mode = _mode(record, live, folder)
     top = git_toplevel(suite_dir) or suite_dir
-    cache = (
-        None if mode is FixtureMode.REPLAY else LLMCache(top / ".caseforge" / "cache" / "llm.db")
-    )
+    # Recording means asking the endpoint: only --live may answer from the cache.
+    cache = LLMCache(top / ".caseforge" / "cache" / "llm.db") if mode is None else None
     store = FixtureStore(suite_dir, mode, folder) if mode is not None else None
 
     def make(case_id: str) -> Judge:

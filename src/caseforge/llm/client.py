@@ -338,7 +338,10 @@ class ModelClient:
                 "json_schema": {"name": schema_name, "schema": json_schema, "strict": True},
             }
         scope = scope if scope is not None else self.default_scope
-        key = cache_key(request, None if self.reuse_trials else scope)
+        # The endpoint is part of the key: two servers may serve the same model name.
+        key = cache_key(
+            {**request, "endpoint": self.endpoint}, None if self.reuse_trials else scope
+        )
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

@@ -66,7 +66,8 @@ class FixtureStore:
         if case_id not in self._cache:
             path = self.path(case_id)
             data: dict[str, dict[str, Any]] = {}
-            if path.is_file():
+            # Recording replaces a case's recordings: start from nothing, not the old file.
+            if path.is_file() and self.mode is not FixtureMode.RECORD:
                 for item in json.loads(path.read_text(encoding="utf-8")).get("recordings", []):
                     data[request_key(item["service"], item["request"])] = item
             self._cache[case_id] = data
