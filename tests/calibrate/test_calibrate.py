@@ -183,3 +183,25 @@ def test_record_again_replaces_the_recordings(
     replayed = asyncio.run(calibrate(root, probes=False))
     assert first.overall.confusion != second.overall.confusion
     assert replayed.overall.confusion == second.overall.confusion
+
+
+def test_the_shipped_support_refund_calibration_replays_offline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    suite = Path(__file__).resolve().parents[2] / "examples" / "support-refund"
+    labels = load_labels(suite)
+    assert sum(len(c.items) for c in labels) >= 30
+    with respx.mock(assert_all_called=False) as mock:
+        result = asyncio.run(calibrate(suite))
+        assert not mock.calls  # replayed from labels/judge-recordings, no network
+    assert result.mode == "replay" and result.outputs >= 30 and not result.not_judged
+    # κ recomputed by scikit-learn from the same (person, judge) pairs.
+    people, judge = [], []
+    for i, row in enumerate(result.overall.confusion):
+        for j, count in enumerate(row):
+            people += [VERDICTS[i]] * count
+            judge += [VERDICTS[j]] * count
+    assert result.overall.kappa == pytest.approx(cohen_kappa_score(people, judge), abs=1e-9)
+    assert result.overall.n == sum(len(item.labels) for c in labels for item in c.items)
