@@ -175,3 +175,8 @@ from caseforge.cli import calibrate_cmd  # noqa: E402
 
 app.command(name="label")(calibrate_cmd.label)
 app.command(name="calibrate")(calibrate_cmd.calibrate_cmd)
+
+from caseforge.cli import synth_cmd  # noqa: E402
+
+app.add_typer(synth_cmd.synth_app, name="synth")
+app.command(name="review")(synth_cmd.review)

@@ -63,6 +63,7 @@ class Dimensions(BaseModel):
     personas: dict[str, Value]
     shapes: dict[str, Value]
     input_fields: dict[str, list[Any]] = Field(default_factory=dict)
+    text_field: str = Field(default="ticket", description="The input field the model writes.")
 
     def axes(self) -> dict[str, list[str]]:
         return {

@@ -1,0 +1,134 @@
+"""``caseforge synth tuples|write`` and ``caseforge review``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from caseforge.case.load import load_config
+from caseforge.errors import CaseforgeError
+
+out = Console(highlight=False, soft_wrap=True)
+synth_app = typer.Typer(help="Two-step synthesis: dimension tuples, then one model call each.")
+SuiteArg = Annotated[Path, typer.Argument(help="The suite folder.")]
+
+
+@synth_app.command("tuples")
+def tuples(
+    suite: SuiteArg,
+    n: Annotated[int, typer.Option("-n", help="How many tuples (at least).")] = 20,
+    seed: Annotated[int, typer.Option(help="Seed for the draw.")] = 7,
+    pairwise: Annotated[
+        bool, typer.Option(help="Cover every pair of dimension values (may need more than n).")
+    ] = False,
+) -> None:
+    """Draw tuples from dimensions.yaml and compute their expectations with the oracles."""
+    from caseforge.synth.tuples import all_pairs, draw_tuples, load_dimensions, pairs_of
+    from caseforge.synth.writer import TUPLES_FILE, synth_dir, write_jsonl
+
+    drawn = draw_tuples(suite, n, seed, pairwise)
+    path = synth_dir(suite) / TUPLES_FILE
+    write_jsonl(path, drawn)
+    wanted = all_pairs(load_dimensions(suite).axes())
+    covered = set().union(*(pairs_of(t["tuple"]) for t in drawn)) & wanted
+    with_oracle = sum(1 for t in drawn if any("oracle" in c for c in t["expect"].values()))
+    out.print(
+        f"wrote {len(drawn)} tuples to {path}: {len(covered)} of {len(wanted)} value pairs "
+        f"covered; {with_oracle} with oracle-computed expectations",
+        markup=False,
+    )
+
+
+@synth_app.command("write")
+def write(
+    suite: SuiteArg,
+    limit: Annotated[int | None, typer.Option(help="At most this many new drafts.")] = None,
+) -> None:
+    """One model call per tuple writes the ticket; drafts go to the review queue."""
+    from caseforge.llm.client import ModelClient
+    from caseforge.store.db import git_toplevel
+    from caseforge.synth.writer import write_drafts
+
+    config = load_config(suite)
+    top = git_toplevel(suite) or suite
+    client = ModelClient.from_settings(
+        config.synth, cache_dir=top / ".caseforge" / "cache", prices=config.prices
+    )
+    if client is None:
+        raise CaseforgeError(
+            "synth write needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
+            "(or OPENAI_BASE_URL)"
+        )
+    drafts = asyncio.run(write_drafts(suite, client, limit))
+    flagged = sum(1 for d in drafts if d.near_duplicates)
+    out.print(
+        f"wrote {len(drafts)} drafts ({client.stats.cost_usd:.4f} USD, "
+        f"{client.stats.cache_hits} cache hits); {flagged} flagged as near-duplicates; "
+        f"review them with `caseforge review {suite}`",
+        markup=False,
+    )
+
+
+def _edit(text: str) -> str:
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w+", suffix=".txt", delete=False, encoding="utf-8") as f:
+        f.write(text)
+        name = f.name
+    try:
+        subprocess.run([*shlex.split(editor), name], check=False)
+        return Path(name).read_text(encoding="utf-8")
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+def review(
+    suite: SuiteArg,
+    reviewer: Annotated[str, typer.Option(help="Your name, kept in the provenance.")] = "",
+    stats: Annotated[bool, typer.Option("--stats", help="Only print the counts.")] = False,
+) -> None:
+    """Accept (a), edit in $EDITOR (e), reject with a reason (r), skip (s) or quit (q)."""
+    from caseforge.synth.review import accept, reject, review_counts
+    from caseforge.synth.writer import load_queue, save_queue
+
+    drafts = load_queue(suite)
+    if not stats:
+        for draft in [d for d in drafts if d.status == "pending"]:
+            out.rule(f"{draft.draft_id} · {draft.tuple}")
+            out.print(f"expect: {json.dumps(draft.expect, ensure_ascii=False)}", markup=False)
+            if draft.near_duplicates:
+                out.print(f"near-duplicate of: {', '.join(draft.near_duplicates)}", markup=False)
+            out.print(draft.text, markup=False)
+            while True:
+                key = str(typer.prompt("[a]ccept [e]dit [r]eject [s]kip [q]uit")).strip().lower()
+                if key in ("a", "e", "r", "s", "q"):
+                    break
+            if key == "q":
+                break
+            if key == "s":
+                continue
+            if key == "r":
+                reject(draft, str(typer.prompt("reason")), reviewer)
+            else:
+                edited = _edit(draft.text) if key == "e" else None
+                path = accept(suite, draft, reviewer, edited)
+                out.print(f"wrote {path}", markup=False)
+            save_queue(suite, drafts)  # every decision is kept at once
+    counts = review_counts(drafts)
+    fixing = counts["needed_fixing"]
+    out.print(
+        f"{counts['drafts']} drafts: {counts['accepted']} accepted, {counts['edited']} edited, "
+        f"{counts['rejected']} rejected, {counts['pending']} pending"
+        + (f"; {fixing:.0%} of reviewed drafts needed fixing" if fixing is not None else ""),
+        markup=False,
+    )
+    for reason, count in counts["rejection_reasons"].items():
+        out.print(f"  rejected {count}×: {reason}", markup=False)

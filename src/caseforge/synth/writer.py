@@ -1,0 +1,166 @@
+"""Two-step synthesis, step two: one model call per tuple writes the ticket; the drafts go to
+a review queue (``SUITE/synth/queue.jsonl``) with their provenance, near-duplicates flagged.
+
+The prompt template is the suite's ``synth/prompt.md`` (placeholders ``{scenario}``,
+``{persona}``, ``{shape}``, ``{facts}``), else a built-in one; the facts come from the
+business data through the suite's ``synth.facts`` hook (``module:function(input) -> str``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from caseforge.agent.transports import import_object
+from caseforge.case.load import load_suite
+from caseforge.case.neardup import jaccard, shingles
+from caseforge.case.validate import case_text
+from caseforge.errors import CaseforgeError
+from caseforge.files import write_atomic
+from caseforge.synth.tuples import load_dimensions
+
+SYNTH_DIR = "synth"
+TUPLES_FILE = "tuples.jsonl"
+QUEUE_FILE = "queue.jsonl"
+PROMPT_FILE = "prompt.md"
+NEAR_DUPLICATE = 0.8
+
+DEFAULT_PROMPT = """You are writing one realistic customer support ticket for a test suite.
+What the customer wants: {scenario}
+Who the customer is: {persona}
+How the ticket is written: {shape}
+Facts you may use (use some, all or none; never invent ids or amounts not listed here):
+{facts}
+Write in the customer's own first-person voice, the way a real person types into a support
+box. Do not write the support team's answer, a title, quotes or any explanation: only the
+ticket text."""
+
+
+@dataclass
+class Draft:
+    """A written ticket waiting for review."""
+
+    draft_id: str
+    tuple_id: str
+    tuple: dict[str, str]
+    input: dict[str, Any]
+    expect: dict[str, Any]
+    text: str
+    model: str
+    prompt_hash: str
+    synth_run: str
+    text_field: str = "ticket"
+    near_duplicates: list[str] = field(default_factory=list)
+    status: str = "pending"  # pending | accepted | edited | rejected
+    reason: str = ""
+    case_id: str | None = None
+    reviewed_by: str = ""
+    reviewed_on: str | None = None
+
+
+def synth_dir(suite_dir: Path) -> Path:
+    return suite_dir / SYNTH_DIR
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def load_queue(suite_dir: Path) -> list[Draft]:
+    return [Draft(**row) for row in read_jsonl(synth_dir(suite_dir) / QUEUE_FILE)]
+
+
+def save_queue(suite_dir: Path, drafts: list[Draft]) -> None:
+    write_jsonl(synth_dir(suite_dir) / QUEUE_FILE, [asdict(d) for d in drafts])
+
+
+def prompt_template(suite_dir: Path) -> str:
+    path = synth_dir(suite_dir) / PROMPT_FILE
+    return path.read_text(encoding="utf-8") if path.is_file() else DEFAULT_PROMPT
+
+
+def flag_near_duplicates(
+    drafts: list[Draft], existing: dict[str, str], threshold: float = NEAR_DUPLICATE
+) -> None:
+    """Mark drafts whose text is a near-duplicate of a suite case or another draft."""
+    grams = {d.draft_id: shingles(d.text) for d in drafts}
+    suite_grams = {cid: shingles(text) for cid, text in existing.items()}
+    for index, draft in enumerate(drafts):
+        mine = grams[draft.draft_id]
+        hits = [cid for cid, g in suite_grams.items() if jaccard(mine, g) >= threshold]
+        hits += [
+            f"draft {other.draft_id}"
+            for other in drafts[:index]
+            if jaccard(mine, grams[other.draft_id]) >= threshold
+        ]
+        draft.near_duplicates = hits
+
+
+async def write_drafts(suite_dir: Path, client: Any, limit: int | None = None) -> list[Draft]:
+    """Write a ticket for every tuple that has no draft yet; append them to the queue."""
+    suite = load_suite(suite_dir)
+    dims = load_dimensions(suite_dir)
+    tuples = read_jsonl(synth_dir(suite_dir) / TUPLES_FILE)
+    if not tuples:
+        raise CaseforgeError(
+            f"{synth_dir(suite_dir) / TUPLES_FILE}: no tuples; run `caseforge synth tuples` first"
+        )
+    queue = load_queue(suite_dir)
+    done = {d.tuple_id for d in queue}
+    todo = [t for t in tuples if t["tuple_id"] not in done][:limit]
+    template = prompt_template(suite_dir)
+    prompt_hash = hashlib.sha256(template.encode("utf-8")).hexdigest()[:12]
+    settings = suite.config.synth
+    hook = (getattr(settings, "model_extra", None) or {}).get("facts") if settings else None
+    facts_fn = import_object(hook, suite.root) if hook else None
+    run_id = "synth-" + secrets.token_hex(4)
+    drafts: list[Draft] = []
+    for row in todo:
+        values = row["tuple"]
+        facts = (
+            facts_fn(dict(row["input"]))
+            if facts_fn
+            else json.dumps(row["input"], ensure_ascii=False)
+        )
+        prompt = template.format(
+            scenario=dims.scenarios[values["scenario"]].description,
+            persona=dims.personas[values["persona"]].description,
+            shape=dims.shapes[values["shape"]].description,
+            facts=facts,
+        )
+        result = await client.chat(
+            [{"role": "user", "content": prompt}],
+            temperature=0.9,
+            seed=int(hashlib.sha256(row["tuple_id"].encode()).hexdigest()[:8], 16),
+            scope={"tuple": row["tuple_id"]},
+        )
+        text = result.text.strip().strip('"「」“”')
+        drafts.append(
+            Draft(
+                draft_id=f"{run_id}-{len(drafts) + 1:03d}",
+                tuple_id=row["tuple_id"],
+                tuple=values,
+                input={**row["input"], dims.text_field: text},
+                expect=row["expect"],
+                text=text,
+                model=client.model,
+                prompt_hash=prompt_hash,
+                synth_run=run_id,
+                text_field=dims.text_field,
+            )
+        )
+    existing = {c.case.id: case_text(c.case, suite.config.dedup.fields) for c in suite.cases}
+    pending = [d for d in queue if d.status == "pending"]
+    flag_near_duplicates(pending + drafts, existing, suite.config.dedup.threshold)
+    save_queue(suite_dir, queue + drafts)
+    return drafts
