@@ -180,3 +180,9 @@ from caseforge.cli import synth_cmd  # noqa: E402
 
 app.add_typer(synth_cmd.synth_app, name="synth")
 app.command(name="review")(synth_cmd.review)
+
+from caseforge.cli import audit_cmd  # noqa: E402
+
+app.command(name="scan")(audit_cmd.scan)
+app.command(name="resynth")(audit_cmd.resynth)
+app.command(name="audit")(audit_cmd.audit)

@@ -1,0 +1,1 @@
+"""Audits: criteria loosened without a reason (git history), private data leaked into the repo."""

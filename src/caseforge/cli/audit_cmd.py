@@ -1,0 +1,173 @@
+"""``caseforge scan``, ``caseforge resynth`` and ``caseforge audit``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from caseforge.case.load import load_config
+from caseforge.errors import CaseforgeError
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def scan(
+    file: Annotated[Path, typer.Argument(help="A text, YAML or JSON file (a ticket, a case).")],
+    glossary: Annotated[
+        Path | None, typer.Option(help="YAML {class: [strings]}: names only you know.")
+    ] = None,
+    lang: Annotated[str | None, typer.Option(help="zh-TW, zh-CN, vi or en.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Print every identifier span found, with its class and character offsets."""
+    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CaseforgeError(f"{file}: file not found") from None
+    detector = IdentifierDetector(load_glossary(glossary) if glossary else None)
+    spans = detector.scan(text, lang)
+    if as_json:
+        print(json.dumps([s.to_json() for s in spans], ensure_ascii=False, indent=1))
+        return
+    for span in spans:
+        out.print(f"{span.start}-{span.end}\t{span.cls}\t{span.text}", markup=False)
+    out.print(f"{len(spans)} identifier span(s) in {file}", markup=False)
+
+
+def resynth(
+    suite: Annotated[Path, typer.Argument(help="The suite folder.")],
+    case_id: Annotated[
+        str, typer.Argument(metavar="CASE", help="The failed case (suite or private store).")
+    ],
+    domain: Annotated[str, typer.Option(help="The target domain, e.g. 課程上架.")],
+    reproduce: Annotated[
+        str | None, typer.Option(help="The configuration that failed, re-run to confirm the miss.")
+    ] = None,
+    trials: Annotated[int, typer.Option(help="Trials for the reproduction.")] = 3,
+    new_id: Annotated[str | None, typer.Option("--id", help="The new case's id.")] = None,
+    glossary: Annotated[
+        Path | None, typer.Option(help="Glossary file (default: private store).")
+    ] = None,
+    lang: Annotated[str | None, typer.Option(help="zh-TW, zh-CN, vi or en.")] = None,
+    reviewer: Annotated[str, typer.Option(help="Who re-read the variant.")] = "",
+) -> None:
+    """Re-synthesise a sensitive failed case into a new domain, keeping what made it fail."""
+    from caseforge.llm.client import ModelClient
+    from caseforge.store.db import git_toplevel
+    from caseforge.synth.private import PrivateStore
+    from caseforge.synth.resynth import resynth as run_resynth
+
+    config = load_config(suite)
+    top = git_toplevel(suite) or suite
+    client = ModelClient.from_settings(
+        config.synth, cache_dir=top / ".caseforge" / "cache", prices=config.prices
+    )
+    if client is None:
+        raise CaseforgeError(
+            "resynth needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
+            "(or OPENAI_BASE_URL)"
+        )
+    private = PrivateStore(config.name)
+    result = asyncio.run(
+        run_resynth(
+            suite,
+            case_id,
+            domain,
+            client,
+            private,
+            reproduce,
+            trials,
+            new_id,
+            glossary,
+            lang,
+            reviewer,
+        )
+    )
+    for check in result.checks:
+        mark = "pass" if check.passed else "FAIL"
+        out.print(f"[{mark}] {check.name}: {check.detail}", markup=False)
+    if not result.passed:
+        failed = ", ".join(c.name for c in result.failed())
+        err.print(
+            f"the variant stays out of the suite: {failed} failed "
+            f"(kept in {private.root}/rejected/)",
+            markup=False,
+        )
+        raise typer.Exit(1)
+    out.print(
+        f"wrote {suite / 'cases' / (str(result.case_id) + '.yaml')}; the original ↔ variant "
+        f"mapping is in {private.root / 'mappings'} (never commit it)"
+        + ("" if reviewer else "; re-read it and fill provenance.reviewed_by/reviewed_on"),
+        markup=False,
+    )
+
+
+def audit(
+    suite: Annotated[Path, typer.Argument(help="The suite folder.")],
+    since: Annotated[str | None, typer.Option(help="Only commits after this one.")] = None,
+    private_dir: Annotated[
+        Path | None, typer.Option("--private", help="The private store root (default: the usual).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Fail on loosened criteria without a Criteria-change reason, and on private data leaks."""
+    from caseforge.audit.criteria import loosenings
+    from caseforge.audit.leaks import lint, private_string_leaks
+    from caseforge.synth.private import PrivateStore
+
+    config = load_config(suite)
+    found = loosenings(suite, since)
+    problems = [x for x in found if not x.excused]
+    store = PrivateStore(config.name, private_dir)
+    if store.exists():
+        strings = store.private_strings()
+        leaks = private_string_leaks(suite, strings)
+        how = f"{len(strings)} private strings from {store.root} searched in the tracked files"
+    else:
+        leaks = lint(suite)
+        how = (
+            "no private store here: linted the data files for 40-hex SHAs, "
+            "real e-mail domains and redaction marks"
+        )
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "loosenings": [x.__dict__ for x in found],
+                    "unexcused": len(problems),
+                    "leaks": [leak.__dict__ | {"path": str(leak.path)} for leak in leaks],
+                    "private_store": store.exists(),
+                },
+                ensure_ascii=False,
+                indent=1,
+                default=str,
+            )
+        )
+    else:
+        for x in problems:
+            err.print(
+                f"{x.path}: commit {x.short} loosened {x.case_id}.{x.field} ({x.kind}): "
+                f"{json.dumps(x.before, ensure_ascii=False, default=str)} → "
+                f"{json.dumps(x.after, ensure_ascii=False, default=str)} "
+                "without a Criteria-change trailer",
+                markup=False,
+            )
+        for leak in leaks:
+            err.print(leak.format(), markup=False)
+        excused = len(found) - len(problems)
+        out.print(
+            f"criteria: {len(problems)} loosening(s) without a Criteria-change reason"
+            + (f", {excused} with one" if excused else "")
+            + f"; leaks: {len(leaks)} ({how})",
+            markup=False,
+        )
+    if problems or leaks:
+        raise typer.Exit(1)
