@@ -79,3 +79,13 @@ def test_malformed_retired_file_is_located(make_suite: SuiteFactory) -> None:
     assert len(report.errors) == 1
     assert report.errors[0].field == "[0].reason"
     assert report.errors[0].path.name == "retired.yaml"
+
+
+def test_retired_file_stays_valid_yaml_with_colons_in_flow_lists(make_suite: SuiteFactory) -> None:
+    text = good_case("a").replace("tags: [t]", 'tags: ["finding:F5", "kind:edge"]')
+    root = make_suite({"cases/a.yaml": text, "cases/b.yaml": good_case("b", "别的工单")})
+    retire_case(root, "a", "superseded", dt.date(2026, 11, 1))
+    report = validate_suite(root)
+    assert report.errors == [] and retired_ids(root) == {"a"}
+    entries = YAML(typ="safe").load((root / "retired.yaml").read_text())
+    assert entries[0]["case"]["tags"] == ["finding:F5", "kind:edge"]

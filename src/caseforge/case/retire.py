@@ -87,6 +87,7 @@ def retire_case(root: Path, case_id: str, reason: str, today: dt.date | None = N
     today = today or dt.date.today()
     rt = YAML(typ="rt")
     rt.width = 4096
+    rt.preserve_quotes = True  # `"finding:F5"` must stay quoted inside a flow sequence
 
     for path in case_files(root):
         if path.suffix == ".jsonl":

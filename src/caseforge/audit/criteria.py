@@ -1,0 +1,845 @@
+"""The criteria audit: every loosening of a check in the git history of a suite.
+
+Loosening a criterion never turns anything red — the score just looks better — so
+``caseforge audit`` walks the history of ``SUITE/cases/`` and ``SUITE/retired.yaml`` and
+asks every commit that loosened a check to say why, in a line of its message::
+
+    Criteria-change: the amount is disputed by finance; must_include until it is settled
+
+(the key is case-insensitive; the reason must not be empty; lines indented under it
+continue it, as in a git trailer).
+
+Each commit is compared with its first parent, case by case: cases are matched by ``id``,
+so a case that moves to another file, is renamed, or goes into a JSONL file is still the
+same case. Within a case each ``expect`` key is compared, and these are loosenings (the
+``kind`` of a :class:`Loosening`):
+
+``mode-weakened``
+    the key's check changed to a weaker mode (``before``/``after``: the mode names). The
+    strength order (:data:`STRENGTH`), strongest first::
+
+        exact = exact_set = tool_calls > number > regex > must_include
+              > must_not_include > judge > ignore
+
+    ``must_not_include`` only forbids, so it sits below ``must_include``. ``outcome`` stands
+    apart: it reads the run's workspace, not the field, so a change between ``outcome`` and
+    a code check (``exact`` … ``must_not_include``) is neither; only ``outcome`` → ``judge``
+    or ``ignore`` is a loosening. Against another mode, the shorthand ``{must_include,
+    must_not_include}`` counts as its stronger part, ``must_include`` (``must_not_include``
+    when that is all it has), and ``tool_calls: {must_call, …}`` as ``tool_calls``; kept in
+    the same form, they are compared list by list (the kinds below).
+``ignored``
+    the check was turned ``ignore`` (``before``: the old mode, ``after``: ``"ignore"``).
+``check-removed``
+    the ``expect`` key is gone, or another mode became an empty shorthand (``before``: the
+    old mode, ``after``: ``None``). Removing an ``ignore`` check grades nothing less and is
+    not one.
+``values-removed``
+    an item of ``exact_set``, ``must_include`` or a judge's facts is no longer expected
+    (``before``/``after``: the two lists, ``after`` ``[]`` when a shorthand list was
+    emptied; added items are fine, and an ``exact_set`` changed in any way that drops an
+    item counts).
+``must-not-include-dropped``
+    a ``must_not_include`` value is gone, or the whole part is (``after``: ``[]``), unless
+    the check became ``exact``/``exact_set``, which pins the field outright.
+``must-call-removed``, ``must-not-call-removed``, ``order-removed``
+    an entry of ``tool_calls.must_call``, ``must_not_call`` or ``order`` is gone (the
+    lists; ``field``: ``tool_calls.must_call`` …).
+``tolerance-widened``
+    a ``number`` check's tolerance grew (``before``/``after``: the tolerances).
+``deleted-not-retired``
+    a case left ``cases/`` (its file deleted, or its JSONL line removed) and its id is not
+    in ``retired.yaml`` as of that commit (``field``: ``"case"``, ``before``: the file it
+    was in, ``after``: ``None``).
+
+Changing an expected value (``exact``, ``number``, ``outcome``), a regex or a rubric is a
+different criterion, not a looser one, and is not reported.
+
+A file version that does not parse (bad YAML or JSON, not a case) is not compared in
+that commit; the next commit compares with the last version of that file that did parse,
+so breaking a file and loosening it in the next commit is still caught. A check that does
+not validate is skipped, not treated as removed. Merge commits are compared with every
+parent, and a loosening counts only when it is one against all of them: what a branch
+brought in was already audited on the branch's own commits (a merge that itself drops a
+case added on its first-parent side only is not caught).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from pydantic import TypeAdapter, ValidationError
+from ruamel.yaml import YAML
+
+from caseforge.case.load import CASE_SUFFIXES, CASES_DIR
+from caseforge.case.model import (
+    Case,
+    Check,
+    CheckSpec,
+    ExactSetCheck,
+    IncludeShorthand,
+    JudgeCheck,
+    MustIncludeCheck,
+    MustNotIncludeCheck,
+    NumberCheck,
+    ToolCallsCheck,
+)
+from caseforge.case.retire import RETIRED_FILE
+from caseforge.errors import CaseforgeError
+from caseforge.grade.modes import same
+
+#: How strict each mode is; a change to a lower number is a loosening (``outcome`` aside:
+#: see the module docstring).
+STRENGTH: dict[str, int] = {
+    "exact": 70,
+    "exact_set": 70,
+    "tool_calls": 70,
+    "outcome": 70,
+    "number": 60,
+    "regex": 50,
+    "must_include": 40,
+    "must_not_include": 30,
+    "judge": 20,
+    "ignore": 10,
+}
+
+#: Every ``Loosening.kind``.
+KINDS = (
+    "mode-weakened",
+    "ignored",
+    "check-removed",
+    "values-removed",
+    "must-not-include-dropped",
+    "must-call-removed",
+    "must-not-call-removed",
+    "order-removed",
+    "tolerance-widened",
+    "deleted-not-retired",
+)
+
+TRAILER = "Criteria-change"
+
+_LIST_KIND = {
+    "exact_set": "values-removed",
+    "must_include": "values-removed",
+    "judge": "values-removed",
+    "must_not_include": "must-not-include-dropped",
+    "must_call": "must-call-removed",
+    "must_not_call": "must-not-call-removed",
+    "order": "order-removed",
+}
+# Parts of a check that still bind when the rest of it is replaced by a stronger mode.
+_GUARDS = ("must_not_include", "must_call", "must_not_call", "order")
+_PINNING = ("exact", "exact_set")
+_TOOL_PARTS = ("must_call", "must_not_call", "order")
+_TRAILER_LINE = re.compile(rf"^{TRAILER}[ \t]*:(.*)$", re.IGNORECASE)
+_FALLBACK_DEPTH = 20
+_NULL_SHA = "0" * 40
+_REGULAR = ("100644", "100755")
+# Variables a git hook may set that would point git away from the suite's repository.
+_GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR")
+
+_YAML = YAML(typ="safe", pure=False)
+# The pure-Python loader reads some YAML 1.2 the C parser rejects (``[finding:F5]`` in a
+# flow sequence, as ``caseforge retire`` writes it); it is tried when the C parser fails.
+_YAML_PURE = YAML(typ="safe", pure=True)
+_CHECK: TypeAdapter[Check] = TypeAdapter(CheckSpec)
+
+
+@dataclass(frozen=True)
+class Loosening:
+    """One check loosened by one commit.
+
+    ``field`` names the check as ``Case.checks()`` does: the ``expect`` key, or
+    ``KEY.must_include`` / ``KEY.must_not_include`` for a part of the shorthand, or
+    ``tool_calls.must_call`` (``must_not_call``, ``order``); ``"case"`` for a deleted case.
+    ``path`` is the case file, relative to the suite folder (after the commit; before it
+    for a deleted case). ``excused`` is the commit's ``Criteria-change`` reason, or
+    ``None`` when it gave none.
+    """
+
+    commit: str
+    short: str
+    subject: str
+    case_id: str
+    field: str
+    kind: str
+    before: Any
+    after: Any
+    path: str
+    excused: str | None
+
+    def format(self) -> str:
+        """One line: ``short case field: kind: before -> after (subject)``."""
+        return (
+            f"{self.short} {self.case_id} {self.field}: {self.kind}: "
+            f"{_show(self.before)} -> {_show(self.after)} ({self.subject})"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready mapping of this loosening."""
+        return {
+            "commit": self.commit,
+            "short": self.short,
+            "subject": self.subject,
+            "case_id": self.case_id,
+            "field": self.field,
+            "kind": self.kind,
+            "before": self.before,
+            "after": self.after,
+            "path": self.path,
+            "excused": self.excused,
+        }
+
+
+def loosenings(suite_dir: Path, since: str | None = None) -> list[Loosening]:
+    """Every loosening in the history of the suite's case files, oldest commit first.
+
+    ``since`` is a revision (a branch, tag or commit): only the commits after it up to
+    ``HEAD`` are audited (``since..HEAD``). Raises ``CaseforgeError`` when the suite is
+    not in a git repository, git is missing, or ``since`` is not a revision.
+    """
+    suite_dir = Path(suite_dir)
+    if not suite_dir.is_dir():
+        raise CaseforgeError(f"{suite_dir}: suite folder not found")
+    with _Git(suite_dir) as git:
+        return _Audit(git).run(since)
+
+
+def criteria_problems(suite_dir: Path, since: str | None = None) -> list[Loosening]:
+    """The loosenings whose commit gives no ``Criteria-change:`` reason."""
+    return [item for item in loosenings(suite_dir, since) if item.excused is None]
+
+
+def criteria_reason(message: str) -> str | None:
+    """The reason of the message's ``Criteria-change:`` line, or ``None`` (none, or empty).
+
+    The key is case-insensitive and starts its line; following lines that are indented
+    continue the reason. Several such lines are joined with ``"; "``.
+    """
+    reasons: list[str] = []
+    lines = message.splitlines()
+    for index, line in enumerate(lines):
+        match = _TRAILER_LINE.match(line)
+        if not match:
+            continue
+        words = [match.group(1).strip()]
+        for more in lines[index + 1 :]:
+            if not more[:1].isspace() or not more.strip():
+                break
+            words.append(more.strip())
+        reason = " ".join(word for word in words if word)
+        if reason:
+            reasons.append(reason)
+    return "; ".join(reasons) if reasons else None
+
+
+# --- git -----------------------------------------------------------------------------
+
+
+class _Git:
+    """Runs git in the suite folder; reads blobs through one ``cat-file --batch``."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARS}
+        self._batch: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> _Git:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the ``cat-file`` process, if one was started."""
+        if self._batch is not None:
+            batch, self._batch = self._batch, None
+            if batch.stdin is not None:
+                batch.stdin.close()
+            batch.wait()
+            if batch.stdout is not None:
+                batch.stdout.close()
+
+    def _command(self, args: Iterable[str]) -> list[str]:
+        return [
+            "git",
+            "-c",
+            "core.quotepath=off",
+            "-c",
+            "log.showSignature=false",
+            *args,
+        ]
+
+    def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> tuple[int, str]:
+        """Run git; return its exit status and stdout. Raise ``CaseforgeError`` on others."""
+        try:
+            done = subprocess.run(
+                self._command(args), cwd=self.cwd, env=self.env, capture_output=True, check=False
+            )
+        except FileNotFoundError:
+            raise CaseforgeError(
+                "git is not installed; the criteria audit reads the suite's git history"
+            ) from None
+        if done.returncode not in ok:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = message[-1] if message else f"exit status {done.returncode}"
+            raise CaseforgeError(f"{self.cwd}: git {args[0]}: {detail}")
+        return done.returncode, done.stdout.decode("utf-8", "replace")
+
+    def blob(self, spec: str) -> tuple[str, bytes] | None:
+        """The object id and content of a blob (``<sha>`` or ``<rev>:<path>``), or ``None``."""
+        batch = self._open()
+        stdin, stdout = _pipes(batch)
+        stdin.write(spec.encode("utf-8") + b"\n")
+        stdin.flush()
+        header = stdout.readline().split()
+        if len(header) != 3 or not header[2].isdigit() or header[-1] == b"missing":
+            return None  # "<spec> missing" or "ambiguous": nothing follows the header
+        data = stdout.read(int(header[2]))
+        stdout.read(1)  # the newline after the content
+        return (header[0].decode("ascii"), data) if header[1] == b"blob" else None
+
+    def _open(self) -> subprocess.Popen[bytes]:
+        if self._batch is None:
+            self._batch = subprocess.Popen(
+                self._command(["cat-file", "--batch"]),
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        return self._batch
+
+
+def _pipes(batch: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
+    if batch.stdin is None or batch.stdout is None:  # pragma: no cover - always piped
+        raise CaseforgeError("git cat-file: no pipes")
+    return batch.stdin, batch.stdout
+
+
+@dataclass(frozen=True)
+class _Commit:
+    sha: str
+    short: str
+    parents: list[str]
+    subject: str
+    message: str
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One changed file: its case-file path and blob before and after (``None``: none)."""
+
+    old_path: str | None
+    old_sha: str | None
+    new_path: str | None
+    new_sha: str | None
+
+
+# --- parsed cases ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _CaseView:
+    """A case as far as it could be read: its checks, and the keys that did not validate."""
+
+    id: str
+    expect: dict[str, Check]
+    unknown: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _FileView:
+    """The cases of one file version; ``clean`` when every line and check was read."""
+
+    cases: dict[str, _CaseView]
+    clean: bool
+
+
+def _case_view(data: Any) -> _CaseView | None:
+    """Validate as a ``Case``; failing that, read its id and whichever checks validate."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        case = Case.model_validate(data)
+    except ValidationError:
+        pass
+    else:
+        return _CaseView(case.id, dict(case.expect))
+    case_id, expect = data.get("id"), data.get("expect")
+    if not isinstance(case_id, str) or not case_id or not isinstance(expect, dict):
+        return None
+    checks: dict[str, Check] = {}
+    unknown: set[str] = set()
+    for key, raw in expect.items():
+        try:
+            checks[str(key)] = _CHECK.validate_python(raw)
+        except ValidationError:
+            unknown.add(str(key))
+    return _CaseView(case_id, checks, frozenset(unknown))
+
+
+def _parse_file(path: str, data: bytes) -> _FileView:
+    """The cases in one version of a case file; never raises."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _FileView({}, clean=False)
+    if path.endswith(".jsonl"):
+        cases: dict[str, _CaseView] = {}
+        clean = True
+        for line in text.split("\n"):
+            if not line.strip():
+                continue
+            try:
+                view = _case_view(json.loads(line))
+            except ValueError:
+                view = None
+            if view is None:
+                clean = False
+                continue
+            clean = clean and not view.unknown
+            cases[view.id] = view
+        return _FileView(cases, clean)
+    try:
+        view = _case_view(_load_yaml(text))
+    except Exception:  # history is untrusted input: any failure means "does not parse"
+        view = None
+    if view is None:
+        return _FileView({}, clean=False)
+    return _FileView({view.id: view}, clean=not view.unknown)
+
+
+def _load_yaml(text: str) -> Any:
+    """Parse YAML with the C loader, or with the pure one where the C loader fails."""
+    try:
+        return _YAML.load(text)
+    except Exception:
+        return _YAML_PURE.load(text)
+
+
+def _patch(broken: _FileView, older: _FileView) -> _FileView:
+    """``broken``'s cases, with what it failed to read taken from an older clean version."""
+    cases = dict(older.cases)
+    for case_id, view in broken.cases.items():
+        old = older.cases.get(case_id)
+        if old is not None and view.unknown:
+            expect = dict(view.expect)
+            unknown = set(view.unknown)
+            for key in view.unknown:
+                if key in old.expect:
+                    expect[key] = old.expect[key]
+                    unknown.discard(key)
+            view = _CaseView(case_id, expect, frozenset(unknown))
+        cases[case_id] = view
+    return _FileView(cases, clean=False)
+
+
+# --- comparing two versions of a case -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One constraint under an ``expect`` key (the shorthand and tool_calls hold several)."""
+
+    name: str
+    mode: str
+    values: list[Any] | None = None
+    tolerance: float | None = None
+
+
+@dataclass(frozen=True)
+class _Finding:
+    """A loosening before it is tied to its commit; ``removed``: the items dropped."""
+
+    case_id: str
+    field: str
+    kind: str
+    before: Any
+    after: Any
+    path: str
+    removed: list[Any] | None = None
+
+
+def _parts(key: str, check: Check) -> list[_Part]:
+    if isinstance(check, ToolCallsCheck):
+        return [
+            _Part(f"{key}.{name}", name, list(getattr(check, name)))
+            for name in _TOOL_PARTS
+            if getattr(check, name)
+        ]
+    if isinstance(check, IncludeShorthand):
+        parts = []
+        if check.must_include:
+            parts.append(_Part(f"{key}.must_include", "must_include", list(check.must_include)))
+        if check.must_not_include:
+            parts.append(
+                _Part(f"{key}.must_not_include", "must_not_include", list(check.must_not_include))
+            )
+        return parts
+    if isinstance(check, NumberCheck):
+        return [_Part(key, check.mode, tolerance=check.tolerance)]
+    if isinstance(check, ExactSetCheck | MustIncludeCheck | MustNotIncludeCheck):
+        return [_Part(key, check.mode, list(check.values))]
+    if isinstance(check, JudgeCheck):
+        return [_Part(key, check.mode, list(check.values) if check.values else None)]
+    return [_Part(key, check.mode)]
+
+
+def _primary(check: Check, parts: list[_Part]) -> str | None:
+    """The mode a key's check counts as: its strongest part (``None``: it checks nothing)."""
+    if not parts:
+        return None
+    if isinstance(check, ToolCallsCheck):
+        return "tool_calls"
+    return max(parts, key=lambda part: STRENGTH[part.mode]).mode
+
+
+def weaker(before: str, after: str) -> bool:
+    """Whether changing a check from mode ``before`` to mode ``after`` loosens it."""
+    if before == after:
+        return False
+    floor = STRENGTH["must_not_include"]
+    if "outcome" in (before, after) and min(STRENGTH[before], STRENGTH[after]) >= floor:
+        return False  # outcome reads the workspace; code checks read the field
+    return STRENGTH[after] < STRENGTH[before]
+
+
+def _dropped(before: list[Any], after: list[Any]) -> list[Any]:
+    return [item for item in before if not any(same(item, other) for other in after)]
+
+
+def _compare_key(
+    key: str, before: Check, after: Check | None
+) -> list[tuple[str, str, Any, Any, list[Any] | None]]:
+    """``(field, kind, before, after, removed)`` for each way one key's check loosened."""
+    bparts = _parts(key, before)
+    bmode = _primary(before, bparts)
+    if bmode is None:
+        return []
+    if after is None:
+        return [] if bmode == "ignore" else [(key, "check-removed", bmode, None, None)]
+    aparts = _parts(key, after)
+    amode = _primary(after, aparts)
+    # The shorthand and tool_calls kept in the same form are compared part by part, so an
+    # emptied list is reported as the values it lost.
+    same_form = isinstance(before, IncludeShorthand | ToolCallsCheck) and type(after) is type(
+        before
+    )
+    if not same_form and amode != bmode:
+        if amode is None:
+            return [(key, "check-removed", bmode, None, None)]
+        if amode == "ignore":
+            return [(key, "ignored", bmode, amode, None)]
+        if weaker(bmode, amode):
+            return [(key, "mode-weakened", bmode, amode, None)]
+    found: list[tuple[str, str, Any, Any, list[Any] | None]] = []
+    for part in bparts:
+        match = next((p for p in aparts if p.mode == part.mode), None)
+        if match is None:
+            # Otherwise the primary part gave way to a mode at least as strong (judged
+            # above); a guard such as must_not_include still binds unless the field is pinned.
+            binds = same_form or part.mode in _GUARDS
+            if part.values is not None and binds and amode not in _PINNING:
+                found.append((part.name, _LIST_KIND[part.mode], part.values, [], part.values))
+            continue
+        if part.values is not None and match.values is not None:
+            removed = _dropped(part.values, match.values)
+            if removed:
+                kind = _LIST_KIND[part.mode]
+                found.append((part.name, kind, part.values, match.values, removed))
+        if (
+            part.tolerance is not None
+            and match.tolerance is not None
+            and match.tolerance > part.tolerance
+        ):
+            found.append((part.name, "tolerance-widened", part.tolerance, match.tolerance, None))
+    return found
+
+
+def _compare_case(before: _CaseView, after: _CaseView, path: str) -> list[_Finding]:
+    findings = []
+    for key, check in before.expect.items():
+        if key in after.unknown:
+            continue  # the new version of this check does not validate: not comparable
+        for name, kind, old, new, removed in _compare_key(key, check, after.expect.get(key)):
+            findings.append(_Finding(before.id, name, kind, old, new, path, removed))
+    return findings
+
+
+def _narrow(finding: _Finding, other: _Comparison) -> _Finding | None:
+    """What of a merge's loosening (against its first parent) is one against ``other`` too."""
+    if finding.kind != "deleted-not-retired" and finding.case_id in other.added:
+        return finding  # that parent never had the case: it cannot have brought the change
+    same_kind = [
+        g
+        for g in other.findings
+        if (g.case_id, g.field, g.kind) == (finding.case_id, finding.field, finding.kind)
+    ]
+    if not same_kind:
+        return None
+    if finding.removed is None:
+        return finding
+    common = [
+        item
+        for item in finding.removed
+        if any(g.removed is not None and _dropped([item], g.removed) == [] for g in same_kind)
+    ]
+    return replace(finding, removed=common) if common else None
+
+
+@dataclass
+class _Comparison:
+    """The loosenings from one parent to a commit, and the ids the commit added."""
+
+    findings: list[_Finding] = field(default_factory=list)
+    added: set[str] = field(default_factory=set)
+
+
+# --- the walk --------------------------------------------------------------------------
+
+
+class _Audit:
+    """Walks the commits that touched the suite's cases and compares each with its parents."""
+
+    def __init__(self, git: _Git) -> None:
+        self.git = git
+        status, inside = git.run("rev-parse", "--is-inside-work-tree", ok=(0, 128))
+        if status != 0 or inside.strip() != "true":
+            raise CaseforgeError(f"{git.cwd}: not inside a git work tree")
+        self.prefix = git.run("rev-parse", "--show-prefix")[1].strip()
+        self.cases_dir = f"{self.prefix}{CASES_DIR}/"
+        self.pathspecs = [
+            f":(top,literal){self.prefix}{CASES_DIR}",
+            f":(top,literal){self.prefix}{RETIRED_FILE}",
+        ]
+        self._files: dict[tuple[str, str], _FileView] = {}
+
+    def run(self, since: str | None) -> list[Loosening]:
+        status, _ = self.git.run("rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1))
+        if status != 0:
+            return []  # no commits yet
+        if since is not None:
+            if since.startswith("-"):
+                raise CaseforgeError(f"--since {since}: not a revision of this repository")
+            status, _ = self.git.run(
+                "rev-parse", "--verify", "--quiet", f"{since}^{{commit}}", ok=(0, 1)
+            )
+            if status != 0:
+                raise CaseforgeError(f"--since {since}: not a revision of this repository")
+        found: list[Loosening] = []
+        for commit in self._commits(since):
+            reason = criteria_reason(commit.message)
+            for item in self._loosened(commit):
+                found.append(
+                    Loosening(
+                        commit=commit.sha,
+                        short=commit.short,
+                        subject=commit.subject,
+                        case_id=item.case_id,
+                        field=item.field,
+                        kind=item.kind,
+                        before=item.before,
+                        after=item.after,
+                        path=item.path,
+                        excused=reason,
+                    )
+                )
+        return found
+
+    def _commits(self, since: str | None) -> list[_Commit]:
+        revs = [f"{since}..HEAD"] if since is not None else ["HEAD"]
+        _, out = self.git.run(
+            "log",
+            "--full-history",
+            "--date-order",
+            "--reverse",
+            "--no-color",
+            "-z",
+            "--format=%H%x1f%h%x1f%P%x1f%s%x1f%B",
+            *revs,
+            "--",
+            *self.pathspecs,
+        )
+        commits = []
+        for record in out.split("\0"):
+            fields = record.split("\x1f", 4)
+            if len(fields) != 5:
+                continue
+            sha, short, parents, subject, message = fields
+            commits.append(_Commit(sha.strip(), short, parents.split(), subject, message))
+        return commits
+
+    def _loosened(self, commit: _Commit) -> list[_Finding]:
+        if not commit.parents:
+            return []  # the root commit only adds
+        findings = self._compare(commit.parents[0], commit.sha).findings
+        for parent in commit.parents[1:]:
+            if not findings:
+                break
+            other = self._compare(parent, commit.sha, want_added=True)
+            findings = [n for f in findings if (n := _narrow(f, other)) is not None]
+        return findings
+
+    def _diff(self, parent: str, commit: str) -> list[_Entry]:
+        _, out = self.git.run(
+            "diff-tree",
+            "-r",
+            "-z",
+            "-M",
+            "--no-abbrev",
+            "--no-ext-diff",
+            "--no-textconv",
+            parent,
+            commit,
+            "--",
+            *self.pathspecs,
+        )
+        tokens = out.split("\0")
+        entries = []
+        index = 0
+        while index < len(tokens):
+            meta = tokens[index]
+            index += 1
+            if not meta.startswith(":"):
+                continue
+            old_mode, new_mode, old_sha, new_sha, status = meta[1:].split()[:5]
+            if status[:1] in ("R", "C"):
+                old_path, new_path = tokens[index], tokens[index + 1]
+                index += 2
+            else:
+                old_path = new_path = tokens[index]
+                index += 1
+            has_old = old_sha != _NULL_SHA and old_mode in _REGULAR and self._is_case(old_path)
+            has_new = new_sha != _NULL_SHA and new_mode in _REGULAR and self._is_case(new_path)
+            if status[:1] == "C":
+                has_old = False  # a copy leaves its source where it was
+            if has_old or has_new:
+                entries.append(
+                    _Entry(
+                        old_path if has_old else None,
+                        old_sha if has_old else None,
+                        new_path if has_new else None,
+                        new_sha if has_new else None,
+                    )
+                )
+        return entries
+
+    def _is_case(self, path: str) -> bool:
+        return path.startswith(self.cases_dir) and path.endswith(CASE_SUFFIXES)
+
+    def _compare(self, parent: str, commit: str, want_added: bool = False) -> _Comparison:
+        entries = self._diff(parent, commit)
+        result = _Comparison()
+        if not want_added and not any(entry.old_path for entry in entries):
+            return result  # only additions: nothing can have been loosened
+        before: dict[str, tuple[_CaseView, str]] = {}
+        after: dict[str, tuple[_CaseView, str]] = {}
+        unsure: set[str] = set()  # old paths whose new version did not parse
+        for entry in entries:
+            if entry.old_path and entry.old_sha:
+                view = self._before(parent, entry.old_path, entry.old_sha)
+                for case_id, case in view.cases.items():
+                    before[case_id] = (case, entry.old_path)
+            if entry.new_path and entry.new_sha:
+                view = self._file(entry.new_sha, entry.new_path)
+                for case_id, case in view.cases.items():
+                    after[case_id] = (case, entry.new_path)
+                if not view.clean and entry.old_path:
+                    unsure.add(entry.old_path)
+        result.added = set(after) - set(before)
+        retired: set[str] | None = None
+        retired_read = False
+        for case_id, (old, old_path) in before.items():
+            if case_id in after:
+                new, new_path = after[case_id]
+                result.findings.extend(_compare_case(old, new, self._relative(new_path)))
+                continue
+            if old_path in unsure:
+                continue
+            if not retired_read:
+                retired, retired_read = self._retired(commit), True
+            if retired is None or case_id in retired:
+                continue  # retired (or retired.yaml unreadable: accuse no one)
+            where = self._relative(old_path)
+            result.findings.append(
+                _Finding(case_id, "case", "deleted-not-retired", where, None, where)
+            )
+        return result
+
+    def _relative(self, path: str) -> str:
+        return path[len(self.prefix) :] if path.startswith(self.prefix) else path
+
+    def _file(self, sha: str, path: str) -> _FileView:
+        key = (sha, ".jsonl" if path.endswith(".jsonl") else ".yaml")
+        if key not in self._files:
+            got = self.git.blob(sha)
+            self._files[key] = _parse_file(path, got[1]) if got else _FileView({}, False)
+        return self._files[key]
+
+    def _before(self, parent: str, path: str, sha: str) -> _FileView:
+        """The parent's version of a file, patched from older versions where it is broken."""
+        view = self._file(sha, path)
+        if view.clean:
+            return view
+        _, out = self.git.run(
+            "rev-list",
+            "--first-parent",
+            "-n",
+            str(_FALLBACK_DEPTH),
+            parent,
+            "--",
+            f":(top,literal){path}",
+        )
+        for rev in out.split():
+            got = self.git.blob(f"{rev}:{path}")
+            if got is None:
+                break  # the file did not exist there: no older version to fall back on
+            if got[0] == sha:
+                continue
+            older = self._file(got[0], path)
+            if older.clean:
+                return _patch(view, older)
+        return view
+
+    def _retired(self, commit: str) -> set[str] | None:
+        """The ids in ``retired.yaml`` at ``commit``; ``None`` if it does not parse."""
+        got = self.git.blob(f"{commit}:{self.prefix}{RETIRED_FILE}")
+        if got is None:
+            return set()
+        try:
+            data = _load_yaml(got[1].decode("utf-8"))
+        except Exception:  # history is untrusted input: any failure means "does not parse"
+            return None
+        if data is None:
+            return set()
+        if not isinstance(data, list):
+            return None
+        return {
+            entry["id"]
+            for entry in data
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str)
+        }
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,642 @@
+"""The criteria audit, in small temporary git repositories: each loosening kind is caught
+with its commit, case, field, before and after; tightening is not; a `Criteria-change:`
+line excuses a loosening; a case moved to retired.yaml is not a deletion."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from caseforge.audit.criteria import (
+    Loosening,
+    criteria_problems,
+    criteria_reason,
+    loosenings,
+    weaker,
+)
+from caseforge.case.retire import retire_case
+from caseforge.errors import CaseforgeError
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No user or system git config, no repository inherited from a hook, a fixed author."""
+    for name in list(os.environ):
+        if name.startswith("GIT_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Case Reviewer")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "reviewer@example.com")
+
+
+class Repo:
+    """A git repository holding one suite (at ``suite``, the root or a subfolder)."""
+
+    def __init__(self, root: Path, suite: str = "") -> None:
+        self.root = root
+        self.suite = root / suite if suite else root
+        self.suite.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=self.root, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.suite / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    def delete(self, rel: str) -> None:
+        (self.suite / rel).unlink()
+
+    def commit(self, message: str, files: dict[str, str] | None = None) -> str:
+        for rel, text in (files or {}).items():
+            self.write(rel, text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+
+def case(case_id: str, expect: str) -> str:
+    """A YAML case file with this `expect` block (written unindented)."""
+    body = textwrap.indent(textwrap.dedent(expect).strip("\n"), "  ")
+    return f"id: {case_id}\ninput: {{ticket: hello}}\nexpect:\n{body}\n"
+
+
+def jsonl(*cases: tuple[str, dict[str, Any]]) -> str:
+    return "".join(
+        json.dumps({"id": cid, "input": {"ticket": "hi"}, "expect": expect}, ensure_ascii=False)
+        + "\n"
+        for cid, expect in cases
+    )
+
+
+def only(found: list[Loosening]) -> Loosening:
+    assert len(found) == 1, [item.format() for item in found]
+    return found[0]
+
+
+def brief(found: list[Loosening]) -> list[tuple[str, str, str, Any, Any]]:
+    return [(item.case_id, item.field, item.kind, item.before, item.after) for item in found]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "repo")
+
+
+# --- each kind of loosening ---------------------------------------------------------------
+
+
+def test_exact_set_to_must_include_is_caught_with_commit_case_field_before_after(
+    repo: Repo,
+) -> None:
+    repo.commit(
+        "add the card",
+        {
+            "cases/ac-001.yaml": case(
+                "ac-001",
+                """
+        ac_flags: {mode: exact_set, values: ["3:conflict", "3:mismatch"]}
+        category: {mode: exact, value: coupon}
+    """,
+            )
+        },
+    )
+    sha = repo.commit(
+        "relax the flags",
+        {
+            "cases/ac-001.yaml": case(
+                "ac-001",
+                """
+        ac_flags: {mode: must_include, values: ["3:conflict", "3:mismatch"]}
+        category: {mode: exact, value: coupon}
+    """,
+            )
+        },
+    )
+    item = only(loosenings(repo.suite))
+    assert item.commit == sha
+    assert sha.startswith(item.short) and len(item.short) >= 7
+    assert item.subject == "relax the flags"
+    assert (item.case_id, item.field, item.kind) == ("ac-001", "ac_flags", "mode-weakened")
+    assert (item.before, item.after) == ("exact_set", "must_include")
+    assert item.path == "cases/ac-001.yaml"
+    assert item.excused is None
+    assert "ac-001 ac_flags: mode-weakened: exact_set -> must_include" in item.format()
+    assert item.to_json()["kind"] == "mode-weakened"
+
+
+def test_an_exact_set_that_loses_an_item_is_caught_even_when_another_replaces_it(
+    repo: Repo,
+) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y, z]}")})
+    repo.commit("swap", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y, w]}")})
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "flags", "values-removed", ["x", "y", "z"], ["x", "y", "w"])
+    ]
+
+
+def test_must_include_values_removed_in_the_shorthand_and_in_the_mode(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case(
+                "a", 'reply: {must_include: ["6578", 退款], must_not_include: [全额]}'
+            ),
+            "cases/b.yaml": case("b", "reply: {mode: must_include, values: [p, q]}"),
+        },
+    )
+    repo.commit(
+        "drop",
+        {
+            "cases/a.yaml": case("a", 'reply: {must_include: ["6578"], must_not_include: [全额]}'),
+            "cases/b.yaml": case("b", "reply: {mode: must_include, values: [q]}"),
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "reply.must_include", "values-removed", ["6578", "退款"], ["6578"]),
+        ("b", "reply", "values-removed", ["p", "q"], ["q"]),
+    ]
+
+
+def test_a_check_turned_ignore(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", "facts: {mode: judge, values: [f1, f2]}")})
+    repo.commit("ignore", {"cases/a.yaml": case("a", "facts: {mode: ignore, reason: noisy}")})
+    assert brief(loosenings(repo.suite)) == [("a", "facts", "ignored", "judge", "ignore")]
+
+
+def test_a_check_removed_entirely(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        category: {mode: exact, value: refund}
+        amount: {mode: number, value: 10}
+        wording: {mode: ignore, reason: varies}
+    """,
+            )
+        },
+    )
+    repo.commit("trim", {"cases/a.yaml": case("a", "amount: {mode: number, value: 10}")})
+    # Dropping the ignore cell grades nothing less, so only the exact check is reported.
+    assert brief(loosenings(repo.suite)) == [("a", "category", "check-removed", "exact", None)]
+
+
+def test_a_tolerance_widened(repo: Repo) -> None:
+    number = "amount: {{mode: number, value: 6578, tolerance: {}}}"
+    repo.commit("add", {"cases/a.yaml": case("a", number.format(0.01))})
+    repo.commit("widen", {"cases/a.yaml": case("a", number.format(5))})
+    assert brief(loosenings(repo.suite)) == [("a", "amount", "tolerance-widened", 0.01, 5.0)]
+
+
+def test_must_not_include_values_dropped(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case(
+                "a", 'reply: {must_include: ["6578"], must_not_include: [全额, 马上]}'
+            ),
+            "cases/b.yaml": case("b", 'reply: {must_include: ["6578"], must_not_include: [全额]}'),
+            "cases/c.yaml": case("c", "reply: {mode: must_not_include, values: [全额]}"),
+        },
+    )
+    repo.commit(
+        "drop",
+        {
+            "cases/a.yaml": case("a", 'reply: {must_include: ["6578"], must_not_include: [全额]}'),
+            "cases/b.yaml": case("b", 'reply: {mode: must_include, values: ["6578"]}'),
+            "cases/c.yaml": case("c", "reply: {mode: regex, value: '6578'}"),
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "reply.must_not_include", "must-not-include-dropped", ["全额", "马上"], ["全额"]),
+        ("b", "reply.must_not_include", "must-not-include-dropped", ["全额"], []),
+        ("c", "reply", "must-not-include-dropped", ["全额"], []),
+    ]
+
+
+def test_an_emptied_shorthand_list_reports_the_values_it_lost(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", "reply: {must_not_include: [全额, 马上]}"),
+            "cases/b.yaml": case("b", "reply: {must_include: [x], must_not_include: [y]}"),
+            "cases/c.yaml": case("c", "reply: {mode: exact, value: x}"),
+        },
+    )
+    repo.commit(
+        "empty",
+        {
+            "cases/a.yaml": case("a", "reply: {must_not_include: []}"),
+            "cases/b.yaml": case("b", "reply: {must_not_include: [y]}"),
+            "cases/c.yaml": case("c", "reply: {must_include: []}"),
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "reply.must_not_include", "must-not-include-dropped", ["全额", "马上"], []),
+        ("b", "reply.must_include", "values-removed", ["x"], []),
+        ("c", "reply", "check-removed", "exact", None),
+    ]
+
+
+def test_tool_call_expectations_removed(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        tool_calls: {must_call: [get_subscription, get_invoice], must_not_call: [issue_refund]}
+    """,
+            )
+        },
+    )
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        tool_calls: {must_call: [get_subscription]}
+    """,
+            )
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        (
+            "a",
+            "tool_calls.must_call",
+            "must-call-removed",
+            ["get_subscription", "get_invoice"],
+            ["get_subscription"],
+        ),
+        ("a", "tool_calls.must_not_call", "must-not-call-removed", ["issue_refund"], []),
+    ]
+
+
+def test_judge_facts_removed(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", "facts: {mode: judge, values: [f1, f2, f3]}")})
+    repo.commit("drop", {"cases/a.yaml": case("a", "facts: {mode: judge, values: [f1, f3, f4]}")})
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "facts", "values-removed", ["f1", "f2", "f3"], ["f1", "f3", "f4"])
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "loosened"),
+    [
+        ("{mode: exact, value: 3}", "{mode: number, value: 3, tolerance: 1}", True),
+        ("{mode: exact, value: abc}", "{mode: regex, value: a.c}", True),
+        ("{mode: number, value: 3}", "{mode: regex, value: '3'}", True),
+        ("{mode: regex, value: a.c}", "{mode: must_include, values: [a]}", True),
+        ("{mode: must_include, values: [a]}", "{mode: judge, rubric: mentions a}", True),
+        ("{mode: must_include, values: [a]}", "{mode: must_not_include, values: [b]}", True),
+        ("{mode: exact_set, values: [a]}", "{must_include: [a], must_not_include: [b]}", True),
+        ("{mode: outcome, value: {id: 1}}", "{mode: judge, rubric: refund filed}", True),
+        ("{mode: outcome, value: null}", "{mode: must_include, values: [none]}", False),
+        ("{mode: exact, value: 3}", "{mode: outcome, value: 3}", False),
+        ("{mode: exact, value: [a, b]}", "{mode: exact_set, values: [a, b]}", False),
+        ("{mode: must_include, values: [a]}", "{mode: regex, value: a}", False),
+        ("{mode: judge, rubric: polite}", "{mode: must_include, values: [thanks]}", False),
+        ("{mode: ignore, reason: later}", "{mode: exact, value: 1}", False),
+    ],
+)
+def test_mode_changes_follow_the_strength_order(
+    repo: Repo, before: str, after: str, loosened: bool
+) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", f"out: {before}")})
+    repo.commit("change", {"cases/a.yaml": case("a", f"out: {after}")})
+    found = loosenings(repo.suite)
+    if loosened:
+        item = only(found)
+        assert (item.field, item.kind) == ("out", "mode-weakened")
+    else:
+        assert found == []
+
+
+def test_the_strength_order() -> None:
+    order = ["exact", "number", "regex", "must_include", "must_not_include", "judge", "ignore"]
+    for stronger, looser in itertools.pairwise(order):
+        assert weaker(stronger, looser) and not weaker(looser, stronger)
+    assert not weaker("exact", "exact_set") and not weaker("exact_set", "exact")
+    assert weaker("outcome", "judge") and weaker("outcome", "ignore")
+    assert not weaker("outcome", "regex") and not weaker("regex", "outcome")
+
+
+def test_tightening_is_not_flagged(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+            flags: {mode: exact_set, values: [x]}
+            reply: {must_include: [a], must_not_include: [b]}
+            amount: {mode: number, value: 10, tolerance: 1}
+            wording: {mode: ignore, reason: varies}
+            scope: {mode: must_include, values: [s]}
+            tool_calls: {must_call: [t1]}
+        """,
+            ),
+        },
+    )
+    repo.commit(
+        "tighten",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+            flags: {mode: exact_set, values: [x, y]}
+            reply: {must_include: [a, c], must_not_include: [b, d]}
+            amount: {mode: number, value: 11, tolerance: 0.5}
+            wording: {mode: exact, value: Dear customer}
+            scope: {mode: exact_set, values: [s]}
+            tool_calls: {must_call: [t1, t2], must_not_call: [t3], order: [t1, t2]}
+            category: {mode: exact, value: refund}
+        """,
+            ),
+            "cases/b.yaml": case("b", "category: {mode: exact, value: other}"),
+        },
+    )
+    assert loosenings(repo.suite) == []
+
+
+# --- the trailer -------------------------------------------------------------------------------
+
+
+def test_a_loosening_without_the_trailer_is_a_problem_and_with_it_is_excused(
+    repo: Repo,
+) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}"),
+            "cases/b.yaml": case("b", "flags: {mode: exact_set, values: [x, y]}"),
+        },
+    )
+    bare = repo.commit(
+        "loosen a", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x]}")}
+    )
+    told = repo.commit(
+        "loosen b\n\nThe second flag is contested.\n\nCriteria-change: disputed by finance\n",
+        {"cases/b.yaml": case("b", "flags: {mode: exact_set, values: [x]}")},
+    )
+    found = loosenings(repo.suite)
+    assert [(item.commit, item.case_id, item.excused) for item in found] == [
+        (bare, "a", None),
+        (told, "b", "disputed by finance"),
+    ]
+    problem = only(criteria_problems(repo.suite))
+    assert (problem.commit, problem.case_id, problem.kind) == (bare, "a", "values-removed")
+
+
+def test_the_trailer_key_is_case_insensitive_and_needs_a_reason() -> None:
+    assert criteria_reason("x\n\ncriteria-CHANGE: policy changed") == "policy changed"
+    assert criteria_reason("x\n\nCriteria-change:   \n") is None
+    assert criteria_reason("x\n\nCriteria-change:\n") is None
+    assert criteria_reason("mentions Criteria-change: inline only") is None
+    assert criteria_reason("x\n\nCriteria-change: the amount\n  is disputed\n") == (
+        "the amount is disputed"
+    )
+    assert criteria_reason("no trailer at all") is None
+
+
+# --- deletions and retirement ---------------------------------------------------------------------
+
+
+def test_deleting_a_case_needs_retirement_in_the_same_commit(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            # The colon makes `caseforge retire` write `[finding:F5]`, which only a YAML 1.2
+            # parser reads; the audit must still see who was retired.
+            "cases/a.yaml": case("a", "category: {mode: exact, value: refund}")
+            + 'tags: ["finding:F5", refund]\n',
+            "cases/b.yaml": case("b", "category: {mode: exact, value: refund}"),
+        },
+    )
+    retire_case(repo.suite, "a", "policy changed", dt.date(2026, 11, 1))
+    repo.commit("retire a")
+    repo.delete("cases/b.yaml")
+    gone = repo.commit("drop b")
+    item = only(loosenings(repo.suite))
+    assert (item.commit, item.case_id, item.kind) == (gone, "b", "deleted-not-retired")
+    assert (item.field, item.before, item.after, item.path) == (
+        "case",
+        "cases/b.yaml",
+        None,
+        "cases/b.yaml",
+    )
+
+
+def test_a_renamed_case_file_is_the_same_case(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}")})
+    (repo.suite / "cases/refund").mkdir()
+    repo.git("mv", "cases/a.yaml", "cases/refund/a-renamed.yaml")
+    repo.commit("move")
+    repo.git("mv", "cases/refund/a-renamed.yaml", "cases/a2.yml")
+    repo.commit(
+        "move and loosen", {"cases/a2.yml": case("a", "flags: {mode: exact_set, values: [x]}")}
+    )
+    item = only(loosenings(repo.suite))
+    assert (item.subject, item.kind, item.path) == (
+        "move and loosen",
+        "values-removed",
+        "cases/a2.yml",
+    )
+
+
+# --- JSONL, nesting, unrelated commits, broken files -------------------------------------------
+
+
+def test_a_jsonl_suite_matches_cases_by_id(repo: Repo) -> None:
+    flags = {"mode": "exact_set", "values": ["x", "y"]}
+    repo.commit(
+        "bulk",
+        {
+            "cases/bulk.jsonl": jsonl(
+                ("a", {"flags": flags}),
+                ("b", {"flags": flags}),
+                ("c", {"flags": flags}),
+                ("d", {"flags": flags}),
+            ),
+        },
+    )
+    # a is loosened, b is moved into its own YAML file, c's line is removed, d is unchanged
+    # but moves down a line.
+    repo.commit(
+        "edit bulk",
+        {
+            "cases/bulk.jsonl": jsonl(
+                ("d", {"flags": flags}),
+                ("a", {"flags": {"mode": "must_include", "values": ["x", "y"]}}),
+            ),
+            "cases/b.yaml": case("b", "flags: {mode: exact_set, values: [x, y]}"),
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "flags", "mode-weakened", "exact_set", "must_include"),
+        ("c", "case", "deleted-not-retired", "cases/bulk.jsonl", None),
+    ]
+    assert [item.path for item in loosenings(repo.suite)] == ["cases/bulk.jsonl"] * 2
+
+
+def test_a_jsonl_line_retired_is_not_a_deletion(repo: Repo) -> None:
+    flags = {"mode": "exact_set", "values": ["x"]}
+    repo.commit(
+        "bulk", {"cases/bulk.jsonl": jsonl(("a", {"flags": flags}), ("b", {"flags": flags}))}
+    )
+    retire_case(repo.suite, "a", "duplicate of b", dt.date(2026, 11, 1))
+    repo.commit("retire a")
+    assert loosenings(repo.suite) == []
+
+
+def test_a_suite_nested_in_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = Repo(tmp_path / "repo", suite="examples/my-suite")
+    other = repo.root / "examples/other/cases/z.yaml"
+    other.parent.mkdir(parents=True)
+    other.write_text(case("z", "flags: {mode: exact_set, values: [x, y]}"))
+    repo.commit("add", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}")})
+    other.write_text(case("z", "flags: {mode: ignore, reason: another suite}"))
+    repo.commit("loosen the other suite")
+    sha = repo.commit(
+        "loosen", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [y]}")}
+    )
+    item = only(loosenings(repo.suite))
+    assert (item.commit, item.case_id, item.path) == (sha, "a", "cases/a.yaml")
+    # Also when given a relative path.
+    monkeypatch.chdir(repo.root / "examples")
+    assert only(loosenings(Path("my-suite"))).commit == sha
+
+
+def test_commits_that_do_not_touch_cases_are_ignored(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}")})
+    repo.commit("docs", {"README.md": "# suite\n", "caseforge.yaml": "name: s\n"})
+    repo.commit("notes", {"notes/a.yaml": case("a", "flags: {mode: ignore, reason: a note}")})
+    assert loosenings(repo.suite) == []
+    log = repo.git("log", "--format=%s")
+    assert log.splitlines() == ["notes", "docs", "add"]
+
+
+def test_a_case_file_that_fails_to_parse_does_not_crash(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}"),
+            "cases/b.jsonl": jsonl(("b", {"flags": {"mode": "exact_set", "values": ["x", "y"]}})),
+        },
+    )
+    repo.commit(
+        "break",
+        {
+            "cases/a.yaml": "id: a\nexpect: {flags: [unclosed\n",
+            "cases/b.jsonl": '{"id": "b", "expect": \n',
+        },
+    )
+    fixed = repo.commit(
+        "fix and loosen",
+        {
+            "cases/a.yaml": case("a", "flags: {mode: must_include, values: [x]}"),
+            "cases/b.jsonl": jsonl(("b", {"flags": {"mode": "exact_set", "values": ["x", "y"]}})),
+        },
+    )
+    # Breaking a file is not a deletion; the fix is compared with the last version that parsed.
+    assert [(item.commit, item.case_id, item.kind) for item in loosenings(repo.suite)] == [
+        (fixed, "a", "mode-weakened")
+    ]
+
+
+def test_a_check_that_does_not_validate_is_skipped_not_removed(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        flags: {mode: exact_set, values: [x, y]}
+        amount: {mode: number, value: 3}
+    """,
+            )
+        },
+    )
+    repo.commit(
+        "typo",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        flags: {mode: exact_sett, values: [x, y]}
+        amount: {mode: number, value: 3, tolerance: 2}
+    """,
+            )
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [("a", "amount", "tolerance-widened", 0.0, 2.0)]
+
+
+# --- merges, since, errors ------------------------------------------------------------------------
+
+
+def test_a_merge_is_not_blamed_for_what_its_branch_brought(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y, z]}"),
+            "cases/b.yaml": case("b", "flags: {mode: exact_set, values: [x, y]}"),
+        },
+    )
+    repo.git("checkout", "-q", "-b", "topic")
+    on_branch = repo.commit(
+        "drop z\n\nCriteria-change: z is not a real flag",
+        {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}")},
+    )
+    repo.git("checkout", "-q", "main")
+    repo.commit("unrelated", {"README.md": "hi\n"})
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "topic")
+    # An evil merge: it also loosens b on its own.
+    repo.write("cases/b.yaml", case("b", "flags: {mode: must_include, values: [x, y]}"))
+    merge = repo.commit("Merge branch 'topic'")
+    found = loosenings(repo.suite)
+    assert [(item.commit, item.case_id, item.excused) for item in found] == [
+        (on_branch, "a", "z is not a real flag"),
+        (merge, "b", None),
+    ]
+
+
+def test_since_limits_the_audit_to_later_commits(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y, z]}")})
+    repo.commit("one", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}")})
+    base = repo.git("rev-parse", "HEAD")
+    later = repo.commit("two", {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x]}")})
+    assert len(loosenings(repo.suite)) == 2
+    assert [item.commit for item in loosenings(repo.suite, since=base)] == [later]
+    with pytest.raises(CaseforgeError, match="not a revision"):
+        loosenings(repo.suite, since="no-such-branch")
+
+
+def test_outside_a_repository_or_before_the_first_commit(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(CaseforgeError, match="not inside a git work tree"):
+        loosenings(plain)
+    with pytest.raises(CaseforgeError, match="suite folder not found"):
+        loosenings(tmp_path / "missing")
+    empty = Repo(tmp_path / "empty")
+    assert loosenings(empty.suite) == []
