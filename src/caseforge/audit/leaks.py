@@ -18,7 +18,7 @@ from pathlib import Path
 from caseforge.synth.verify import REDACTION
 
 SHA40 = re.compile(r"(?<![0-9a-fA-F])[0-9a-f]{40}(?![0-9a-fA-F])")
-EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
+EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})(?![\w-])")
 RESERVED_DOMAINS = ("example.com", "example.org", "example.net")
 RESERVED_SUFFIXES = (".test", ".example", ".invalid", ".localhost", ".local")
 DATA_PARTS = ("cases", "fixtures", "labels")
@@ -101,10 +101,9 @@ def lint(suite_dir: Path) -> list[Leak]:
     leaks = []
     for path in tracked_files(suite_dir):
         relative = path.relative_to(suite_dir)
-        if (
-            path.suffix not in DATA_SUFFIXES
-            or (not any(part in DATA_PARTS for part in relative.parts)
-            and relative.name != "retired.yaml")
+        if path.suffix not in DATA_SUFFIXES or (
+            not any(part in DATA_PARTS for part in relative.parts)
+            and relative.name != "retired.yaml"
         ):
             continue
         text = _text(path)

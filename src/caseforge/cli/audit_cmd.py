@@ -121,10 +121,12 @@ def audit(
     """Fail on loosened criteria without a Criteria-change reason, and on private data leaks."""
     from caseforge.audit.criteria import loosenings
     from caseforge.audit.leaks import lint, private_string_leaks
+    from caseforge.store.db import git_toplevel
     from caseforge.synth.private import PrivateStore
 
     config = load_config(suite)
-    found = loosenings(suite, since)
+    in_git = git_toplevel(suite) is not None
+    found = loosenings(suite, since) if in_git else []
     problems = [x for x in found if not x.excused]
     store = PrivateStore(config.name, private_dir)
     if store.exists():
@@ -164,7 +166,11 @@ def audit(
             err.print(leak.format(), markup=False)
         excused = len(found) - len(problems)
         out.print(
-            f"criteria: {len(problems)} loosening(s) without a Criteria-change reason"
+            (
+                f"criteria: {len(problems)} loosening(s) without a Criteria-change reason"
+                if in_git
+                else "criteria: not audited (the suite is not in a git work tree)"
+            )
             + (f", {excused} with one" if excused else "")
             + f"; leaks: {len(leaks)} ({how})",
             markup=False,
