@@ -414,8 +414,7 @@ async def _reproduce(
         after = await misses(variant)
     finally:
         await agent.aclose()
-    original_misses = [(frozenset(map(mapped, m)), frozenset(map(mapped, e))) for m, e in before]
-    failing = [m for m in original_misses if m != (frozenset(), frozenset())]
+    failing = [m for m in before if m != (frozenset(), frozenset())]
     if not failing:
         return {
             "config": config_name,
@@ -423,19 +422,25 @@ async def _reproduce(
             "reproduced": False,
             "detail": f"{config_name} does not fail the original: nothing to reproduce",
         }
-    target = max(set(failing), key=failing.count)
+    miss, extra = max(set(failing), key=failing.count)
+    target = (frozenset(map(mapped, miss)), frozenset(map(mapped, extra)))
     same = sum(1 for m in after if m == target)
+
+    def shown(items: frozenset[str]) -> list[str]:
+        return sorted(x.split(":", 1)[1] for x in items)
+
     return {
         "config": config_name,
         "trials": trials,
-        "original_miss": sorted(x.split(":", 1)[1] for x in target[0]),
-        "original_extra": sorted(x.split(":", 1)[1] for x in target[1]),
+        "original_miss": shown(miss),
+        "original_extra": shown(extra),
+        "variant_miss_expected": shown(target[0]),
         "variant_trials_with_the_same_miss": same,
         "reproduced": same * 2 > trials,
         "detail": f"{same} of {trials} {config_name} trials on the variant miss "
-        f"{sorted(x.split(':', 1)[1] for x in target[0]) or 'nothing'}"
-        + (f" and add {sorted(x.split(':', 1)[1] for x in target[1])}" if target[1] else "")
-        + " as on the original",
+        f"{shown(target[0]) or 'nothing'}"
+        + (f" and add {shown(target[1])}" if target[1] else "")
+        + f", as the original misses {shown(miss) or 'nothing'}",
     }
 
 
