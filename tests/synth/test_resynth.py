@@ -148,3 +148,14 @@ def test_refuses_without_a_written_goal_state(suite: Path, private: PrivateStore
     )
     with pytest.raises(CaseforgeError, match="refuses to run before the goal state is written"):
         asyncio.run(resynth(suite, "ac-conflict-001", "課程上架", client(), private, "holistic"))
+
+
+def test_validate_warns_until_a_person_has_re_read_the_variant(
+    suite: Path, private: PrivateStore
+) -> None:
+    from caseforge.case.validate import validate_suite
+
+    result, _ = run(suite, private, course_answer(), new_id="resynth-course-002")
+    assert result.passed
+    warnings = [w for w in validate_suite(suite).warnings if w.case_id == "resynth-course-002"]
+    assert [w.field for w in warnings] == ["provenance.reviewed_by"]

@@ -113,3 +113,26 @@ def test_audit_finds_private_strings_and_lints_without_the_store(tmp_path: Path)
     assert with_store.exit_code == 1 and "private string" in with_store.output
     without = runner.invoke(app, ["audit", str(suite), "--private", str(tmp_path / "none")])
     assert without.exit_code == 1 and "e-mail domain: acme-corp.com" in without.output
+
+
+def test_scan_cli_prints_classes_and_offsets(tmp_path: Path) -> None:
+    ticket = tmp_path / "t.txt"
+    ticket.write_text(
+        "請看 commit 3f9a2c1，林雅婷 在 2024年3月5日 回報 ERR_PAY_4012。\n", encoding="utf-8"
+    )
+    glossary = tmp_path / "g.yaml"
+    glossary.write_text("person: [林雅婷]\n", encoding="utf-8")
+    result = runner.invoke(app, ["scan", str(ticket), "--glossary", str(glossary), "--json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    spans = {s["cls"]: (s["start"], s["end"], s["text"]) for s in json.loads(result.stdout)}
+    text = ticket.read_text(encoding="utf-8")
+    for cls in ("commit_sha", "person", "date", "error_code"):
+        start, end, found = spans[cls]
+        assert text[start:end] == found
+    assert spans["person"][2] == "林雅婷" and spans["date"][2] == "2024年3月5日"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("person: [unclosed\n", encoding="utf-8")
+    failed = runner.invoke(app, ["scan", str(ticket), "--glossary", str(bad)])
+    assert failed.exit_code == 1

@@ -271,6 +271,22 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
             )
         oracles.check(item)
         records.append(record)
+        provenance = case.provenance
+        if provenance.get("synth_run") and not (
+            provenance.get("reviewed_by") and provenance.get("reviewed_on")
+        ):
+            report.warnings.append(
+                Problem(
+                    item.path,
+                    line,
+                    col,
+                    "provenance.reviewed_by",
+                    "synthesized case not re-read yet: a person reads it, then fills "
+                    "provenance.reviewed_by and reviewed_on",
+                    severity="warning",
+                    case_id=case.id,
+                )
+            )
 
     report.cases = len(records)
     _distribution(report, records)
