@@ -126,7 +126,7 @@ def test_scan_cli_prints_classes_and_offsets(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     import json
 
-    spans = {s["cls"]: (s["start"], s["end"], s["text"]) for s in json.loads(result.stdout)}
+    spans = {s["class"]: (s["start"], s["end"], s["text"]) for s in json.loads(result.stdout)}
     text = ticket.read_text(encoding="utf-8")
     for cls in ("commit_sha", "person", "date", "error_code"):
         start, end, found = spans[cls]
