@@ -413,6 +413,8 @@ class Runner:
         self._finish(outcome, record)
 
     def _judge(self, suite: Suite, top: Path) -> Judge | None:
+        if self.judge_client is None and suite.config.judge is None:
+            return None  # no judge configured: don't even load the model client
         from caseforge.grade.judge import Judge
         from caseforge.llm.client import ModelClient
 
