@@ -159,3 +159,19 @@ def test_validate_warns_until_a_person_has_re_read_the_variant(
     assert result.passed
     warnings = [w for w in validate_suite(suite).warnings if w.case_id == "resynth-course-002"]
     assert [w.field for w in warnings] == ["provenance.reviewed_by"]
+
+
+def test_a_variant_leaking_a_short_sha_of_the_original_stays_out(
+    suite: Path, private: PrivateStore
+) -> None:
+    path = suite / "cases" / "ac-conflict-001.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("先這樣～", "先這樣～ 上次的修正在 commit 3f9a2c1d4e5b 已合併。")
+    path.write_text(text, encoding="utf-8")
+    answer = course_answer()
+    answer["text"] += "\n（延續 commit 3f9a2c1 的做法）"
+    result, request = run(suite, private, answer)
+    assert "3f9a2c1d4e5b" not in request["messages"][1]["content"]  # the model saw a surrogate
+    assert not result.passed
+    leaks = next(c for c in result.checks if c.name == "leaks")
+    assert not leaks.passed and "7+ characters of commit '3f9a2c1d4e5b'" in leaks.detail
