@@ -10,12 +10,12 @@ domains, and redaction marks.
 from __future__ import annotations
 
 import re
-import subprocess
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from caseforge.synth.verify import REDACTION
+from caseforge.vcs import tracked_files as vcs_tracked_files
 
 SHA40 = re.compile(r"(?<![0-9a-fA-F])[0-9a-f]{40}(?![0-9a-fA-F])")
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})(?![\w-])")
@@ -39,18 +39,9 @@ class Leak:
 
 def tracked_files(suite_dir: Path) -> list[Path]:
     """The suite's files under version control (every file when it is not in git)."""
-    try:
-        out = subprocess.run(
-            ["git", "ls-files", "-z", "--", "."],
-            cwd=suite_dir,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        out = None
-    if out is not None and out.returncode == 0:
-        return [suite_dir / p for p in out.stdout.split("\0") if p]
+    tracked = vcs_tracked_files(suite_dir)
+    if tracked is not None:
+        return tracked
     return [p for p in suite_dir.rglob("*") if p.is_file() and ".git" not in p.parts]
 
 

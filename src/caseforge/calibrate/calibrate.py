@@ -30,7 +30,7 @@ from caseforge.grade.judge import Judge
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.client import ModelClient, ModelError
 from caseforge.run.fixtures import FixtureMode, FixtureStore, FixtureTransport
-from caseforge.store.db import git_toplevel
+from caseforge.vcs import git_toplevel
 
 RECORDINGS = "judge-recordings"
 REPLAY_BASE_URL = "http://judge-recordings.invalid/v1"

@@ -60,21 +60,12 @@ def resynth(
     reviewer: Annotated[str, typer.Option(help="Who re-read the variant.")] = "",
 ) -> None:
     """Re-synthesise a sensitive failed case into a new domain, keeping what made it fail."""
-    from caseforge.llm.client import ModelClient
-    from caseforge.store.db import git_toplevel
+    from caseforge.llm.client import synth_client
     from caseforge.synth.private import PrivateStore
     from caseforge.synth.resynth import resynth as run_resynth
 
     config = load_config(suite)
-    top = git_toplevel(suite) or suite
-    client = ModelClient.from_settings(
-        config.synth, cache_dir=top / ".caseforge" / "cache", prices=config.prices
-    )
-    if client is None:
-        raise CaseforgeError(
-            "resynth needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
-            "(or OPENAI_BASE_URL)"
-        )
+    client = synth_client(suite, "resynth")
     private = PrivateStore(config.name)
     result = asyncio.run(
         run_resynth(
@@ -121,8 +112,8 @@ def audit(
     """Fail on loosened criteria without a Criteria-change reason, and on private data leaks."""
     from caseforge.audit.criteria import loosenings
     from caseforge.audit.leaks import lint, private_string_leaks
-    from caseforge.store.db import git_toplevel
     from caseforge.synth.private import PrivateStore
+    from caseforge.vcs import git_toplevel
 
     config = load_config(suite)
     in_git = git_toplevel(suite) is not None

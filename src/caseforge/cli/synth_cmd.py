@@ -14,9 +14,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from caseforge.case.load import load_config
-from caseforge.errors import CaseforgeError
-
 out = Console(highlight=False, soft_wrap=True)
 synth_app = typer.Typer(help="Two-step synthesis: dimension tuples, then one model call each.")
 SuiteArg = Annotated[Path, typer.Argument(help="The suite folder.")]
@@ -54,20 +51,10 @@ def write(
     limit: Annotated[int | None, typer.Option(help="At most this many new drafts.")] = None,
 ) -> None:
     """One model call per tuple writes the ticket; drafts go to the review queue."""
-    from caseforge.llm.client import ModelClient
-    from caseforge.store.db import git_toplevel
+    from caseforge.llm.client import synth_client
     from caseforge.synth.writer import write_drafts
 
-    config = load_config(suite)
-    top = git_toplevel(suite) or suite
-    client = ModelClient.from_settings(
-        config.synth, cache_dir=top / ".caseforge" / "cache", prices=config.prices
-    )
-    if client is None:
-        raise CaseforgeError(
-            "synth write needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
-            "(or OPENAI_BASE_URL)"
-        )
+    client = synth_client(suite, "synth write")
     drafts = asyncio.run(write_drafts(suite, client, limit))
     flagged = sum(1 for d in drafts if d.near_duplicates)
     out.print(

@@ -467,6 +467,25 @@ class ModelClient:
         await self._client.close()
 
 
+def synth_client(suite_dir: Path, command: str) -> ModelClient:
+    """The model for synthesis (``synth:`` in caseforge.yaml), with the suite's cache and
+    prices; a one-line error naming what to set when there is none."""
+    from caseforge.case.load import load_config
+    from caseforge.vcs import git_toplevel
+
+    config = load_config(suite_dir)
+    top = git_toplevel(suite_dir) or suite_dir
+    client = ModelClient.from_settings(
+        config.synth, cache_dir=top / ".caseforge" / "cache", prices=config.prices
+    )
+    if client is None:
+        raise CaseforgeError(
+            f"{command} needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
+            "(or OPENAI_BASE_URL)"
+        )
+    return client
+
+
 def _with_schema_prompt(
     messages: list[dict[str, Any]], schema: dict[str, Any]
 ) -> list[dict[str, Any]]:

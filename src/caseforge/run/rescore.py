@@ -17,7 +17,8 @@ from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial
 from caseforge.report.summary import TrialRecord
 from caseforge.run.executor import TrialOutcome, TrialTask
 from caseforge.run.runner import NO_JUDGE_REASON, _needs_judge, _store_row, judge_record
-from caseforge.store.db import RunStore, dataset_state, git_toplevel, new_run_id
+from caseforge.store.db import RunStore, new_run_id
+from caseforge.vcs import dataset_state, git_toplevel
 
 if TYPE_CHECKING:
     from caseforge.grade.judge import Judge

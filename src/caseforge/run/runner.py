@@ -33,7 +33,8 @@ from caseforge.report.summary import TrialRecord
 from caseforge.run.executor import Executor, LocalExecutor, TrialOutcome, TrialTask
 from caseforge.run.fixtures import FixtureMode, FixtureStore
 from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
-from caseforge.store.db import RunStore, dataset_state, git_toplevel, new_run_id, utcnow
+from caseforge.store.db import RunStore, new_run_id, utcnow
+from caseforge.vcs import dataset_state, git_toplevel
 
 if TYPE_CHECKING:
     from caseforge.grade.judge import Judge

@@ -12,7 +12,6 @@ import datetime as dt
 import json
 import os
 import secrets
-import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -120,42 +119,10 @@ def default_store_url(start: Path | None = None) -> str:
     env = os.environ.get("CASEFORGE_STORE")
     if env:
         return env
+    from caseforge.vcs import git_toplevel
+
     top = git_toplevel(start or Path.cwd()) or (start or Path.cwd())
     return f"sqlite:///{(top / '.caseforge' / 'caseforge.db').resolve()}"
-
-
-def git_toplevel(path: Path) -> Path | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=path,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return None
-    return Path(out.stdout.strip()) if out.returncode == 0 else None
-
-
-def dataset_state(suite_dir: Path) -> tuple[str | None, bool | None]:
-    """The git commit of the suite's repository and whether the suite folder is dirty."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=suite_dir, capture_output=True, text=True, check=False
-        )
-        if head.returncode != 0:
-            return None, None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "."],
-            cwd=suite_dir,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return None, None
-    return head.stdout.strip(), bool(dirty.stdout.strip())
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:

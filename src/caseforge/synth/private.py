@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
+from caseforge.vcs import git_toplevel, is_ignored
 
 SECRET_FILE = "secret.key"
 
@@ -33,30 +33,8 @@ def default_root() -> Path:
 def inside_unignored_work_tree(path: Path) -> Path | None:
     """The work tree ``path`` would be committed from, or None when it is outside every work
     tree or git-ignored there."""
-    probe = path
-    while not probe.exists():
-        probe = probe.parent
-    if probe.is_file():
-        probe = probe.parent
-    try:
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=probe,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return None
-    if top.returncode != 0:
-        return None
-    ignored = subprocess.run(
-        ["git", "check-ignore", "-q", str(path.resolve())],
-        cwd=probe,
-        capture_output=True,
-        check=False,
-    )
-    return None if ignored.returncode == 0 else Path(top.stdout.strip())
+    top = git_toplevel(path)
+    return None if top is None or is_ignored(path) else top
 
 
 class PrivateStore:

@@ -366,7 +366,7 @@ async def _reproduce(
     from caseforge.grade.trial import grade_trial
     from caseforge.run.executor import TrialTask
     from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
-    from caseforge.store.db import git_toplevel
+    from caseforge.vcs import git_toplevel
 
     suite = load_suite(suite_dir)
     config = suite.config.configs[config_name]
