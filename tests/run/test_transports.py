@@ -163,3 +163,15 @@ def test_agent_specs_are_checked(tmp_path: Path) -> None:
         resolve_agent(None, None, tmp_path)
     assert resolve_agent(None, "http://127.0.0.1:1/run", tmp_path).description.startswith("http")
     assert resolve_agent(None, "cmd:python agent.py", tmp_path).description == "cmd:python agent.py"
+
+
+def test_a_broken_agent_module_is_one_line_and_records_no_run(
+    toy_suite: MakeToySuite, store: RunStore, tmp_path: Path
+) -> None:
+    root = toy_suite([{"id": "a", "input": {}}], agent={"callable": "broken_agent_xyz:run"})
+    (root / "broken_agent_xyz.py").write_text("def run(input, ctx)\n    return 1\n")
+    with pytest.raises(CaseforgeError) as info:
+        run(store, suite_dir=root)
+    message = str(info.value)
+    assert "SyntaxError" in message and "broken_agent_xyz.py:1" in message and "\n" not in message
+    assert store.list_runs() == []

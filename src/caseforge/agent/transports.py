@@ -14,6 +14,7 @@ import inspect
 import json
 import shlex
 import sys
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -184,6 +185,17 @@ def import_object(spec: str, suite_dir: Path) -> Any:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise CaseforgeError(f"{spec!r}: cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # a syntax or runtime error in the user's module: say where
+        where, text = "", str(exc)
+        if isinstance(exc, SyntaxError) and exc.filename:
+            where, text = f" ({exc.filename}:{exc.lineno})", str(exc.msg)
+        else:
+            frames = traceback.extract_tb(exc.__traceback__)
+            if frames:
+                where = f" ({frames[-1].filename}:{frames[-1].lineno})"
+        raise CaseforgeError(
+            f"{spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {text}{where}"
+        ) from None
     target: Any = module
     for part in attribute.split("."):
         if not hasattr(target, part):

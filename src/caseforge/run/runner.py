@@ -264,7 +264,7 @@ class Runner:
         config = suite.config
         concurrency = opts.concurrency or config.concurrency
         timeout_s = opts.timeout_s or config.timeout_s
-        agent = resolve_agent(config.agent, opts.agent, suite.root, threads=concurrency)
+        agent = self._agent
         fixture_mode = opts.fixtures or FixtureStore.default_mode(suite.root)
         fixtures = (
             FixtureStore(suite.root, fixture_mode) if fixture_mode != FixtureMode.OFF else None
@@ -413,6 +413,12 @@ class Runner:
             await judge_record(judge, outcome, record)
         self._finish(outcome, record)
 
+    def _resolve_agent(self, suite: Suite) -> None:
+        concurrency = self.options.concurrency or suite.config.concurrency
+        self._agent = resolve_agent(
+            suite.config.agent, self.options.agent, suite.root, threads=concurrency
+        )
+
     def _judge(self, suite: Suite, top: Path) -> Judge | None:
         if self.judge_client is None and suite.config.judge is None:
             return None  # no judge configured: don't even load the model client
@@ -460,6 +466,7 @@ class Runner:
         trials = opts.trials or config.trials
         if trials < 1:
             raise CaseforgeError("--trials must be at least 1")
+        self._resolve_agent(suite)  # a broken agent spec fails before any run is recorded
         commit, dirty = dataset_state(suite.root)
         self._clock = (opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)).isoformat()
         agent_desc = opts.agent or _agent_description(suite)
@@ -511,6 +518,7 @@ class Runner:
         suite_dir = opts.suite_dir or Path(group[0].suite_path)
         self._clock = str(group[0].options.get("clock") or dt.datetime.now(dt.UTC).isoformat())
         suite = load_suite(suite_dir)
+        self._resolve_agent(suite)
         handles = []
         for info in group:
             snapshot = self.store.cases(info.id)
