@@ -210,3 +210,34 @@ def test_rescore_regrades_stored_outputs_with_todays_expectations(
     assert report["options"]["rescored_from"] == first.runs[0].run_id
     assert len(toy_agent.CALLS) == calls_before  # the agent was not called again
     assert Case.model_validate(store.cases(done.run_id)["b"]).expect["category"].value == "billing"  # type: ignore[union-attr]
+
+
+@respx.mock
+def test_a_rejected_key_is_never_lost_even_when_later_cases_need_no_judge(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    respx.post(URL).mock(return_value=error(401, "Incorrect API key provided", "invalid_api_key"))
+    judged = {"facts": {"mode": "judge", "values": FACTS}}
+    plain = {"category": {"mode": "exact", "value": "refund"}}
+    cases = [{"id": f"j{i}", "input": {}, "expect": judged} for i in range(5)]
+    cases.append({"id": "z-last", "input": {}, "expect": plain})
+    root = toy_suite(cases, judge={"model": "gpt-4.1-mini"}, concurrency=1)
+    with pytest.raises(ModelAuthError):
+        asyncio.run(Runner(RunOptions(suite_dir=root), store, judge_client=judge_client()).run())
+    run = store.list_runs()[0]
+    assert run.status == "stopped"  # resumable, never "finished" with results missing
+
+
+@respx.mock
+def test_a_judge_check_on_a_missing_field_fails_without_asking(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    route = respx.post(URL).mock(return_value=ok(facts_answer("conveyed")))
+    expect = {"summary": {"mode": "judge", "values": ["x"], "field": "summary"}}
+    root = toy_suite([{"id": "a", "input": {}, "expect": expect}], judge={"model": "m"})
+    outcome = asyncio.run(
+        Runner(RunOptions(suite_dir=root), store, judge_client=judge_client()).run()
+    )
+    trial = build_report(store, outcome.runs[0].run_id)["cases"][0]["trials"][0]
+    assert trial["status"] == "fail" and "no field 'summary'" in trial["checks"][0]["reason"]
+    assert route.call_count == 0

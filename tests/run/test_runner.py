@@ -222,3 +222,44 @@ def test_several_clocks_are_frozen_per_call_at_concurrency_1(
     for row in store.results(outcome.runs[0].run_id):
         wall = json.loads(row["response_json"])["output"]["wall"]
         assert wall == dt.datetime.fromisoformat(clocks[row["case_id"]]).timestamp()
+
+
+def test_workspace_hook_failure_is_an_error_and_retries_start_clean(
+    toy_suite: MakeToySuite, store: RunStore, tmp_path: Path
+) -> None:
+    hooks = tmp_path / "toy_hooks_ws.py"
+    hooks.write_text(
+        "import pathlib\n"
+        "def prepare(ws, case):\n"
+        "    if case.id == 'broken':\n"
+        "        raise FileNotFoundError('seed.db missing')\n"
+        "    (ws / 'marker').write_text('x') if not (ws / 'marker').exists() else None\n"
+        "    (ws / 'count').write_text(str(len(list(ws.iterdir()))))\n"
+        "def probe(ws, result, case):\n"
+        "    return {'files': sorted(p.name for p in ws.iterdir())}\n"
+    )
+    cases = [
+        {"id": "broken", "input": {}},
+        {
+            "id": "flaky",
+            "input": {"behaviour": "transient", "fail_times": 2},
+            "expect": {"files": {"mode": "outcome", "value": ["count", "marker"]}},
+        },
+    ]
+    root = toy_suite(
+        cases, workspace_setup="toy_hooks_ws:prepare", outcome_probe="toy_hooks_ws:probe"
+    )
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        outcome = run(store, suite_dir=root)
+    finally:
+        sys.path.remove(str(tmp_path))
+    trials = trials_of(store, outcome)
+    assert trials[("broken", 1)]["status"] == "error"
+    assert (
+        "workspace_setup failed: FileNotFoundError: seed.db missing"
+        in trials[("broken", 1)]["error"]
+    )
+    assert trials[("flaky", 1)]["status"] == "pass"  # the retry saw a fresh workspace

@@ -105,7 +105,8 @@ class AgentContext:
             api_key=env.get("OPENAI_API_KEY"),
             base_url=env.get("OPENAI_BASE_URL"),
             http_client=self.http,
-            cache=self.llm_cache,
+            # Recording must reach the endpoint: a cached answer would leave no fixture.
+            cache=None if self._recording() else self.llm_cache,
             reuse_trials=self.reuse_trials,
             default_scope={"case": self.case_id, "trial": self.trial, "seed": self.seed},
             prices=options.pop("prices", None) or self.llm_prices or PriceTable(),
@@ -113,6 +114,11 @@ class AgentContext:
         )
         self._clients.append(client)
         return client
+
+    def _recording(self) -> bool:
+        from caseforge.run.fixtures import FixtureMode
+
+        return self.fixtures is not None and self.fixtures.store.mode is FixtureMode.RECORD
 
     async def aclose(self) -> None:
         """Close what the context opened (model clients, the HTTP client)."""

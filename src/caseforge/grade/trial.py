@@ -20,7 +20,7 @@ from caseforge.grade import modes as _modes  # noqa: F401  (registers the grader
 from caseforge.grade.base import GRADERS, CheckResult, CheckStatus
 
 APPROVAL_CHECK = "approval_pause"
-_MISSING = object()
+MISSING = object()  # what lookup() returns for a field the output lacks
 
 
 class TrialStatus(StrEnum):
@@ -57,7 +57,7 @@ def lookup(result: AgentResult, path: str) -> Any:
         elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
             value = value[int(part)]
         else:
-            return _MISSING
+            return MISSING
     return value
 
 
@@ -123,7 +123,7 @@ def _grade_one(
         if paused and field == "reply":
             return CheckResult(name, mode, CheckStatus.CANNOT_JUDGE, expected, None, _PAUSED)
         actual = lookup(result, field)
-        if actual is _MISSING:
+        if actual is MISSING:
             return CheckResult(
                 name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
             )

@@ -26,7 +26,14 @@ from caseforge.case.load import Suite, load_suite
 from caseforge.case.model import Case, JudgeCheck
 from caseforge.errors import CaseforgeError
 from caseforge.grade.base import CheckResult, CheckStatus
-from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial, lookup, trial_status
+from caseforge.grade.trial import (
+    MISSING,
+    GradeOptions,
+    TrialStatus,
+    grade_trial,
+    lookup,
+    trial_status,
+)
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.report.summary import TrialRecord
@@ -196,6 +203,16 @@ async def judge_record(judge: Judge, outcome: TrialOutcome, record: TrialRecord)
         check = checks[check_result.name]
         assert isinstance(check, JudgeCheck)
         value = lookup(result, check.field or "reply")
+        if value is MISSING:
+            record.checks[index] = CheckResult(
+                check_result.name,
+                "judge",
+                CheckStatus.FAIL,
+                check_result.expected,
+                None,
+                f"no field {check.field!r} in the output to judge",
+            )
+            continue
         text = (
             value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         )
@@ -277,12 +294,8 @@ class Runner:
             retry=opts.retry,
             work_dir=work_dir,
             fixtures=fixtures,
-            workspace_setup=import_object(config.workspace_setup, suite.root)
-            if config.workspace_setup
-            else None,
-            outcome_probe=import_object(config.outcome_probe, suite.root)
-            if config.outcome_probe
-            else None,
+            workspace_setup=self._hooks[0],
+            outcome_probe=self._hooks[1],
             keep_workspaces=opts.keep_workspaces,
             llm_cache=None if opts.no_cache else LLMCache(top / ".caseforge" / "cache" / "llm.db"),
             reuse_trials=opts.reuse_trials,
@@ -332,6 +345,8 @@ class Runner:
         self._progress = progress
         self._executor = executor
         self._judging = judge
+        self._fatal: BaseException | None = None
+        self._fixtures = fixtures
         self._first_run = handles[0].run_id
         freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
         # Several clocks: a process has one, so freeze it per call only when one runs at a time.
@@ -353,11 +368,12 @@ class Runner:
                         task.add_done_callback(judging.discard)
                     else:
                         self._finish(outcome, record)
-                    for task in list(judging):  # a rejected key stops the run at once
-                        if task.done() and task.exception() is not None:
-                            raise task.exception()  # type: ignore[misc]
+                    if self._fatal is not None:  # a rejected key: nothing more can be judged
+                        break
                 if judging:
                     await asyncio.gather(*judging)
+                if self._fatal is not None:
+                    raise self._fatal
         except BaseException:
             self._status = "stopped"
             for task in judging:
@@ -409,14 +425,26 @@ class Runner:
     async def _judge_then_finish(
         self, judge: Judge, gate: asyncio.Semaphore, outcome: TrialOutcome, record: TrialRecord
     ) -> None:
-        async with gate:
-            await judge_record(judge, outcome, record)
+        try:
+            async with gate:
+                await judge_record(judge, outcome, record)
+        except Exception as exc:  # kept for the driver, which stops the run with it
+            if self._fatal is None:
+                self._fatal = exc
+            self._executor.stop()
+            return
         self._finish(outcome, record)
 
     def _resolve_agent(self, suite: Suite) -> None:
-        concurrency = self.options.concurrency or suite.config.concurrency
+        """The agent and the suite's hooks, resolved before any run is recorded."""
+        config = suite.config
+        concurrency = self.options.concurrency or config.concurrency
         self._agent = resolve_agent(
-            suite.config.agent, self.options.agent, suite.root, threads=concurrency
+            config.agent, self.options.agent, suite.root, threads=concurrency
+        )
+        self._hooks = (
+            import_object(config.workspace_setup, suite.root) if config.workspace_setup else None,
+            import_object(config.outcome_probe, suite.root) if config.outcome_probe else None,
         )
 
     def _judge(self, suite: Suite, top: Path) -> Judge | None:
@@ -435,6 +463,10 @@ class Runner:
         return Judge(client) if client is not None else None
 
     def _flush(self) -> None:
+        # Recordings first: a stored result never lacks the fixtures it was made with.
+        fixtures: FixtureStore | None = getattr(self, "_fixtures", None)
+        if fixtures is not None:
+            fixtures.flush()
         if self._buffer:
             rows, self._buffer = self._buffer, []
             self.store.write_results(rows)

@@ -84,10 +84,16 @@ class TrialRunner:
         try:
             for attempt in range(1, self.retry.attempts + 1):
                 outcome.attempts = attempt
+                if attempt > 1 and folder.exists():
+                    shutil.rmtree(folder)  # a retry starts from a fresh workspace
                 ctx = self._context(task, folder)
-                if self.workspace_setup is not None:
-                    self.workspace_setup(ctx.workspace, case)
-                    request["workspace"] = str(ctx.workspace)
+                try:
+                    if self.workspace_setup is not None:
+                        self.workspace_setup(ctx.workspace, case)
+                        request["workspace"] = str(ctx.workspace)
+                except Exception as exc:  # the suite's hook failed: an error for this trial
+                    outcome.error = f"workspace_setup failed: {_describe(exc)}"
+                    break
                 try:
                     async with asyncio.timeout(self.timeout_s):
                         if self.freeze_each:
