@@ -175,3 +175,19 @@ def test_a_variant_leaking_a_short_sha_of_the_original_stays_out(
     assert not result.passed
     leaks = next(c for c in result.checks if c.name == "leaks")
     assert not leaks.passed and "7+ characters of commit '3f9a2c1d4e5b'" in leaks.detail
+
+
+def test_identifiers_in_other_fields_and_tags_keep_the_variant_out(
+    suite: Path, private: PrivateStore
+) -> None:
+    path = suite / "cases" / "ac-conflict-001.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(
+        "input:\n", "input:\n  reporter: 林佩萱 <lin.peixuan@mumian-market.tw>\n", 1
+    )
+    text = text.replace("tags: [coupon,", "tags: [木棉市集, coupon,")
+    path.write_text(text, encoding="utf-8")
+    result, _ = run(suite, private, course_answer())
+    assert not result.passed
+    leaks = next(c for c in result.checks if c.name == "leaks")
+    assert "林佩萱" in leaks.detail and "木棉市集" in leaks.detail

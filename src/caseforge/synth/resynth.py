@@ -253,22 +253,24 @@ async def resynth(
         [v for values in glossary.terms.values() for v in values] if glossary else []
     )
     checks = [check_structure(fields[name], expect[name]["values"], items) for name in fields]
-    new_values = " ".join(" ".join(map(str, v)) for v in answer["values"].values())
-    checks.append(check_leaks(original, identifiers, variant_text + "\n" + new_values))
-    checks.append(check_redaction(variant_text + "\n" + new_values))
     variant_id = new_id or _next_id(suite_dir)
-    variant = {
+    variant_input = {k: v for k, v in case.input.items() if k != field_name}
+    variant: dict[str, Any] = {
         "id": variant_id,
-        "input": {
-            **{k: v for k, v in case.input.items() if k != field_name},
-            field_name: variant_text,
-        },
+        "input": {**variant_input, field_name: variant_text},
         "expect": expect,
         "tags": [t for t in case.tags if t != "must-pass"],
         "source": "synthetic",
         "added": dt.date.today().isoformat(),
     }
     Case.model_validate(variant)
+    # Everything but the rewritten text is searched for identifiers too: the other input
+    # fields, the tags and the expectations come from the original case.
+    others = {k: v for k, v in variant.items() if k not in ("id", "input", "added")}
+    others["input"] = variant_input
+    rest = json.dumps(others, ensure_ascii=False, default=str)
+    checks.append(check_leaks(original, identifiers, variant_text, rest))
+    checks.append(check_redaction(variant_text + "\n" + rest))
     reproduction: dict[str, Any] = {}
     if all(c.passed for c in checks) and reproduce is not None:
         reproduction = await _reproduce(

@@ -95,9 +95,15 @@ def _cjk_grams(text: str, n: int = 8) -> set[str]:
     return grams
 
 
-def check_leaks(original_text: str, identifiers: Iterable[str], variant_text: str) -> Check:
-    """No original identifier or long shared n-gram in the variant."""
-    variant = normalise(variant_text)
+def check_leaks(
+    original_text: str, identifiers: Iterable[str], variant_text: str, everything_else: str = ""
+) -> Check:
+    """No original identifier or long shared n-gram in the variant.
+
+    Identifiers are searched in ``variant_text`` and ``everything_else`` (the rest of the
+    variant: other input fields, tags, expectations); n-grams only in the rewritten text.
+    """
+    variant = normalise(variant_text + "\n" + everything_else)
     squashed = SEPARATORS.sub("", variant)
     findings = []
     for ident in sorted({i for i in identifiers if i.strip()}):
