@@ -90,7 +90,8 @@ def test_write_replaces_an_existing_value_keeping_its_comment(make_suite: SuiteF
     case_id = next(i for i in (f"only-{n}" for n in range(100)) if id_hash(i) >= 0.3)
     text = good_case(case_id).replace("source: manual", "source: manual\nsplit: 'test'  # guess")
     root = make_suite({"cases/a.yaml": text})
-    changes, _ = split_changes(root)
+    assert split_changes(root)[0] == []  # a case keeps the split it has
+    changes, _ = split_changes(root, reassign=True)
     assert [(c.case_id, c.old, c.new) for c in changes] == [(case_id, "test", "dev")]
     write_split(changes)
     new = (root / "cases/a.yaml").read_text(encoding="utf-8")
@@ -126,3 +127,15 @@ def test_cli_dry_run_writes_nothing(make_suite: SuiteFactory) -> None:
     assert (root / "cases/a.yaml").read_text() == before
     result = runner.invoke(app, ["split", str(root), "--write"])
     assert result.exit_code == 0 and "wrote 2 change(s)" in result.stdout
+
+
+def test_adding_cases_never_moves_an_existing_one() -> None:
+    # Two cases of one category, both assigned; the fix-up once put cat-b in test.
+    a, b = "cat-a", next(i for i in (f"cat-{n}" for n in range(200)) if id_hash(i) >= 0.3)
+    existing = [SplitCase(a, "c", "dev", False), SplitCase(b, "c", "test", False)]
+    newcomers = [SplitCase(f"new-{n}", "c", None, False) for n in range(40)]
+    plan = plan_split(existing + newcomers)
+    assert plan[a] == "dev" and plan[b] == "test"
+    assert {plan[c.id] for c in newcomers} == {"dev", "test"}
+    reassigned = plan_split(existing + newcomers, reassign=True)
+    assert reassigned[b] == "dev"  # only --reassign recomputes it from the hash

@@ -158,3 +158,27 @@ def test_recall_rule_uses_a_paired_bootstrap(toy_suite: MakeToySuite, tmp_path: 
     code, data = gate(run_config(root, url, "worse"), base_path, url)
     assert code == 1 and data["rules"][0]["verdict"] == "regression"
     assert "bootstrap CI" in data["rules"][0]["detail"]
+
+
+def test_gate_refuses_a_stopped_run_and_missing_trials_fail_must_pass(
+    suite: Path, baseline: tuple[Path, str]
+) -> None:
+    path, url = baseline
+    store = RunStore(url)
+    outcome = asyncio.run(
+        Runner(RunOptions(suite_dir=suite, configs=["base"], max_cost=0.0005), store).run()
+    )
+    assert outcome.status == "stopped"
+    result = runner.invoke(
+        app, ["gate", outcome.runs[0].run_id, "--baseline", str(path), "--store", url]
+    )
+    assert result.exit_code == 1 and "is stopped" in str(result.exception)
+    from caseforge.case.suite import GateRule
+    from caseforge.compare.gate import gate as apply
+    from caseforge.compare.outcomes import CaseOutcome, RunOutcomes
+
+    partial = RunOutcomes(
+        "x", "r", "s", None, 3, None, {}, {"m": CaseOutcome(["pass"], tags=["must-pass"])}
+    )
+    verdict = apply(partial, partial, [GateRule(tag="must-pass")])
+    assert verdict.verdict == "regression" and "m (P)" in verdict.rules[0].detail

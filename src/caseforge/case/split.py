@@ -1,10 +1,12 @@
 """``caseforge split``: a stable dev/test split, stratified by category.
 
-Each case goes to ``test`` when the hash of its id falls below the test fraction (≈30 %),
-so a case's split never depends on which other cases exist. Then, per category with at
-least two cases, if one side is empty the case whose hash lies nearest to that side moves
-across, so every category appears in both dev and test. A case whose ``split`` was set by
-hand with a ``note`` never moves.
+A case that has a split keeps it: adding cases never reshuffles old ones (a test case
+that drifted into dev would contaminate the holdout). A case without one goes to ``test``
+when the hash of its id falls below the test fraction (≈30 %), so its split does not depend
+on which other cases exist. Then, per category with at least two cases, if one side is
+empty the unassigned case whose hash lies nearest to that side goes there, so every
+category appears in both dev and test. ``--reassign`` recomputes every split from the
+hashes, except a split set by hand with a ``note``, which never moves.
 
 ``--write`` edits only the ``split:`` line of each YAML file (or the one JSONL line), so
 comments and formatting stay and the diff is minimal.
@@ -48,9 +50,13 @@ class SplitCase:
     split: str | None
     pinned: bool  # split set by hand, with a note saying why: never moves
 
-    def initial(self, test_fraction: float) -> str:
+    def keeps(self, reassign: bool) -> bool:
+        """Whether this case's current split stays as it is."""
+        return self.split is not None and (self.pinned or not reassign)
+
+    def initial(self, test_fraction: float, reassign: bool) -> str:
         """The split before the per-category fix-ups."""
-        if self.pinned and self.split:
+        if self.keeps(reassign) and self.split:
             return self.split
         return "test" if id_hash(self.id) < test_fraction else "dev"
 
@@ -66,19 +72,22 @@ class SplitChange:
     line: int
 
 
-def plan_split(cases: list[SplitCase], test_fraction: float = 0.3) -> dict[str, str]:
-    """The split of every case: hash of the id, then one move per side a category lacks."""
+def plan_split(
+    cases: list[SplitCase], test_fraction: float = 0.3, reassign: bool = False
+) -> dict[str, str]:
+    """The split of every case: kept, or from the hash of the id, then one move per side a
+    category lacks (among the cases being assigned)."""
     by_category: dict[str, list[SplitCase]] = defaultdict(list)
     for case in cases:
         by_category[case.category].append(case)
     result: dict[str, str] = {}
     for items in by_category.values():
-        assigned = {c.id: c.initial(test_fraction) for c in items}
+        assigned = {c.id: c.initial(test_fraction, reassign) for c in items}
         if len(items) >= 2:
             for side in ("test", "dev"):
                 if side in assigned.values():
                     continue
-                movable = [c for c in items if not c.pinned]
+                movable = [c for c in items if not c.keeps(reassign)]
                 if not movable:
                     continue
                 # The case nearest the boundary moves: smallest hash to test, largest to dev.
@@ -88,7 +97,9 @@ def plan_split(cases: list[SplitCase], test_fraction: float = 0.3) -> dict[str, 
     return result
 
 
-def split_changes(suite_dir: Path) -> tuple[list[SplitChange], dict[str, dict[str, int]]]:
+def split_changes(
+    suite_dir: Path, reassign: bool = False
+) -> tuple[list[SplitChange], dict[str, dict[str, int]]]:
     """What ``caseforge split`` would change, and the resulting category × split table."""
     suite = load_suite(suite_dir)
     loaded = {c.case.id: c for c in suite.cases}
@@ -103,6 +114,7 @@ def split_changes(suite_dir: Path) -> tuple[list[SplitChange], dict[str, dict[st
             for c in suite.cases
         ],
         suite.config.split.test_fraction,
+        reassign,
     )
     changes = [
         SplitChange(case_id, item.case.split, new, item.path, item.line)

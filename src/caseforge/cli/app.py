@@ -124,9 +124,16 @@ def validate(
 def split(
     suite: SuiteArg,
     write: Annotated[bool, typer.Option("--write", help="Edit the case files in place.")] = False,
+    reassign: Annotated[
+        bool,
+        typer.Option(
+            help="Recompute every split from the hashes (hand-set ones with a note stay)."
+        ),
+    ] = False,
 ) -> None:
-    """Assign a stable dev/test split (≈70/30 by id hash, every category on both sides)."""
-    changes, table = split_changes(suite)
+    """Assign a stable dev/test split (≈70/30 by id hash, every category on both sides);
+    cases that have a split keep it."""
+    changes, table = split_changes(suite, reassign)
     for change in changes:
         out.print(
             f"{change.case_id}: {change.old or 'unassigned'} -> {change.new}"

@@ -86,6 +86,11 @@ def gate(
 ) -> None:
     """Apply the suite's gate rules to a run against a baseline; exit 1 only on regression."""
     report = load_report(run, store_url)
+    if report.get("status") not in (None, "finished"):
+        raise CaseforgeError(
+            f"run {report['run_id']} is {report['status']}: finish it with "
+            "`caseforge run SUITE --resume` before gating (a partial run proves nothing)"
+        )
     suite_dir = suite or Path(report.get("suite_path", ""))
     if not (suite_dir / "caseforge.yaml").is_file():
         raise CaseforgeError(

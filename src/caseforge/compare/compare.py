@@ -133,6 +133,9 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
         mde = (z_value(0.95) + power_z) * diff.se if n >= 2 and diff.se > 0 else None
     if ci is not None:  # a difference of two rates lies in [-1, 1]
         ci = (max(-1.0, ci[0]), min(1.0, ci[1]))
+    for side in (a, b):
+        if side.status != "finished":
+            notes.append(f"run {side.run_id} is {side.status}: some case-trials never ran")
     if changed:
         notes.append(f"{len(changed)} case(s) changed expectations between the runs: left out")
     return Comparison(

@@ -168,7 +168,11 @@ def _bounds(rule: GateRule, run: RunOutcomes, base: RunOutcomes) -> RuleVerdict:
 def _tag(rule: GateRule, run: RunOutcomes) -> RuleVerdict:
     name = describe(rule)
     tagged = {cid: c for cid, c in run.cases.items() if rule.tag in c.tags}
-    failing = sorted(cid for cid, c in tagged.items() if any(s != "pass" for s in c.statuses))
+    failing = sorted(
+        cid
+        for cid, c in tagged.items()
+        if len(c.statuses) < run.trials or any(s != "pass" for s in c.statuses)
+    )
     if not tagged:
         return RuleVerdict(name, "pass", f"no case tagged {rule.tag!r} in this run")
     if failing:

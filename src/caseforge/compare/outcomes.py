@@ -57,6 +57,7 @@ class RunOutcomes:
     dataset_commit: str | None
     metrics: dict[str, Any]
     cases: dict[str, CaseOutcome]
+    status: str = "finished"
 
 
 def metric_value(metrics: dict[str, Any], name: str) -> Any:
@@ -109,6 +110,7 @@ def outcomes_from_report(report: dict[str, Any]) -> RunOutcomes:
         dataset_commit=report.get("dataset_commit"),
         metrics=report["summary"],
         cases=cases,
+        status=str(report.get("status") or "finished"),
     )
 
 
