@@ -193,3 +193,21 @@ def test_each_result_carries_expected_actual_and_reason() -> None:
         "actual": "b",
         "reason": 'expected "a", got "b"',
     }
+
+
+@pytest.mark.parametrize(
+    ("check", "actual", "status"),
+    [
+        ({"mode": "must_include", "values": ["3:conflict"]}, ["13:conflict"], "fail"),
+        ({"mode": "must_include", "values": ["3:conflict"]}, ["AC 3:conflict (AC2)"], "pass"),
+        ({"mode": "must_include", "values": ["結帳頁效能"]}, ["結帳頁效能問題"], "pass"),
+        ({"mode": "must_not_include", "values": ["refund"]}, ["get_refund_policy"], "pass"),
+        ({"mode": "must_not_include", "values": ["refund"]}, ["refund"], "fail"),
+        ({"mode": "exact_set", "values": [1, "2"]}, ["1", 2], "fail"),
+        ({"mode": "exact_set", "values": [{"a": 1}]}, [{"a": 1}], "pass"),
+    ],
+)
+def test_list_items_match_whole_phrases_and_keep_their_types(
+    check: dict[str, Any], actual: Any, status: str
+) -> None:
+    assert one({"f": check}, {"f": actual})[0] == status

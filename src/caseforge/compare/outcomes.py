@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from caseforge.grade.modes import item_key
 from caseforge.stats import ItemCounts
 
 STATUS_LETTERS = {"pass": "P", "fail": "F", "error": "E", "incomplete": "I"}
@@ -91,9 +92,9 @@ def outcomes_from_report(report: dict[str, Any]) -> RunOutcomes:
                     cell[1] += 1
                     cell[0] += check["status"] == "pass"
                 if check["mode"] == "exact_set" and isinstance(check.get("expected"), list):
-                    want = {_key(v) for v in check["expected"]}
+                    want = {item_key(v) for v in check["expected"]}
                     actual = check.get("actual")
-                    got = {_key(v) for v in actual} if isinstance(actual, list) else set()
+                    got = {item_key(v) for v in actual} if isinstance(actual, list) else set()
                     counts = items.setdefault(check["name"], [0, 0, 0])
                     counts[0] += len(want & got)
                     counts[1] += len(got - want)
@@ -112,9 +113,3 @@ def outcomes_from_report(report: dict[str, Any]) -> RunOutcomes:
         cases=cases,
         status=str(report.get("status") or "finished"),
     )
-
-
-def _key(value: Any) -> str:
-    import json
-
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)

@@ -38,19 +38,28 @@ def same(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
-def _item_key(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+def item_key(value: Any) -> str:
+    """A set member's identity: its JSON, so 1 and "1" stay different items."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+@lru_cache(maxsize=4096)
+def _phrase(value: str) -> re.Pattern[str]:
+    # Not inside a longer ASCII word or number: "3:conflict" is not in "13:conflict",
+    # "refund" not in "get_refund_policy"; CJK has no such boundary ("結帳頁效能" is in
+    # "結帳頁效能問題").
+    return re.compile(r"(?<![0-9A-Za-z_])" + re.escape(value) + r"(?![0-9A-Za-z_])")
 
 
 def _contains(container: Any, value: Any) -> bool:
-    """Text: substring. List: an equal item, or for text a substring of some text item."""
+    """Text: substring. List: an equal item, or a text item holding the value as a phrase."""
     if isinstance(container, str):
         return str(value) in container
     if isinstance(container, list | tuple | set):
         for item in container:
             if same(value, item):
                 return True
-            if isinstance(value, str) and isinstance(item, str) and value in item:
+            if isinstance(value, str) and isinstance(item, str) and _phrase(value).search(item):
                 return True
         return False
     if isinstance(container, dict):
@@ -71,17 +80,21 @@ class ExactSetGrader:
     def grade(self, check: ExactSetCheck, actual: Any) -> Verdict:
         if not isinstance(actual, list | tuple | set):
             return failed(f"expected a list, got {show(actual)}")
-        want = {_item_key(v) for v in check.values}
-        got = {_item_key(v) for v in actual}
-        if want == got:
+        want = {item_key(v): v for v in check.values}
+        got = {item_key(v): v for v in actual}
+        if want.keys() == got.keys():
             return passed()
-        missing = sorted(want - got)
-        extra = sorted(got - want)
+
+        def listed(items: dict[str, Any], keys: set[str]) -> str:
+            return ", ".join(
+                v if isinstance(v, str) else show(v) for v in (items[k] for k in sorted(keys))
+            )
+
         parts = []
-        if missing:
-            parts.append(f"missing {', '.join(missing)}")
-        if extra:
-            parts.append(f"unexpected {', '.join(extra)}")
+        if want.keys() - got.keys():
+            parts.append(f"missing {listed(want, want.keys() - got.keys())}")
+        if got.keys() - want.keys():
+            parts.append(f"unexpected {listed(got, got.keys() - want.keys())}")
         return failed("; ".join(parts))
 
 

@@ -10,7 +10,6 @@ every ``exact_set`` expectation is empty.
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -21,6 +20,7 @@ import numpy as np
 
 from caseforge.case.model import Case
 from caseforge.grade.base import CheckResult, CheckStatus
+from caseforge.grade.modes import item_key
 from caseforge.grade.trial import TrialStatus
 from caseforge.stats import clustered_se, pass_at_k, pass_hat_k, wilson_interval
 
@@ -38,10 +38,6 @@ class TrialRecord:
     cost_usd: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
-
-
-def _item_key(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
 def _rate(numerator: float, denominator: float) -> float | None:
@@ -184,8 +180,8 @@ def _items(
         for name, expected in fields.items():
             check = by_name.get(name)
             actual = check.actual if check is not None and isinstance(check.actual, list) else []
-            want = {_item_key(v) for v in expected}
-            got = {_item_key(v) for v in actual}
+            want = {item_key(v) for v in expected}
+            got = {item_key(v) for v in actual}
             counts[name]["tp"] += len(want & got)
             counts[name]["fp"] += len(got - want)
             counts[name]["fn"] += len(want - got)
