@@ -72,7 +72,12 @@ def test_majority_of_trials_decides_passing_and_several_trials_use_paired_t() ->
     assert c.test == "paired-t"
     assert len(c.newly_failing) == 10  # 2 of 3 → 1 of 3: from passing to failing
     assert c.difference == pytest.approx(-1 / 3)
-    assert c.significant  # the same drop on every case: no variance at all
+    assert c.significant  # the same drop on all 10 cases: the sign test gives p = 2/2^10
+    few = compare_runs(
+        outcomes({f"c{i}": ("PPF", "d") for i in range(2)}),
+        outcomes({f"c{i}": ("PFF", "d") for i in range(2)}),
+    )
+    assert few.p_value == 0.5 and not few.significant  # two cases prove nothing
 
 
 def test_no_significant_difference_prints_the_mde() -> None:

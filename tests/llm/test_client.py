@@ -273,3 +273,38 @@ def test_the_cache_key_includes_the_endpoint(tmp_path: Path) -> None:
         model="gpt-4.1-mini", api_key=KEY, base_url="http://other.test/v1", cache=cache
     )
     assert ask(other).text == "second"  # same model name, another server: not a cache hit
+
+
+@respx.mock
+def test_after_the_fallback_every_call_carries_the_schema_in_the_prompt() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    route = respx.post(URL).mock(
+        side_effect=[
+            error(400, "response_format json_schema is not supported"),
+            ok(completion('{"x": 1}')),
+            ok(completion('{"x": 2}')),
+        ]
+    )
+    c = client()
+    for expected in (1, 2):
+        value, _ = asyncio.run(
+            c.chat_json([{"role": "user", "content": "x?"}], schema, lambda d: d["x"])
+        )
+        assert value == expected
+    last = json.loads(route.calls[-1].request.content)
+    assert "response_format" not in last and "JSON schema" in last["messages"][-1]["content"]
+
+
+@respx.mock
+def test_an_unrelated_400_does_not_switch_structured_output_off() -> None:
+    respx.post(URL).mock(
+        return_value=error(400, "This model's maximum context length is 8192 tokens")
+    )
+    c = client()
+    with pytest.raises(Exception, match="rejected the request"):
+        asyncio.run(c.chat([{"role": "user", "content": "x"}], json_schema={"type": "object"}))
+    assert c._structured_ok
+
+
+def test_the_key_is_not_in_the_repr() -> None:
+    assert KEY not in repr(client())

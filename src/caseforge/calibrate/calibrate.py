@@ -133,6 +133,7 @@ def judge_factory(suite_dir: Path, record: bool = False, live: bool = False) -> 
         return Judge(client)
 
     make.store = store  # type: ignore[attr-defined]
+    make.cache = cache  # type: ignore[attr-defined]
     return (mode.value if mode else "live"), make
 
 
@@ -223,6 +224,9 @@ async def calibrate(
     store = getattr(make, "store", None)
     if store is not None:
         store.flush()
+    cache = getattr(make, "cache", None)
+    if cache is not None:
+        cache.close()
     return CalibrationResult(
         judge=description,
         mode=mode,

@@ -207,7 +207,7 @@ class ModelClient:
     """Chat completions against one model on one endpoint."""
 
     model: str
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
     base_url: str | None = None
     timeout_s: float = 60.0
     max_attempts: int = 4
@@ -337,6 +337,8 @@ class ModelClient:
                 "type": "json_schema",
                 "json_schema": {"name": schema_name, "schema": json_schema, "strict": True},
             }
+        elif json_schema is not None:  # no structured output here: the schema goes in the prompt
+            request["messages"] = _with_schema_prompt(messages, json_schema)
         scope = scope if scope is not None else self.default_scope
         # The endpoint is part of the key: two servers may serve the same model name.
         key = cache_key(
@@ -354,16 +356,20 @@ class ModelClient:
         try:
             response = await self._create(request)
         except openai.BadRequestError as exc:
-            if "response_format" in request and self.structured == "auto":
-                # The endpoint has no structured output: put the schema in the prompt instead.
+            unsupported = re.search(r"response_format|json_schema|structured", str(exc), re.I)
+            if "response_format" in request and self.structured == "auto" and unsupported:
+                # The endpoint has no structured output: from now on the schema goes in the
+                # prompt of every call (other 400s, say a too-long context, are not this).
                 self._structured_ok = False
                 return await self.chat(
-                    _with_schema_prompt(messages, json_schema or {}),
+                    messages,
                     tools=tools,
                     tool_choice=tool_choice,
                     temperature=temperature,
                     seed=seed,
                     max_tokens=max_tokens,
+                    json_schema=json_schema,
+                    schema_name=schema_name,
                     scope=scope,
                 )
             raise self._fail(exc) from None

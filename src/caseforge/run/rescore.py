@@ -114,5 +114,7 @@ async def rescore(
             new_id, {"judge": {**judge.description, **judge.client.stats.to_json()}}
         )
         await judge.client.aclose()
+        if judge.client.cache is not None:
+            judge.client.cache.close()
     store.set_status(new_id, "finished")
     return Rescored(new_id, run_id, graded, skipped)

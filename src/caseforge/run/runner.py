@@ -385,15 +385,16 @@ class Runner:
             for handle in handles:
                 self.store.set_status(handle.run_id, self._status)
                 if judge is not None:
-                    self.store.update_options(
-                        handle.run_id,
-                        {"judge": {**judge.description, **judge.client.stats.to_json()}},
-                    )
+                    self._record_judge(handle.run_id, judge, [h.config_name for h in handles])
             if fixtures is not None:
                 fixtures.flush()
             await agent.aclose()
             if judge is not None:
                 await judge.client.aclose()
+                if judge.client.cache is not None:
+                    judge.client.cache.close()
+            if runner.llm_cache is not None:
+                runner.llm_cache.close()
             if work_dir.exists() and not opts.keep_workspaces:
                 shutil.rmtree(work_dir, ignore_errors=True)
         return RunOutcome(
@@ -434,6 +435,20 @@ class Runner:
             self._executor.stop()
             return
         self._finish(outcome, record)
+
+    def _record_judge(self, run_id: str, judge: Judge, configs: list[str | None]) -> None:
+        """Record the judge and its spend on a run, adding to what earlier sessions of the
+        same run (``--resume``) spent; in a matrix the one judge serves every configuration."""
+        stats = judge.client.stats.to_json()
+        before = self.store.get_run(run_id).options.get("judge")
+        if isinstance(before, dict):
+            for key, value in stats.items():
+                if isinstance(before.get(key), int | float):
+                    stats[key] = before[key] + value
+        entry: dict[str, Any] = {**judge.description, **stats}
+        if len(configs) > 1:
+            entry["shared_by_configs"] = configs
+        self.store.update_options(run_id, {"judge": entry})
 
     def _resolve_agent(self, suite: Suite) -> None:
         """The agent and the suite's hooks, resolved before any run is recorded."""

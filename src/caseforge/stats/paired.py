@@ -65,7 +65,10 @@ def paired_difference(
         return PairedDifference(n, mean, math.inf, (-math.inf, math.inf), 1.0)
     se = float(d.std(ddof=1) / math.sqrt(n))
     if se == 0.0:
-        p = 1.0 if mean == 0.0 else 0.0
+        # Every case moved by the same amount: the t statistic is infinite, but a handful of
+        # cases proves little. Fall back to the exact sign test on the cases that moved.
+        moved = int(np.count_nonzero(d))
+        p = 1.0 if mean == 0.0 else min(1.0, 2 * 0.5**moved)
         return PairedDifference(n, mean, 0.0, (mean, mean), p)
     t = float(scipy_stats().t.ppf(0.5 + confidence / 2, n - 1))
     p = float(2 * scipy_stats().t.sf(abs(mean / se), n - 1))
