@@ -19,7 +19,10 @@ from caseforge.case.validate import ValidationReport, validate_suite
 
 app = typer.Typer(
     name="caseforge",
-    help="An agent's golden dataset as code: validate, split, run, grade, compare, gate.",
+    help=(
+        "An agent's golden dataset as code: validate, run, grade, measure, gate, "
+        "synthesize and audit."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

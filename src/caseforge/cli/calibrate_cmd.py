@@ -35,9 +35,10 @@ def label(
     labeler: Annotated[str, typer.Option(help="Your name, kept with each label.")] = "",
     store_url: Annotated[str | None, typer.Option("--store")] = None,
 ) -> None:
-    """Label agent outputs fact by fact (c conveyed · m missing · x contradicted ·
-    s skip · q quit); each finished output is saved to SUITE/labels/ at once, so you can stop
-    and resume."""
+    """Label agent outputs fact by fact, saved to SUITE/labels/ as you go (resumable).
+
+    Keys: c conveyed, m missing, x contradicted, s skip the output, q quit.
+    """
     store = RunStore(store_url)
     try:
         info = store.get_run(run_id)
