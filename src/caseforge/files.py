@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -20,3 +22,15 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_yaml(path: Path, data: Any) -> None:
+    """Write ``data`` as block-style YAML (Unicode kept, long lines unwrapped), atomically."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.allow_unicode = True
+    yaml.width = 4096
+    buffer = io.StringIO()
+    yaml.dump(data, buffer)
+    write_atomic(path, buffer.getvalue())

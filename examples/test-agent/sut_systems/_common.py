@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
+from typing import ClassVar
 
 
 def make_rng(seed: int, salt: str) -> random.Random:
@@ -62,3 +63,18 @@ def check_faults(faults: frozenset[str] | set[str], known: tuple[str, ...], syst
     unknown = sorted(set(faults) - set(known))
     if unknown:
         raise ValueError(f"{system}: unknown bug ids {unknown}; known: {list(known)}")
+
+
+class SimulatedSystem:
+    """What every simulated system starts from: its name, the bugs a build of it may plant,
+    the faults this build plants, and a frozen clock."""
+
+    name: ClassVar[str]
+    bug_ids: ClassVar[tuple[str, ...]]
+
+    def __init__(
+        self, *, seed: int, clock: datetime | str, faults: frozenset[str] = frozenset()
+    ) -> None:
+        check_faults(faults, self.bug_ids, self.name)
+        self._faults = frozenset(faults)
+        self._clock = SimClock(clock)

@@ -17,7 +17,7 @@ from collections.abc import Generator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ._common import SimClock, check_faults, make_rng
+from ._common import SimulatedSystem, make_rng
 
 BUG_RACE = "double-booking-race"
 BUG_IDS = (BUG_RACE,)
@@ -31,17 +31,16 @@ class BookingError(Exception):
     """A request was malformed (unknown seat, bad schedule...)."""
 
 
-class BookingSystem:
+class BookingSystem(SimulatedSystem):
     """Seats of one show; rows A-D always exist with at least seats 1-6 each."""
 
     name = "booking"
+    bug_ids = BUG_IDS
 
     def __init__(
         self, *, seed: int, clock: datetime | str, faults: frozenset[str] = frozenset()
     ) -> None:
-        check_faults(faults, BUG_IDS, self.name)
-        self._faults = frozenset(faults)
-        self._clock = SimClock(clock)
+        super().__init__(seed=seed, clock=clock, faults=faults)
         rng = make_rng(seed, "booking")
         self._ids = make_rng(seed, "booking-ids")
         self._scheduler = make_rng(seed, "booking-scheduler")

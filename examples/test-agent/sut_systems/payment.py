@@ -21,7 +21,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ._common import SimClock, check_faults, make_rng, parse_amount
+from ._common import SimulatedSystem, make_rng, parse_amount
 
 BUG_IDEMPOTENCY = "double-charge-no-idempotency"
 BUG_REFUND = "refund-off-by-one-cent"
@@ -39,17 +39,16 @@ class ResponseLost(Exception):
     """The gateway processed the request but the response never reached the caller."""
 
 
-class PaymentSystem:
+class PaymentSystem(SimulatedSystem):
     """Customers, charges, refunds. Amounts in USD with 2 decimals."""
 
     name = "payment"
+    bug_ids = BUG_IDS
 
     def __init__(
         self, *, seed: int, clock: datetime | str, faults: frozenset[str] = frozenset()
     ) -> None:
-        check_faults(faults, BUG_IDS, self.name)
-        self._faults = frozenset(faults)
-        self._clock = SimClock(clock)
+        super().__init__(seed=seed, clock=clock, faults=faults)
         rng = make_rng(seed, "payment")
         self._ids = make_rng(seed, "payment-ids")
         names = list(_NAMES)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ._common import SimClock, check_faults, make_rng
+from ._common import SimulatedSystem, make_rng
 
 BUG_LEAK = "cross-tenant-leak"
 BUG_IDS = (BUG_LEAK,)
@@ -35,17 +35,16 @@ class TenantError(Exception):
     """Unknown tenant or a malformed query."""
 
 
-class TenantSystem:
+class TenantSystem(SimulatedSystem):
     """Records of three fixed tenants; the number and titles of records depend on the seed."""
 
     name = "tenant"
+    bug_ids = BUG_IDS
 
     def __init__(
         self, *, seed: int, clock: datetime | str, faults: frozenset[str] = frozenset()
     ) -> None:
-        check_faults(faults, BUG_IDS, self.name)
-        self._faults = frozenset(faults)
-        self._clock = SimClock(clock)
+        super().__init__(seed=seed, clock=clock, faults=faults)
         rng = make_rng(seed, "tenant")
         now = self._clock.now()
         used: set[str] = set()

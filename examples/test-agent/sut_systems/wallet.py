@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-from ._common import SimClock, check_faults, make_rng, parse_amount
+from ._common import SimulatedSystem, make_rng, parse_amount
 
 BUG_ROUNDING = "rounding-0.005"
 BUG_IDS = (BUG_ROUNDING,)
@@ -29,17 +29,16 @@ class WalletError(Exception):
     """A transfer was refused (unknown wallet, currency mismatch, insufficient funds...)."""
 
 
-class WalletSystem:
+class WalletSystem(SimulatedSystem):
     """Wallets with balances, transfers and a transaction history. Deterministic per seed."""
 
     name = "wallet"
+    bug_ids = BUG_IDS
 
     def __init__(
         self, *, seed: int, clock: datetime | str, faults: frozenset[str] = frozenset()
     ) -> None:
-        check_faults(faults, BUG_IDS, self.name)
-        self._faults = frozenset(faults)
-        self._clock = SimClock(clock)
+        super().__init__(seed=seed, clock=clock, faults=faults)
         rng = make_rng(seed, "wallet")
         self._ids = make_rng(seed, "wallet-ids")
         self._wallets: dict[str, dict[str, Any]] = {}

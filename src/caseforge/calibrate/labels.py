@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import io
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from ruamel.yaml import YAML
 
 from caseforge.case.load import read_yaml
 from caseforge.case.positions import yaml_validation_problems
 from caseforge.errors import CaseforgeError
-from caseforge.files import write_atomic
+from caseforge.files import write_yaml
 
 LABELS_DIR = "labels"
 Verdict = Literal["conveyed", "missing", "contradicted"]
@@ -82,10 +80,5 @@ def save_item(suite_dir: Path, case_id: str, item: LabeledOutput) -> Path:
         _, data = read_yaml(path)
         existing = CaseLabels.model_validate(data)
     existing.items.append(item)
-    yaml = YAML()
-    yaml.allow_unicode = True
-    yaml.width = 4096
-    buffer = io.StringIO()
-    yaml.dump(existing.model_dump(mode="json", exclude_defaults=True), buffer)
-    write_atomic(path, buffer.getvalue())
+    write_yaml(path, existing.model_dump(mode="json", exclude_defaults=True))
     return path

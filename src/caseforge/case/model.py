@@ -27,7 +27,6 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 ID_PATTERN = r"^[a-z0-9-]+$"
-RESERVED_FIELDS = ("reply", "tool_calls")
 Source = Literal["manual", "synthetic", "error-analysis", "production"]
 Split = Literal["dev", "test"]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from caseforge.compare.outcomes import RunOutcomes
 from caseforge.stats import mcnemar_chi2, mcnemar_exact, mde_paired, paired_difference, z_value
+from caseforge.stats.paired import CHI2_MIN_DISCORDANT
 
 ALPHA = 0.05
 DEFAULT_DISCORDANCE = 0.15  # for the MDE when the runs show no discordant case at all
@@ -109,7 +110,7 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
     rate_b = sum(means_b) / n if n else None
     bcount, ccount = len(newly_failing), len(newly_passing)
     exact_p = mcnemar_exact(bcount, ccount)
-    chi2_p = mcnemar_chi2(bcount, ccount)[1] if bcount + ccount >= 25 else None
+    chi2_p = mcnemar_chi2(bcount, ccount)[1] if bcount + ccount >= CHI2_MIN_DISCORDANT else None
     single_trial = all(
         len(a.cases[c].statuses) == 1 and len(b.cases[c].statuses) == 1 for c in paired
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
@@ -20,12 +21,19 @@ class Price:
         return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
 
 
+@lru_cache(maxsize=1)
+def _shipped() -> dict[str, Any]:
+    """The shipped table, read once per process."""
+    data = json.loads(files("caseforge.llm").joinpath("prices.json").read_text("utf-8"))
+    models: dict[str, Any] = data["models"]
+    return models
+
+
 class PriceTable:
     """Prices by model name; a dated suffix (``gpt-4.1-mini-2025-04-14``) matches its base."""
 
     def __init__(self, overrides: dict[str, Any] | None = None) -> None:
-        shipped = json.loads(files("caseforge.llm").joinpath("prices.json").read_text("utf-8"))
-        table = {**shipped["models"], **(overrides or {})}
+        table = {**_shipped(), **(overrides or {})}
         self.prices = {
             name: Price(float(p["input"]), float(p["output"])) for name, p in table.items()
         }

@@ -41,7 +41,6 @@ class TrialOutcome:
     attempts: int = 1
     outcomes: dict[str, Any] | None = None
     outcome_error: str | None = None
-    fixture_misses: list[str] = field(default_factory=list)
 
 
 class Executor(Protocol):

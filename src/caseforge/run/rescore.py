@@ -16,7 +16,7 @@ from caseforge.errors import CaseforgeError
 from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial
 from caseforge.report.summary import TrialRecord
 from caseforge.run.executor import TrialOutcome, TrialTask
-from caseforge.run.runner import NO_JUDGE_REASON, _needs_judge, _store_row, judge_record
+from caseforge.run.runner import NO_JUDGE_REASON, judge_record, needs_judge, store_row
 from caseforge.store.db import RunStore, new_run_id
 from caseforge.vcs import dataset_state, git_toplevel
 
@@ -104,9 +104,9 @@ async def rescore(
         else:
             status, checks = TrialStatus.ERROR, []
         record = TrialRecord(case.id, row["trial"], status, checks, error=row["error"])
-        if judge is not None and _needs_judge(record):
+        if judge is not None and needs_judge(record):
             await judge_record(judge, outcome, record)
-        rows.append(_store_row(new_id, outcome, record.status, record.checks))
+        rows.append(store_row(new_id, outcome, record.status, record.checks))
         graded += 1
     store.write_results(rows)
     if judge is not None:

@@ -116,9 +116,10 @@ class RunOutcome:
     skipped: int = 0
 
 
-def _store_row(
+def store_row(
     run_id: str, outcome: TrialOutcome, status: TrialStatus, checks: list[Any]
 ) -> dict[str, Any]:
+    """The store row of a graded case-trial: status, raw response, probe outcomes, grades."""
     result = outcome.result
     usage = result.usage if result is not None else None
     error = outcome.error
@@ -175,7 +176,8 @@ NO_JUDGE_REASON = (
 )
 
 
-def _needs_judge(record: TrialRecord) -> bool:
+def needs_judge(record: TrialRecord) -> bool:
+    """Whether a graded case-trial has judge checks still waiting for the judge."""
     return any(c.mode == "judge" and c.status is CheckStatus.NOT_JUDGED for c in record.checks)
 
 
@@ -360,7 +362,7 @@ class Runner:
             with freezer:
                 async for outcome in executor.run(tasks(), runner):
                     record = grade_outcome(outcome, grade_options)
-                    if judge is not None and _needs_judge(record):
+                    if judge is not None and needs_judge(record):
                         task = asyncio.create_task(
                             self._judge_then_finish(judge, gate, outcome, record)
                         )
@@ -403,7 +405,7 @@ class Runner:
 
     def _finish(self, outcome: TrialOutcome, record: TrialRecord) -> None:
         """Store a graded case-trial, count it, and stop dispatching past the budget."""
-        self._buffer.append(_store_row(outcome.task.run_id, outcome, record.status, record.checks))
+        self._buffer.append(store_row(outcome.task.run_id, outcome, record.status, record.checks))
         if len(self._buffer) >= FLUSH_ROWS:
             self._flush()
         progress = self._progress

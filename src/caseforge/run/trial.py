@@ -121,7 +121,6 @@ class TrialRunner:
             if ctx is not None and ctx.fixtures is not None and ctx.fixtures.missing:
                 outcome.result = None
                 outcome.error = ctx.fixtures.missing[0]
-                outcome.fixture_misses = list(ctx.fixtures.missing)
             if outcome.result is not None and self.outcome_probe is not None:
                 try:
                     outcome.outcomes = dict(self.outcome_probe(folder, outcome.result, case) or {})

@@ -20,15 +20,12 @@ hash of it); the original ↔ variant mapping goes to the private store only.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
 import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from ruamel.yaml import YAML
 
 from caseforge.case.load import load_case, load_suite
 from caseforge.case.model import (
@@ -41,7 +38,7 @@ from caseforge.case.model import (
     MustNotIncludeCheck,
 )
 from caseforge.errors import CaseforgeError
-from caseforge.files import write_atomic
+from caseforge.files import write_yaml
 from caseforge.synth.private import PrivateStore
 from caseforge.synth.verify import (
     Check,
@@ -313,7 +310,7 @@ async def resynth(
             "date_offset_days": surrogate_map.date_offset_days,
         },
     )
-    _write_case(suite_dir / "cases" / f"{variant_id}.yaml", variant)
+    write_yaml(suite_dir / "cases" / f"{variant_id}.yaml", variant)
     return ResynthResult(variant_id, True, checks, variant, reproduction)
 
 
@@ -454,12 +451,3 @@ def _next_id(suite_dir: Path) -> str:
     while f"resynth-{number:03d}" in taken:
         number += 1
     return f"resynth-{number:03d}"
-
-
-def _write_case(path: Path, data: dict[str, Any]) -> None:
-    yaml = YAML()
-    yaml.allow_unicode = True
-    yaml.width = 4096
-    buffer = io.StringIO()
-    yaml.dump(data, buffer)
-    write_atomic(path, buffer.getvalue())

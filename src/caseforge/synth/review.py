@@ -7,18 +7,15 @@ record of how much of the synthesis needed fixing.
 from __future__ import annotations
 
 import datetime as dt
-import io
 from collections import Counter
 from pathlib import Path
 from typing import Any
-
-from ruamel.yaml import YAML
 
 from caseforge.case.load import case_files, load_suite
 from caseforge.case.model import Case
 from caseforge.case.retire import retired_ids
 from caseforge.errors import CaseforgeError
-from caseforge.files import write_atomic
+from caseforge.files import write_yaml
 from caseforge.synth.writer import Draft
 
 
@@ -74,12 +71,7 @@ def accept(suite_dir: Path, draft: Draft, reviewer: str, edited_text: str | None
     path = suite_dir / "cases" / f"{case_id}.yaml"
     if path.exists() or any(p.stem == case_id for p in case_files(suite_dir)):
         raise CaseforgeError(f"{path}: a case file with this id exists")
-    yaml = YAML()
-    yaml.allow_unicode = True
-    yaml.width = 4096
-    buffer = io.StringIO()
-    yaml.dump(data, buffer)
-    write_atomic(path, buffer.getvalue())
+    write_yaml(path, data)
     draft.case_id = case_id
     draft.reviewed_by = reviewer
     draft.reviewed_on = today.isoformat()

@@ -25,7 +25,6 @@ from caseforge.errors import CaseforgeError
 from caseforge.oracle import load_oracles
 
 DIMENSIONS_FILE = "dimensions.yaml"
-CORE = ("scenarios", "personas", "shapes")
 
 
 class OracleRef(BaseModel):
