@@ -263,3 +263,14 @@ def test_workspace_hook_failure_is_an_error_and_retries_start_clean(
         in trials[("broken", 1)]["error"]
     )
     assert trials[("flaky", 1)]["status"] == "pass"  # the retry saw a fresh workspace
+
+
+def test_a_corrupt_fixtures_file_is_a_one_line_error(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    root = toy_suite([{"id": "w", "input": {"behaviour": "external", "city": "Huế"}}])
+    (root / "fixtures").mkdir()
+    (root / "fixtures" / "w.json").write_text("{not json", encoding="utf-8")
+    outcome = run(store, suite_dir=root)
+    error = trials_of(store, outcome)[("w", 1)]["error"]
+    assert "w.json: not a fixtures file" in error and "--fixtures record" in error

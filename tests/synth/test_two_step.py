@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -144,3 +145,11 @@ def test_near_duplicates_are_flagged_within_the_batch_too() -> None:
     ]
     flag_near_duplicates(drafts, {"c-1": "导出报表一直报错，已经试了三次了"})
     assert [d.near_duplicates for d in drafts] == [[], ["draft d1"], ["c-1"]]
+
+
+def test_a_corrupt_queue_is_a_located_one_line_error(suite: Path) -> None:
+    (suite / "synth").mkdir(exist_ok=True)
+    (suite / "synth" / "queue.jsonl").write_text('{"draft_id": "x"\n', encoding="utf-8")
+    result = runner.invoke(app, ["review", str(suite), "--stats"])
+    assert result.exit_code == 1
+    assert re.search(r"queue\.jsonl:1:\d+: invalid JSON", str(result.exception))

@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
 
 FIXTURES_DIR = "fixtures"
@@ -68,8 +69,15 @@ class FixtureStore:
             data: dict[str, dict[str, Any]] = {}
             # Recording replaces a case's recordings: start from nothing, not the old file.
             if path.is_file() and self.mode is not FixtureMode.RECORD:
-                for item in json.loads(path.read_text(encoding="utf-8")).get("recordings", []):
-                    data[request_key(item["service"], item["request"])] = item
+                try:
+                    items = json.loads(path.read_text(encoding="utf-8"))["recordings"]
+                    for item in items:
+                        data[request_key(item["service"], item["request"])] = item
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise CaseforgeError(
+                        f"{path}: not a fixtures file ({type(exc).__name__}: {exc}); "
+                        "re-record it with --fixtures record"
+                    ) from None
             self._cache[case_id] = data
         return self._cache[case_id]
 

@@ -152,7 +152,13 @@ def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> l
                     f"{suite_dir / DIMENSIONS_FILE}: scenario {row['scenario']!r} names oracle "
                     f"{scenario.oracle.name!r}, which {config.oracles or 'no oracles module'} lacks"
                 )
-            value = fn(dict(case_input), **scenario.oracle.args)
+            try:
+                value = fn(dict(case_input), **scenario.oracle.args)
+            except Exception as exc:
+                raise CaseforgeError(
+                    f"oracle {scenario.oracle.name!r} failed on tuple {row} with input "
+                    f"{case_input}: {type(exc).__name__}: {exc}"
+                ) from None
             expect[scenario.oracle.field or "refund"] = {
                 "mode": "outcome",
                 "oracle": scenario.oracle.name,

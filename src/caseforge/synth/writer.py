@@ -67,9 +67,18 @@ def synth_dir(suite_dir: Path) -> Path:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The objects of a JSONL file (none when it does not exist); a bad line is a one-line error."""
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise CaseforgeError(f"{path}:{number}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    return rows
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
