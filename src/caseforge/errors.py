@@ -44,9 +44,13 @@ class Problem:
 
 
 class CaseforgeError(Exception):
-    """A user mistake caseforge reports as one or more one-line problems, never a traceback."""
+    """A user mistake caseforge reports as one or more one-line problems, never a traceback.
 
-    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+    ``exit_code`` follows the README's table: 1 for an invalid dataset or a finding, 5 for an
+    environment error (unreadable store, missing tool, I/O)."""
+
+    def __init__(self, problems: list[Problem] | Problem | str, exit_code: int = 1) -> None:
+        self.exit_code = exit_code
         if isinstance(problems, str):
             self.problems: list[Problem] = []
             self.text = problems

@@ -1,6 +1,11 @@
 """Structure-preserving re-synthesis of ac-conflict-001 into a course-publishing card,
-against a recorded model answer: every verification passes and the holistic miss
-reproduces; a bad variant stays out of the suite with the failed check named."""
+against a recorded model answer.
+
+The default request carries structure only: the tests read what went on the wire and check
+it against the original with the same overlap check the variant faces. Every verification
+of the course variant passes and the holistic miss reproduces; bad variants, payloads that
+would leak, unsupported goal states and substituted text to an unlisted endpoint all stay
+out, with the failed check named and the original never printed."""
 
 from __future__ import annotations
 
@@ -18,12 +23,25 @@ from ruamel.yaml import YAML
 from caseforge.case.load import load_suite
 from caseforge.errors import CaseforgeError
 from caseforge.llm import ModelClient
+from caseforge.synth.overlap import Original, fields_of
 from caseforge.synth.private import PrivateStore
-from caseforge.synth.resynth import resynth
+from caseforge.synth.resynth import content_fields, resynth
 from tests.llm.wire import completion
 
 CLARIFIER = Path(__file__).resolve().parents[2] / "examples" / "ac-clarifier"
 URL = "http://llm.test/v1/chat/completions"
+GLOSSARY = "person: [林佩萱, 小美, 阿哲]\norganization: [木棉市集]\n"
+# Values of the original's goal state and text that must never go on the wire.
+ORIGINAL_VALUES = [
+    "林佩萱",
+    "木棉市集",
+    "NT$150",
+    "1,200",
+    "優惠碼",
+    "折抵金額",
+    "結帳頁效能",
+    "POS",
+]
 
 
 @pytest.fixture
@@ -35,12 +53,9 @@ def suite(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def private(tmp_path: Path) -> PrivateStore:
-    store = PrivateStore("ac-clarifier", tmp_path / "private")
-    store.write(
-        "glossaries/ac-conflict-001.yaml",
-        "person: [林佩萱, 小美, 阿哲]\norganization: [木棉市集]\n",
-    )
+def private(tmp_path: Path, suite: Path) -> PrivateStore:
+    store = PrivateStore.for_suite(suite, "ac-clarifier", tmp_path / "private")
+    store.write("glossaries/ac-conflict-001.yaml", GLOSSARY)
     return store
 
 
@@ -49,7 +64,7 @@ def course_answer(**changes: Any) -> dict[str, Any]:
         (CLARIFIER / "cases" / "ac-conflict-001-course.yaml").read_text()
     )
     answer = {
-        "text": course["input"]["card"],
+        "input": {"card": course["input"]["card"]},
         "items": 12,
         "mapping": {"3": 8, "4": 3, "7": 11},
         "values": {
@@ -57,6 +72,7 @@ def course_answer(**changes: Any) -> dict[str, Any]:
             "scope_out": course["expect"]["scope_out"]["values"],
             "goal": course["expect"]["goal"]["values"],
         },
+        "tags": ["course", "e-learning"],
     }
     answer.update(changes)
     return answer
@@ -66,61 +82,122 @@ def client() -> ModelClient:
     return ModelClient(model="gpt-4.1-mini", api_key="sk-test", base_url="http://llm.test/v1")
 
 
-def run(suite: Path, private: PrivateStore, answer: dict[str, Any], **kwargs: Any) -> Any:
+def run(
+    suite: Path,
+    private: PrivateStore,
+    answer: dict[str, Any] | None,
+    reproduce: str | None = "holistic",
+    **kwargs: Any,
+) -> tuple[Any, list[dict[str, Any]]]:
     with respx.mock:
         route = respx.post(URL).mock(
             return_value=httpx.Response(
-                200, json=completion(json.dumps(answer, ensure_ascii=False))
+                200, json=completion(json.dumps(answer or {}, ensure_ascii=False))
             )
         )
         result = asyncio.run(
-            resynth(
-                suite, "ac-conflict-001", "課程上架", client(), private, "holistic", 3, **kwargs
-            )
+            resynth(suite, "ac-conflict-001", "課程上架", client(), private, reproduce, 3, **kwargs)
         )
-        request = json.loads(route.calls[0].request.content)
-    return result, request
+        requests = [json.loads(call.request.content) for call in route.calls]
+    return result, requests
+
+
+def original_of(suite: Path) -> Original:
+    data = YAML(typ="safe").load((suite / "cases" / "ac-conflict-001.yaml").read_text())
+    terms = [("person", n) for n in ("林佩萱", "小美", "阿哲")] + [("organization", "木棉市集")]
+    return Original(list(content_fields(json.loads(json.dumps(data, default=str)))), terms)
 
 
 def test_the_course_variant_passes_every_check_and_reproduces_the_miss(
     suite: Path, private: PrivateStore
 ) -> None:
-    result, request = run(
+    result, requests = run(
         suite, private, course_answer(), new_id="resynth-course-001", reviewer="ana"
     )
-    prompt = request["messages"][1]["content"]
-    # What the model saw: surrogates instead of the identifiers, and the contract.
-    assert "林佩萱" not in prompt and "木棉市集" not in prompt and "NT$150" not in prompt
-    assert "item 3 must BOTH conflict" in prompt and "not adjacent" in prompt
+    assert len(requests) == 1
+    wire = json.dumps(requests[0], ensure_ascii=False)
+    for value in ORIGINAL_VALUES:
+        assert value not in wire
+    # The request shares nothing with the original, by the same check the variant faces.
+    contents = [(f"m{i}", m["content"]) for i, m in enumerate(requests[0]["messages"])]
+    assert original_of(suite).findings(contents) == []
+    prompt = requests[0]["messages"][1]["content"]
+    assert "source item 3 of 7 carries conflict" in prompt and "mismatch" in prompt
+    assert "write 11" in prompt and "Target domain: 課程上架" in prompt
     assert result.passed, [c.__dict__ for c in result.failed()]
     names = [c.name for c in result.checks]
-    assert names == ["structure", "leaks", "redaction", "reproduction"]
+    assert names == ["payload", "structure", "overlap", "redaction", "reproduction"]
     assert result.reproduction["original_miss"] == ["3:mismatch"]
     assert result.reproduction["variant_miss_expected"] == ["8:mismatch"]
     assert result.reproduction["variant_trials_with_the_same_miss"] >= 2
     case = {c.case.id: c.case for c in load_suite(suite).cases}["resynth-course-001"]
-    assert set(case.expect["ac_flags"].values) == {
+    assert set(case.expect["ac_flags"].values) == {  # type: ignore[union-attr]
         "8:conflict",
         "8:mismatch",
         "3:unverifiable",
         "11:unverifiable",
-    }  # type: ignore[union-attr]
+    }
+    assert "must-pass" not in case.tags and "coupon" not in case.tags
     provenance = case.provenance
     assert provenance["identifier_classes_replaced"] and provenance["reviewed_by"] == "ana"
-    assert provenance["verification"]["leaks"]["passed"] is True
+    assert provenance["verification"]["overlap"]["passed"] is True
+    assert provenance["sent"] == "structure"
     text = (suite / "cases" / "resynth-course-001.yaml").read_text()
     assert "ac-conflict-001" not in text  # the provenance never names or hashes the original
     mapping = private.mappings()[0]
-    assert mapping["source_case"] == "ac-conflict-001" and "林佩萱" in mapping["replacements"]
+    assert mapping["source_case"] == "ac-conflict-001"
+    assert "林佩萱" in mapping["originals"]["person"]
+    payloads = list((private.root / "payloads").glob("*.json"))
+    assert len(payloads) == 1
+    kept = json.loads(payloads[0].read_text())
+    assert kept["messages"] == requests[0]["messages"] and kept["blocked"] == []
+
+
+def test_a_dry_run_prints_the_payload_and_sends_nothing(suite: Path, private: PrivateStore) -> None:
+    result, requests = run(suite, private, None, dry_run=True)
+    assert requests == [] and not result.sent
+    assert result.passed and [c.name for c in result.checks] == ["payload"]
+    assert result.payload is not None and "source item 3 of 7" in result.payload.render()
+    assert result.payload_path is not None and result.payload_path.is_file()
+    assert not (suite / "cases" / "resynth-001.yaml").exists()
+
+
+def test_a_shape_that_copies_the_original_blocks_the_send(
+    suite: Path, private: PrivateStore
+) -> None:
+    private.write(
+        "shapes/ac-conflict-001.txt",
+        "AC3 說優惠碼沒有使用次數上限，跟 AC2 衝突；整張卡一起看的人會漏掉它跟描述矛盾。",
+    )
+    result, requests = run(suite, private, course_answer())
+    assert requests == [] and not result.passed
+    payload = next(c for c in result.checks if c.name == "payload")
+    assert not payload.passed and "payload.messages[1]: shares a run of text" in payload.detail
+    assert "優惠碼" not in payload.detail  # the reason never prints the original
+    kept = json.loads(next((private.root / "payloads").glob("*.json")).read_text())
+    assert kept["blocked"] and kept["dry_run"] is False
+
+
+def test_the_written_shape_is_what_goes_out(suite: Path, private: PrivateStore) -> None:
+    shape = "A reviewer reading the whole card keeps one flag on the double-flagged item."
+    private.write("shapes/ac-conflict-001.txt", shape + "\n")
+    result, requests = run(suite, private, course_answer(), new_id="resynth-course-003")
+    assert result.passed
+    assert shape in requests[0]["messages"][1]["content"]
 
 
 @pytest.mark.parametrize(
     ("change", "failed", "reason"),
     [
         ({"mapping": {"3": 8, "4": 3, "7": 8}}, "structure", "multi-flagged"),
-        ({"text_suffix": "\n聯絡人：林 佩萱"}, "leaks", "other separators"),
-        ({"text_suffix": "\n這次的碼務必設使用次數限制，不能再讓人鑽漏洞"}, "leaks", "CJK 8-gram"),
-        ({"text_suffix": "\n客戶名稱：█████"}, "redaction", "redaction marks"),
+        ({"text_suffix": "\n聯絡人：林 佩萱"}, "overlap", "input.card: shares"),
+        ({"text_suffix": "\n聯絡人：Lin Pei-Hsuan"}, "overlap", "spelled in Latin letters"),
+        ({"text_suffix": "\n這次的碼，務必設使用次數限制"}, "overlap", "a run of text"),
+        ({"text_suffix": "\n預算一百五十元"}, "overlap", "a number"),
+        ({"text_suffix": "\n上線日：民國115年11月5日"}, "overlap", "a calendar date"),
+        ({"text_suffix": "\n客戶名稱：█████"}, "redaction", "shade"),
+        ({"text_suffix": "\n聯絡人：王○明"}, "redaction", "dot mask"),
+        ({"tags": ["木棉市集"]}, "overlap", "class organization"),
     ],
 )
 def test_bad_variants_stay_out_and_say_why(
@@ -129,12 +206,14 @@ def test_bad_variants_stay_out_and_say_why(
     answer = course_answer()
     suffix = change.pop("text_suffix", "")
     answer.update(change)
-    answer["text"] += suffix
+    answer["input"]["card"] += suffix
     before = sorted(p.name for p in (suite / "cases").iterdir())
     result, _ = run(suite, private, answer)
     assert not result.passed
     bad = {c.name: c.detail for c in result.failed()}
-    assert failed in bad and reason in bad[failed]
+    assert failed in bad and reason in bad[failed], bad
+    for value in ("林佩萱", "木棉市集", "150"):
+        assert value not in bad[failed]
     assert "reproduction" not in [c.name for c in result.checks]  # not reached
     assert sorted(p.name for p in (suite / "cases").iterdir()) == before
     assert list((private.root / "rejected").glob("*.json"))
@@ -150,6 +229,15 @@ def test_refuses_without_a_written_goal_state(suite: Path, private: PrivateStore
         asyncio.run(resynth(suite, "ac-conflict-001", "課程上架", client(), private, "holistic"))
 
 
+def test_refuses_a_goal_state_without_a_contract(suite: Path, private: PrivateStore) -> None:
+    path = suite / "cases" / "ac-conflict-001.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("expect:\n", "expect:\n  discount: {mode: number, value: 150}\n", 1)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CaseforgeError, match=r"expect\.discount \(number\) has no structure"):
+        asyncio.run(resynth(suite, "ac-conflict-001", "課程上架", client(), private, "holistic"))
+
+
 def test_validate_warns_until_a_person_has_re_read_the_variant(
     suite: Path, private: PrivateStore
 ) -> None:
@@ -161,23 +249,7 @@ def test_validate_warns_until_a_person_has_re_read_the_variant(
     assert [w.field for w in warnings] == ["provenance.reviewed_by"]
 
 
-def test_a_variant_leaking_a_short_sha_of_the_original_stays_out(
-    suite: Path, private: PrivateStore
-) -> None:
-    path = suite / "cases" / "ac-conflict-001.yaml"
-    text = path.read_text(encoding="utf-8")
-    text = text.replace("先這樣～", "先這樣～ 上次的修正在 commit 3f9a2c1d4e5b 已合併。")
-    path.write_text(text, encoding="utf-8")
-    answer = course_answer()
-    answer["text"] += "\n（延續 commit 3f9a2c1 的做法）"
-    result, request = run(suite, private, answer)
-    assert "3f9a2c1d4e5b" not in request["messages"][1]["content"]  # the model saw a surrogate
-    assert not result.passed
-    leaks = next(c for c in result.checks if c.name == "leaks")
-    assert not leaks.passed and "7+ characters of commit '3f9a2c1d4e5b'" in leaks.detail
-
-
-def test_identifiers_in_other_fields_and_tags_keep_the_variant_out(
+def test_identifiers_in_other_fields_reach_neither_the_model_nor_the_variant(
     suite: Path, private: PrivateStore
 ) -> None:
     path = suite / "cases" / "ac-conflict-001.yaml"
@@ -185,9 +257,46 @@ def test_identifiers_in_other_fields_and_tags_keep_the_variant_out(
     text = text.replace(
         "input:\n", "input:\n  reporter: 林佩萱 <lin.peixuan@mumian-market.tw>\n", 1
     )
-    text = text.replace("tags: [coupon,", "tags: [木棉市集, coupon,")
     path.write_text(text, encoding="utf-8")
-    result, _ = run(suite, private, course_answer())
-    assert not result.passed
-    leaks = next(c for c in result.checks if c.name == "leaks")
-    assert "林佩萱" in leaks.detail and "木棉市集" in leaks.detail
+    answer = course_answer()
+    answer["input"]["reporter"] = "周承翰 <zhou@course.example>"
+    result, requests = run(suite, private, answer, new_id="resynth-course-004")
+    wire = json.dumps(requests[0], ensure_ascii=False)
+    assert "mumian" not in wire and "reporter: an e-mail" not in wire
+    assert '"reporter"' in wire  # the field is named, its value is not sent
+    assert result.passed, [c.__dict__ for c in result.failed()]
+    leaky = course_answer()
+    leaky["input"]["reporter"] = "Ann <lin.peixuan@mumian-market.tw>"
+    result, _ = run(suite, private, leaky)
+    overlap = next(c for c in result.checks if c.name == "overlap")
+    assert not overlap.passed and "input.reporter" in overlap.detail
+
+
+def test_substituted_text_goes_only_to_an_allow_listed_endpoint(
+    suite: Path, tmp_path: Path
+) -> None:
+    config = suite / "caseforge.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + "privacy: {send: substituted, allowed_endpoints: ['http://llm.internal:8080']}\n",
+        encoding="utf-8",
+    )
+    private = PrivateStore.for_suite(suite, "ac-clarifier", tmp_path / "private")
+    private.write("glossaries/ac-conflict-001.yaml", GLOSSARY)
+    with pytest.raises(CaseforgeError, match=r"not in privacy\.allowed_endpoints"):
+        run(suite, private, course_answer())
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("llm.internal:8080", "llm.test:80"),
+        encoding="utf-8",
+    )
+    result, requests = run(suite, private, course_answer(), None, new_id="resynth-course-005")
+    prompt = requests[0]["messages"][1]["content"]
+    assert "identifier replaced by a surrogate" in prompt
+    assert "林佩萱" not in prompt and "木棉市集" not in prompt and "NT$150" not in prompt
+    assert result.passed, [c.__dict__ for c in result.failed()]
+    assert private.mappings()[-1]["replacements"]["林佩萱"]
+
+
+def test_fields_of_walks_every_leaf() -> None:
+    leaves = dict(fields_of({"a": {"b": [1, "x"], "c": None, "d": True}, "e": "y"}))
+    assert leaves == {"a.b[0]": "1", "a.b[1]": "x", "e": "y"}

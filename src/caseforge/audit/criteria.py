@@ -67,14 +67,10 @@ case added on its first-parent side only is not caught).
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 from ruamel.yaml import YAML
@@ -95,6 +91,7 @@ from caseforge.case.model import (
 from caseforge.case.retire import RETIRED_FILE
 from caseforge.errors import CaseforgeError
 from caseforge.grade.modes import same
+from caseforge.vcs import GitBatch
 
 #: How strict each mode is; a change to a lower number is a loosening (``outcome`` aside:
 #: see the module docstring).
@@ -145,8 +142,6 @@ _FALLBACK_DEPTH = 20
 _NULL_SHA = "0" * 40
 _REGULAR = ("100644", "100755")
 # Variables a git hook may set that would point git away from the suite's repository.
-_GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR")
-
 _YAML = YAML(typ="safe", pure=False)
 # The pure-Python loader reads some YAML 1.2 the C parser rejects (``[finding:F5]`` in a
 # flow sequence, as ``caseforge retire`` writes it); it is tried when the C parser fails.
@@ -210,7 +205,7 @@ def loosenings(suite_dir: Path, since: str | None = None) -> list[Loosening]:
     suite_dir = Path(suite_dir)
     if not suite_dir.is_dir():
         raise CaseforgeError(f"{suite_dir}: suite folder not found")
-    with _Git(suite_dir) as git:
+    with GitBatch(suite_dir, "the criteria audit reads the suite's git history") as git:
         return _Audit(git).run(since)
 
 
@@ -240,96 +235,6 @@ def criteria_reason(message: str) -> str | None:
         if reason:
             reasons.append(reason)
     return "; ".join(reasons) if reasons else None
-
-
-# --- git -----------------------------------------------------------------------------
-
-
-class _Git:
-    """Runs git in the suite folder; reads blobs through one ``cat-file --batch``."""
-
-    def __init__(self, cwd: Path) -> None:
-        self.cwd = cwd
-        self.env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARS}
-        self._batch: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> _Git:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Stop the ``cat-file`` process, if one was started."""
-        if self._batch is not None:
-            batch, self._batch = self._batch, None
-            if batch.stdin is not None:
-                batch.stdin.close()
-            batch.wait()
-            if batch.stdout is not None:
-                batch.stdout.close()
-
-    def _command(self, args: Iterable[str]) -> list[str]:
-        return [
-            "git",
-            "-c",
-            "core.quotepath=off",
-            "-c",
-            "log.showSignature=false",
-            *args,
-        ]
-
-    def run(self, *args: str, ok: tuple[int, ...] = (0,)) -> tuple[int, str]:
-        """Run git; return its exit status and stdout. Raise ``CaseforgeError`` on others."""
-        try:
-            done = subprocess.run(
-                self._command(args), cwd=self.cwd, env=self.env, capture_output=True, check=False
-            )
-        except FileNotFoundError:
-            raise CaseforgeError(
-                "git is not installed; the criteria audit reads the suite's git history"
-            ) from None
-        if done.returncode not in ok:
-            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            detail = message[-1] if message else f"exit status {done.returncode}"
-            raise CaseforgeError(f"{self.cwd}: git {args[0]}: {detail}")
-        return done.returncode, done.stdout.decode("utf-8", "replace")
-
-    def blob(self, spec: str) -> tuple[str, bytes] | None:
-        """The object id and content of a blob (``<sha>`` or ``<rev>:<path>``), or ``None``."""
-        batch = self._open()
-        stdin, stdout = _pipes(batch)
-        stdin.write(spec.encode("utf-8") + b"\n")
-        stdin.flush()
-        header = stdout.readline().split()
-        if len(header) != 3 or not header[2].isdigit() or header[-1] == b"missing":
-            return None  # "<spec> missing" or "ambiguous": nothing follows the header
-        data = stdout.read(int(header[2]))
-        stdout.read(1)  # the newline after the content
-        return (header[0].decode("ascii"), data) if header[1] == b"blob" else None
-
-    def _open(self) -> subprocess.Popen[bytes]:
-        if self._batch is None:
-            self._batch = subprocess.Popen(
-                self._command(["cat-file", "--batch"]),
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        return self._batch
-
-
-def _pipes(batch: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
-    if batch.stdin is None or batch.stdout is None:  # pragma: no cover - always piped
-        raise CaseforgeError("git cat-file: no pipes")
-    return batch.stdin, batch.stdout
 
 
 @dataclass(frozen=True)
@@ -617,7 +522,7 @@ class _Comparison:
 class _Audit:
     """Walks the commits that touched the suite's cases and compares each with its parents."""
 
-    def __init__(self, git: _Git) -> None:
+    def __init__(self, git: GitBatch) -> None:
         self.git = git
         status, inside = git.run("rev-parse", "--is-inside-work-tree", ok=(0, 128))
         if status != 0 or inside.strip() != "true":

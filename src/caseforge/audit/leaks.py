@@ -1,55 +1,70 @@
-"""Leaks of private data into the repository.
+"""Leaks of private data into the repository, and the lint that runs without the store.
 
-With the suite's private store at hand, every original string it knows (glossary entries,
-mapped originals) is searched for in every tracked file of the suite, normalised (NFKC,
-casefold). Without it — in CI — the suite's data files (cases, retired cases, fixtures,
-labels) are linted instead: full 40-character commit SHAs, e-mail addresses on real-looking
-domains, and redaction marks.
+With the suite's private store, everything it knows is searched for in every file git would
+publish from the repository and in its whole history (``sources``), with the folds of the
+overlap check (``overlap``): glossary entries and recorded originals in every width, case,
+script and spelling (``林 佩萱``, ``陈佩萱``, ``Lin Pei-Hsuan``), amounts and dates by value
+(``1,280,000`` = ``128萬``), and runs of text of the sensitive source cases the store keeps.
+A finding names the class, ``file:line`` and a short HMAC of the original keyed by the
+store's secret — never the original, and never a plain hash of it, which a two-character
+name would give away by enumeration.
+
+Cases marked ``provenance: {fictional_original: true}`` (an example written to look like an
+original, as the shipped ``ac-conflict-001``) are not private: their file is not searched
+and what only they contribute to the store is not searched for.
+
+The lint needs no store, and always runs on the suites' data files (cases, fixtures, labels,
+``retired.yaml``): redaction marks (``policy``), 40-hex commit SHAs, e-mail addresses on
+domains that are not reserved, and identifiers of the classes that never belong in a
+committed case unless it was re-synthesised (national and business ids, messaging ids,
+phones, IPs outside the documentation ranges). Templates, workflows and code may hold
+``{{…}}`` or ``${…}`` and are not linted.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
-import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from caseforge.synth.verify import REDACTION
-from caseforge.vcs import tracked_files as vcs_tracked_files
+from caseforge.audit.sources import Text, Unreadable
+from caseforge.synth.fold import FULL, is_separator
+from caseforge.synth.overlap import Settings, run_units
+from caseforge.synth.policy import (
+    is_documentation_ip,
+    is_fictional_phone,
+    is_reserved_domain,
+    redaction_marks,
+)
+from caseforge.synth.values import dates, numbers, prepare
 
-SHA40 = re.compile(r"(?<![0-9a-fA-F])[0-9a-f]{40}(?![0-9a-fA-F])")
-EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})(?![\w-])")
-RESERVED_DOMAINS = ("example.com", "example.org", "example.net")
-RESERVED_SUFFIXES = (".test", ".example", ".invalid", ".localhost", ".local")
 DATA_PARTS = ("cases", "fixtures", "labels")
 DATA_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+SHA40 = re.compile(r"(?<![0-9a-fA-F])[0-9a-f]{40}(?![0-9a-fA-F])")
+LINT_CLASSES = frozenset({"national_id", "business_id", "messaging_id", "phone", "ip", "email"})
 
 
 @dataclass(frozen=True)
 class Leak:
-    path: Path
+    """One finding: where, what kind, which class, and a tag that names no original."""
+
+    origin: str
     line: int
     col: int
     kind: str
-    detail: str
+    cls: str
+    tag: str = ""
 
     def format(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.kind}: {self.detail}"
+        tag = f" #{self.tag}" if self.tag else ""
+        return f"{self.origin}:{self.line}:{self.col}: {self.kind} ({self.cls}{tag})"
 
-
-def tracked_files(suite_dir: Path) -> list[Path]:
-    """The suite's files under version control (every file when it is not in git)."""
-    tracked = vcs_tracked_files(suite_dir)
-    if tracked is not None:
-        return tracked
-    return [p for p in suite_dir.rglob("*") if p.is_file() and ".git" not in p.parts]
-
-
-def _text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (UnicodeDecodeError, OSError):
-        return None
+    def to_json(self) -> dict[str, Any]:
+        return self.__dict__.copy()
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
@@ -57,81 +72,164 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
-def _norm(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+def _squashed(text: str) -> str:
+    return "".join(ch for ch in FULL(text) if not is_separator(ch))
 
 
-def private_string_leaks(suite_dir: Path, strings: set[str]) -> list[Leak]:
-    """Every tracked occurrence of a private original string."""
-    wanted = sorted({_norm(s) for s in strings if len(s.strip()) >= 2}, key=len, reverse=True)
-    leaks = []
-    for path in tracked_files(suite_dir):
-        text = _text(path)
-        if text is None:
-            continue
-        folded = _norm(text)
-        for needle in wanted:
-            index = folded.find(needle)
-            if index >= 0:
-                line, col = _position(folded, index)
-                shown = needle if len(needle) <= 4 else needle[:2] + "…"
-                leaks.append(
-                    Leak(
-                        path,
-                        line,
-                        col,
-                        "private string",
-                        f"an original ({shown}) from the private store",
+@dataclass
+class PrivateData:
+    """What the audit searches for, built from the private store."""
+
+    terms: list[tuple[str, str]]  # (class, original)
+    source_texts: list[str] = field(default_factory=list)  # sensitive cases' content
+    secret: bytes = b""
+
+    def tag(self, cls: str, original: str) -> str:
+        message = f"{cls}\0{_squashed(original)}".encode()
+        return hmac.new(self.secret, message, hashlib.sha256).hexdigest()[:8]
+
+
+class Matcher:
+    """Finds the private data in a text, in every fold."""
+
+    def __init__(self, data: PrivateData, settings: Settings | None = None) -> None:
+        from caseforge.synth.identifiers import Glossary, IdentifierDetector, TermFinder
+
+        self.data = data
+        self.settings = settings or Settings()
+        by_class: dict[str, list[str]] = {}
+        for cls, original in data.terms:
+            by_class.setdefault(cls, []).append(original)
+        self._finder = TermFinder(
+            Glossary.from_mapping({c: v for c, v in by_class.items() if c not in ("money", "date")})
+        )
+        self._originals = {_squashed(o): (c, o) for c, o in data.terms}
+        self._amounts: dict[float, tuple[str, str]] = {}
+        self._days: dict[Any, tuple[str, str]] = {}
+        for cls, original in data.terms:
+            if cls == "money":
+                for value in numbers(prepare(original)):
+                    if value.value >= 10:
+                        self._amounts[round(value.value, 6)] = (cls, original)
+            elif cls == "date":
+                found = dates(prepare(original))
+                for day in found.full:
+                    self._days[day] = (cls, original)
+        self._values = IdentifierDetector() if self._amounts or self._days else None
+        self._cjk: set[str] = set()
+        self._words: set[tuple[str, ...]] = set()
+        for text in data.source_texts:
+            cjk, words = run_units(text, self.settings)
+            self._cjk |= cjk
+            self._words |= words
+
+    def find(self, item: Text) -> list[Leak]:
+        text = item.text
+        out: list[Leak] = []
+        for span in self._finder.find(text):
+            cls, original = self._originals.get(_squashed(span.text), (span.cls, span.text))
+            line, col = _position(text, span.start)
+            out.append(
+                Leak(item.origin, line, col, "private string", cls, self.data.tag(cls, original))
+            )
+        if self._values is not None:
+            for span in self._values.scan(text, classes=("money", "date")):
+                hit: tuple[str, str] | None = None
+                if span.cls == "money":
+                    for value in numbers(prepare(span.text)):
+                        hit = hit or self._amounts.get(round(value.value, 6))
+                else:
+                    for day in dates(prepare(span.text)).full:
+                        hit = hit or self._days.get(day)
+                if hit is not None:
+                    line, col = _position(text, span.start)
+                    out.append(
+                        Leak(item.origin, line, col, "private value", hit[0], self.data.tag(*hit))
                     )
-                )
-    return leaks
+        if self._cjk or self._words:
+            out.extend(self._runs(item))
+        return out
+
+    def _shares_run(self, text: str) -> bool:
+        cjk, words = run_units(text, self.settings)
+        return bool(cjk & self._cjk or words & self._words)
+
+    def _runs(self, item: Text) -> Iterator[Leak]:
+        """Lines sharing a run with a sensitive case (a run across a line break is reported on
+        the line it starts on)."""
+        lines = item.text.split("\n")
+        hits = [self._shares_run(line) for line in lines]
+        for index, line in enumerate(lines):
+            crossing = (
+                not hits[index]
+                and index + 1 < len(lines)
+                and not hits[index + 1]
+                and self._shares_run(line + "\n" + lines[index + 1])
+            )
+            if hits[index] or crossing:
+                yield Leak(item.origin, index + 1, 1, "original content", "run")
 
 
-def lint(suite_dir: Path) -> list[Leak]:
-    """Without the private store: SHAs, real-looking e-mail domains, redaction marks."""
+def search(
+    texts: Iterable[Text | Unreadable], matcher: Matcher
+) -> tuple[list[Leak], list[Unreadable]]:
+    """Every leak in ``texts`` (once per place), and what could not be read."""
+    leaks: list[Leak] = []
+    seen: set[tuple[str, int, str, str]] = set()
+    unreadable: list[Unreadable] = []
+    for item in texts:
+        if isinstance(item, Unreadable):
+            unreadable.append(item)
+            continue
+        for leak in matcher.find(item):
+            key = (leak.origin, leak.line, leak.cls, leak.tag)
+            if key not in seen:
+                seen.add(key)
+                leaks.append(leak)
+    return leaks, unreadable
+
+
+# --- lint -------------------------------------------------------------------------------------
+
+
+def is_data_file(relative: Path) -> bool:
+    """A suite data file: under cases/, fixtures/ or labels/, or retired.yaml."""
+    return relative.suffix in DATA_SUFFIXES and (
+        any(part in DATA_PARTS for part in relative.parts) or relative.name == "retired.yaml"
+    )
+
+
+def lint_text(origin: str, text: str) -> list[Leak]:
+    """The lint over one data file's text."""
+    from caseforge.synth.identifiers import IdentifierDetector
+
     leaks = []
-    for path in tracked_files(suite_dir):
-        relative = path.relative_to(suite_dir)
-        if path.suffix not in DATA_SUFFIXES or (
-            not any(part in DATA_PARTS for part in relative.parts)
-            and relative.name != "retired.yaml"
-        ):
-            continue
-        text = _text(path)
-        if text is None:
-            continue
-        for match in SHA40.finditer(text):
-            line, col = _position(text, match.start())
-            leaks.append(
-                Leak(
-                    path,
-                    line,
-                    col,
-                    "commit SHA",
-                    f"{match.group()[:10]}… looks like a real 40-hex commit",
-                )
+    for match in SHA40.finditer(text):
+        line, col = _position(text, match.start())
+        leaks.append(Leak(origin, line, col, "looks like a real 40-hex commit", "commit_sha"))
+    for mark in redaction_marks(text):
+        line, col = _position(text, mark.start)
+        leaks.append(
+            Leak(
+                origin, line, col, "redaction mark: re-synthesise instead of redacting", mark.family
             )
-        for match in EMAIL.finditer(text):
-            domain = match.group(1).lower()
-            if (
-                domain in RESERVED_DOMAINS
-                or domain.endswith(RESERVED_SUFFIXES)
-                or domain.endswith(tuple("." + d for d in RESERVED_DOMAINS))
-            ):
-                continue
-            line, col = _position(text, match.start())
-            leaks.append(
-                Leak(path, line, col, "e-mail domain", f"{domain} is not a reserved example domain")
-            )
-        for match in REDACTION.finditer(text):
-            line, col = _position(text, match.start())
-            leaks.append(
-                Leak(
-                    path,
-                    line,
-                    col,
-                    "redaction mark",
-                    f"{match.group()!r}: re-synthesise instead of redacting",
-                )
-            )
+        )
+    for span in IdentifierDetector().scan(text, classes=tuple(LINT_CLASSES)):
+        reason = _lint_reason(span.cls, span.text)
+        if reason:
+            line, col = _position(text, span.start)
+            leaks.append(Leak(origin, line, col, reason, span.cls))
     return leaks
+
+
+def _lint_reason(cls: str, value: str) -> str | None:
+    if cls == "email":
+        domain = value.rpartition("@")[2]
+        return None if is_reserved_domain(domain) else f"e-mail on {domain}, not a reserved domain"
+    if cls == "ip":
+        return (
+            None if is_documentation_ip(value) else "an IP address outside the documentation ranges"
+        )
+    if cls == "phone":
+        return None if is_fictional_phone(value) else "a phone number in a hand-written case"
+    return f"a {cls.replace('_', ' ')} in a hand-written case"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -92,6 +92,42 @@ class ModelSettings(BaseModel):
     model: str
 
 
+class PrivacyConfig(BaseModel):
+    """What re-synthesis may send to a model, and how variants are compared with originals."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    send: Literal["structure", "substituted"] = Field(
+        default="structure",
+        description="`structure`: no original text leaves the machine (the default). "
+        "`substituted`: the original text with its identifiers swapped, only to "
+        "`allowed_endpoints`.",
+    )
+    allowed_endpoints: list[str] = Field(
+        default_factory=list,
+        description="Base URLs (scheme, host, port) that may receive substituted text.",
+    )
+    cjk_run: int = Field(
+        default=7, ge=3, le=40, description="Shared Han characters in a row that fail a variant."
+    )
+    word_run: int = Field(
+        default=6, ge=3, le=40, description="Shared words in a row that fail a variant."
+    )
+    flag_kinds: dict[str, str] = Field(
+        default_factory=dict,
+        description="What each flag kind means, in words the rewrite request may carry.",
+    )
+
+    @model_validator(mode="after")
+    def _endpoints_for_substituted(self) -> PrivacyConfig:
+        if self.send == "substituted" and not self.allowed_endpoints:
+            raise ValueError(
+                "send: substituted needs allowed_endpoints (the self-hosted models that may "
+                "receive substituted text)"
+            )
+        return self
+
+
 class SuiteConfig(BaseModel):
     """``SUITE/caseforge.yaml``."""
 
@@ -128,3 +164,4 @@ class SuiteConfig(BaseModel):
     dedup: DedupConfig = Field(default_factory=DedupConfig)
     split: SplitConfig = Field(default_factory=SplitConfig)
     gate: GateConfig = Field(default_factory=GateConfig)
+    privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)

@@ -9,12 +9,13 @@ from caseforge.errors import CaseforgeError
 
 
 def main() -> None:
-    """Entry point: a user mistake prints one-line errors and exits 1, never a traceback."""
+    """Entry point: a user mistake prints one-line errors and exits 1 (5 for an environment
+    error), never a traceback."""
     try:
         app()
     except CaseforgeError as exc:
         print(exc.text, file=sys.stderr)
-        sys.exit(1)
+        sys.exit(exc.exit_code)
 
 
 __all__ = ["app", "main"]

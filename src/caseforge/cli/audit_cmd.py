@@ -58,6 +58,16 @@ def resynth(
     ] = None,
     lang: Annotated[str | None, typer.Option(help="zh-TW, zh-CN, vi or en.")] = None,
     reviewer: Annotated[str, typer.Option(help="Who re-read the variant.")] = "",
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the exact request and send nothing.")
+    ] = False,
+    miss: Annotated[
+        str | None,
+        typer.Option(
+            help="Flags the failing configuration missed on the original (e.g. 3:mismatch), "
+            "instead of re-running the agent on the original."
+        ),
+    ] = None,
 ) -> None:
     """Re-synthesise a sensitive failed case into a new domain, keeping what made it fail."""
     from caseforge.llm.client import synth_client
@@ -65,8 +75,13 @@ def resynth(
     from caseforge.synth.resynth import resynth as run_resynth
 
     config = load_config(suite)
-    client = synth_client(suite, "resynth")
-    private = PrivateStore(config.name)
+    private = PrivateStore.for_suite(suite, config.name)
+    try:
+        client = synth_client(suite, "resynth", cache=False)
+    except CaseforgeError:
+        if not dry_run:
+            raise
+        client = None
     result = asyncio.run(
         run_resynth(
             suite,
@@ -80,19 +95,24 @@ def resynth(
             glossary,
             lang,
             reviewer,
+            dry_run=dry_run,
+            original_miss=[m.strip() for m in miss.split(",")] if miss else None,
         )
     )
+    if dry_run and result.payload is not None:
+        print(result.payload.render())
     for check in result.checks:
         mark = "pass" if check.passed else "FAIL"
         out.print(f"[{mark}] {check.name}: {check.detail}", markup=False)
+    out.print(f"payload kept in {result.payload_path}", markup=False)
     if not result.passed:
         failed = ", ".join(c.name for c in result.failed())
-        err.print(
-            f"the variant stays out of the suite: {failed} failed "
-            f"(kept in {private.root}/rejected/)",
-            markup=False,
-        )
+        where = "nothing was sent" if not result.sent else f"kept in {private.root}/rejected/"
+        err.print(f"the variant stays out of the suite: {failed} failed ({where})", markup=False)
         raise typer.Exit(1)
+    if dry_run:
+        out.print("dry run: nothing was sent", markup=False)
+        return
     out.print(
         f"wrote {suite / 'cases' / (str(result.case_id) + '.yaml')}; the original ↔ variant "
         f"mapping is in {private.root / 'mappings'} (never commit it)"
@@ -107,11 +127,18 @@ def audit(
     private_dir: Annotated[
         Path | None, typer.Option("--private", help="The private store root (default: the usual).")
     ] = None,
+    require_history: Annotated[
+        bool,
+        typer.Option(
+            "--require-history", help="Fail (exit 5) on a shallow clone instead of reading less."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Fail on loosened criteria without a Criteria-change reason, and on private data leaks."""
     from caseforge.audit.criteria import loosenings
-    from caseforge.audit.leaks import lint, private_string_leaks
+    from caseforge.audit.privacy import audit_privacy
+    from caseforge.synth.overlap import Settings
     from caseforge.synth.private import PrivateStore
     from caseforge.vcs import git_toplevel
 
@@ -119,25 +146,33 @@ def audit(
     in_git = git_toplevel(suite) is not None
     found = loosenings(suite, since) if in_git else []
     problems = [x for x in found if not x.excused]
-    store = PrivateStore(config.name, private_dir)
-    if store.exists():
-        strings = store.private_strings()
-        leaks = private_string_leaks(suite, strings)
-        how = f"{len(strings)} private strings from {store.root} searched in the tracked files"
-    else:
-        leaks = lint(suite)
-        how = (
-            "no private store here: linted the data files for 40-hex SHAs, "
-            "real e-mail domains and redaction marks"
-        )
+    store = PrivateStore.for_suite(suite, config.name, private_dir)
+    privacy = config.privacy
+    report = audit_privacy(
+        suite,
+        store,
+        require_history=require_history,
+        settings=Settings(cjk_run=privacy.cjk_run, word_run=privacy.word_run),
+    )
+    leaks = report.leaks + report.lint
     if as_json:
         print(
             json.dumps(
                 {
                     "loosenings": [x.__dict__ for x in found],
                     "unexcused": len(problems),
-                    "leaks": [leak.__dict__ | {"path": str(leak.path)} for leak in leaks],
-                    "private_store": store.exists(),
+                    "leaks": [leak.to_json() for leak in report.leaks],
+                    "lint": [leak.to_json() for leak in report.lint],
+                    "not_audited": [u.__dict__ for u in report.not_audited],
+                    "private_store": str(report.store) if report.store else None,
+                    "private_strings": report.private_strings,
+                    "history": {
+                        "read": report.history_read,
+                        "commits": report.commits,
+                        "versions": report.history_versions,
+                        "shallow": report.shallow,
+                    },
+                    "fictional_originals": report.fictional,
                 },
                 ensure_ascii=False,
                 indent=1,
@@ -155,6 +190,32 @@ def audit(
             )
         for leak in leaks:
             err.print(leak.format(), markup=False)
+        for unread in report.not_audited:
+            out.print(f"not audited: {unread.origin} ({unread.why})", markup=False)
+        if report.shallow:
+            out.print(
+                f"history: this clone is shallow ({report.commits} commits read); fetch the "
+                "whole history (fetch-depth: 0) or pass --require-history to fail on it",
+                markup=False,
+            )
+        if report.store is None:
+            how = (
+                f"no private store at {store.root}: linted {report.data_files} data files only "
+                "(redaction marks, 40-hex SHAs, real e-mail domains, ids and phones in "
+                "hand-written cases)"
+            )
+        else:
+            how = (
+                f"{report.private_strings} private strings from {report.store} searched in "
+                f"{report.files} files"
+                + (
+                    f", {report.history_versions} older versions and {report.commits} commit "
+                    "messages"
+                    if report.history_read
+                    else ""
+                )
+                + f"; {report.data_files} data files linted"
+            )
         excused = len(found) - len(problems)
         out.print(
             (

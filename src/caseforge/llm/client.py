@@ -473,16 +473,18 @@ class ModelClient:
         await self._client.close()
 
 
-def synth_client(suite_dir: Path, command: str) -> ModelClient:
-    """The model for synthesis (``synth:`` in caseforge.yaml), with the suite's cache and
-    prices; a one-line error naming what to set when there is none."""
+def synth_client(suite_dir: Path, command: str, *, cache: bool = True) -> ModelClient:
+    """The model for synthesis (``synth:`` in caseforge.yaml), with the suite's cache (unless
+    ``cache=False``) and prices; a one-line error naming what to set when there is none."""
     from caseforge.case.load import load_config
     from caseforge.vcs import git_toplevel
 
     config = load_config(suite_dir)
     top = git_toplevel(suite_dir) or suite_dir
     client = ModelClient.from_settings(
-        config.synth, cache_dir=top / ".caseforge" / "cache", prices=config.prices
+        config.synth,
+        cache_dir=top / ".caseforge" / "cache" if cache else None,
+        prices=config.prices,
     )
     if client is None:
         raise CaseforgeError(

@@ -1,61 +1,41 @@
-"""Finding identifiers in ticket text: the spans resynth replaces and audit looks for.
+"""Finding identifiers in text: the spans ``scan``, ``resynth`` and ``audit`` look for.
 
-Presidio is used as the span finder only: one ``AnalyzerEngine`` per detector, on its no-op NLP
-engine (no model is downloaded or loaded), with pattern recognizers written for this product and a
-deny-list recognizer built from the case author's glossary. Every pattern is wrapped in ASCII
-look-arounds (``(?<![0-9A-Za-z])…(?![0-9A-Za-z])``) instead of ``\\b``, because CJK characters
-count as word characters and ``\\b`` fails between ``到`` and ``alice@…``. Patterns are
-case-sensitive unless a part of them says ``(?i:…)``.
+The scanner runs the pattern table of ``patterns`` on ``fold.WIDTH``-folded text (so full-
+and mixed-width forms match the same patterns) and the case author's glossary on
+``fold.FULL``-folded, separator-free text (so ``林 佩萱``, ``Nguyen Van An`` for ``Nguyễn Văn
+An``, ``陈昱廷`` for ``陳昱廷`` and ``ＭＵＭＩＡＮ`` for ``Mumian`` all match), with a Pinyin
+and Wade–Giles spelling of every Han person name (``Lin Pei-Hsuan``). Offsets are mapped
+back to the original text.
 
-Context words (a short commit SHA needs ``commit``, ``sha``, ``revert``, ``提交``, ``commit của``
-… nearby) are checked here, in a window around the match, since the no-op engine gives Presidio no
-tokens to look at. The checks after matching (valid calendar date, valid IPv6, digit count of a
-phone, stop-listed key prefixes) live here too, so Presidio stays a plain pattern runner.
-
-Presidio takes about a second to import, so it is imported when the first detector is built, not
-when this module is imported.
+It is linear in the text: the text is cut into chunks of at most ``CHUNK`` characters (at
+line breaks where it can), each scanned with ``OVERLAP`` characters of context on both sides
+and spans kept only where they start, so memory stays bounded on a 1 MB line and no pattern
+backtracks across more than a chunk. Each pattern is tried only on chunks that pass its
+cheap gate (an ``@`` for e-mails, a digit for phones), and the glossary is one Aho–Corasick
+automaton (pyahocorasick). Presidio, which this used to run on, costs about 8 s per MB here
+(a deep copy per result, its context enhancer): see ``benchmarks/scan_throughput.py``.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import ipaddress
-import re
-import unicodedata
+import bisect
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from caseforge.errors import CaseforgeError, Problem
+from caseforge.synth import patterns as pat
+from caseforge.synth.fold import FULL, HAN, WIDTH, Folded, is_separator, romanisations
+from caseforge.synth.policy import language
 
-if TYPE_CHECKING:
-    from presidio_analyzer import (
-        AnalyzerEngine,
-        EntityRecognizer,
-        PatternRecognizer,
-        RecognizerResult,
-    )
-
-CLASSES: tuple[str, ...] = (
-    "person",
-    "organization",
-    "project",
-    "feature",
-    "commit_sha",
-    "branch",
-    "error_code",
-    "ticket_key",
-    "money",
-    "date",
-    "email",
-    "phone",
-    "url",
-    "ip",
-)
+MONTHS_EN = pat.MONTHS_EN
+NUMBER = pat.NUMBER
+TICKET_STOP = pat.TICKET_STOP
 
 # Classes that only the glossary can find (there is no NER model).
 NAME_CLASSES: tuple[str, ...] = ("person", "organization", "project", "feature")
+CLASSES: tuple[str, ...] = (*NAME_CLASSES, *(c for c in pat.CLASSES_FOUND if c not in NAME_CLASSES))
 
 # Other spellings accepted as glossary keys.
 GLOSSARY_ALIASES: dict[str, str] = {
@@ -74,20 +54,55 @@ GLOSSARY_ALIASES: dict[str, str] = {
     "companies": "organization",
     "customer": "organization",
     "customers": "organization",
+    "shop": "organization",
+    "shops": "organization",
     "projects": "project",
     "codename": "project",
     "codenames": "project",
     "features": "feature",
     "product": "feature",
     "products": "feature",
+    "handles": "handle",
+    "channels": "channel",
+    "group": "channel",
+    "groups": "channel",
+    "hosts": "hostname",
+    "host": "hostname",
+    "server": "hostname",
+    "servers": "hostname",
+    "project_codes": "project_code",
+    "ids": "national_id",
+    "messaging": "messaging_id",
+    "emails": "email",
+    "phones": "phone",
+    "urls": "url",
+    "ips": "ip",
+    "dates": "date",
+    "amounts": "money",
+    "error_codes": "error_code",
+    "ticket_keys": "ticket_key",
+    "branches": "branch",
+    "commits": "commit_sha",
 }
 
-# The languages a detector can be asked for, and the Presidio language code each one runs under.
-LANGUAGES: dict[str, str] = {"zh-TW": "zh", "zh-CN": "zh", "vi": "vi", "en": "en"}
-
-# Which class wins when two spans cover exactly the same characters (lower wins).
+# Which class wins when two pattern spans cover exactly the same characters (lower wins).
 _PRIORITY: dict[str, int] = {cls: i for i, cls in enumerate(CLASSES)}
-_PRIORITY.update({"commit_sha": -9, "email": -8, "url": -7, "ip": -6, "date": -5, "money": -4})
+_PRIORITY.update(
+    {
+        "national_id": -12,
+        "business_id": -11,
+        "messaging_id": -10,
+        "commit_sha": -9,
+        "email": -8,
+        "url": -7,
+        "ip": -6,
+        "date": -5,
+        "money": -4,
+    }
+)
+
+CHUNK = 8192
+OVERLAP = 256
 
 
 @dataclass(frozen=True)
@@ -234,383 +249,7 @@ def load_glossary(path: Path | str) -> Glossary:
     return Glossary({k: v for k, v in terms.items() if v})
 
 
-# --- patterns ----------------------------------------------------------------------------------
-
-_L = r"(?<![0-9A-Za-z])"  # no ASCII letter or digit just before
-_R = r"(?![0-9A-Za-z])"  # no ASCII letter or digit just after
-_VI_LETTER = r"[A-Za-zÀ-ỹ]"
-_LATIN = "0-9A-Za-zÀ-ÖØ-öø-ɏḀ-ỿ"  # Latin letters with diacritics (Vietnamese included)
-
-NUMBER = r"[0-9]{1,3}(?:[,.][0-9]{3})+(?:[.,][0-9]{1,2})?|[0-9]+(?:[.,][0-9]+)?"
-_CUR_BEFORE = (
-    r"(?:NT\$|NTD|US\$|USD|HK\$|HKD|S\$|SGD|A\$|C\$|RMB|CNY|TWD|VND|EUR|JPY|GBP|\$|¥|￥|€|£|₫)"
-)
-_MULT_CJK = r"(?:百萬|百万|千萬|千万|萬|万|億|亿|千)"
-_MULT = rf"(?:{_MULT_CJK}|triệu|tỷ|nghìn|ngàn|[kKM](?![A-Za-z]))"
-_CUR_CJK = (
-    r"(?:元|塊錢|块钱|塊|块|美元|美金|台幣|臺幣|新台幣|新臺幣|人民幣|人民币|港幣|港币|日圓|日元|"
-    r"歐元|欧元|越南盾|越盾)"
-)
-_CUR_AFTER = r"(?:USD|TWD|NTD|VND|VNĐ|VNđ|CNY|RMB|EUR|JPY|HKD|SGD|đồng|đ|dollars?|Đồng)"
-_DASH = r"[~～–—-]"  # an amount range: NT$3,000~5,000, 3-5萬元
-_NOT_MONEY_AFTER_VI = r"(?:người|lượt|lần|khách|bản|dòng|đơn|user|request|record|giờ|phút)"
-
-_Y = r"(?:19|20)[0-9]{2}"
-_MON = r"(?:0?[1-9]|1[0-2])"
-_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
-MONTHS_EN = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-_MON_EN = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)"
-)
-_ORD = r"(?:st|nd|rd|th)"
-
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
-_URL_CHARS = r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]"
-_URL_END = r"[A-Za-z0-9\-_~/#=&%+]"
-
-# (class, pattern name, regex, base score). Scores below 0.5 need a context word to be kept.
-PATTERNS: tuple[tuple[str, str, str, float], ...] = (
-    # commit SHAs
-    ("commit_sha", "sha_full", rf"{_L}(?:[0-9a-f]{{64}}|[0-9a-f]{{40}}|[0-9A-F]{{40}}){_R}", 0.95),
-    ("commit_sha", "sha_short", rf"{_L}[0-9a-f]{{7,12}}{_R}", 0.3),
-    # branches: a conventional prefix, or a dashed name next to the word branch / 分支 / nhánh
-    (
-        "branch",
-        "branch_prefixed",
-        r"(?<![0-9A-Za-z/._-])"
-        r"(?:feature|features|feat|fix|bugfix|hotfix|release|releases|chore|refactor|perf|topic|wip)"
-        r"/[A-Za-z0-9._/-]*[A-Za-z0-9]",
-        0.85,
-    ),
-    (
-        "branch",
-        "branch_after_word",
-        r"(?<=(?i:branch|分支|nhánh)\s{0,2}[:：]?\s{0,2}[`'\"「『]?)"
-        r"(?=[A-Za-z0-9._/-]*[-_/])[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9](?![A-Za-z0-9])",
-        0.6,
-    ),
-    (
-        "branch",
-        "branch_before_word",
-        r"(?<![A-Za-z0-9._/-])(?=[A-Za-z0-9._/-]*[-_/])[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]"
-        r"(?=[`'\"」』]?\s{0,2}(?:分支|(?i:branch)))",
-        0.6,
-    ),
-    # internal error codes (case-sensitive)
-    (
-        "error_code",
-        "err_word",
-        rf"{_L}(?:[A-Z][A-Z0-9]*[_-])*ERR(?:OR)?(?:[_-][A-Z0-9]+)+(?![0-9A-Za-z_])",
-        0.85,
-    ),
-    ("error_code", "err_digits", rf"{_L}(?:[A-Z][A-Z0-9]{{1,9}}[_-])?ERR[0-9]{{2,6}}{_R}", 0.85),
-    ("error_code", "e_digits", rf"{_L}(?:[A-Z][A-Z0-9]{{1,9}}[_-])?E[_-]?[0-9]{{3,6}}{_R}", 0.7),
-    (
-        "error_code",
-        "snake_digits",
-        rf"{_L}[A-Z][A-Z0-9]{{1,9}}(?:_[A-Z][A-Z0-9]*)*_[0-9]{{2,6}}(?![0-9A-Za-z_])",
-        0.75,
-    ),
-    ("error_code", "snake_words", rf"{_L}[A-Z]{{2,}}(?:_[A-Z]{{2,}}){{1,5}}(?![0-9A-Za-z_])", 0.3),
-    (
-        "error_code",
-        "lower_after_word",
-        r"(?<=(?i:error code|error|code|錯誤碼|错误码|錯誤代碼|错误代码|錯誤|错误|mã lỗi|lỗi)"
-        r"\s{0,2}[:：=]?\s{0,2}[`'\"「]?)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![0-9A-Za-z_])",
-        0.6,
-    ),
-    ("error_code", "hex_code", rf"{_L}0x[0-9A-Fa-f]{{4,8}}{_R}", 0.6),
-    # ticket / project keys (case-sensitive)
-    (
-        "ticket_key",
-        "key",
-        rf"{_L}[A-Z][A-Z0-9]{{1,9}}(?:-[0-9]{{1,6}}){{1,3}}(?![0-9A-Za-z]|[-.][0-9])",
-        0.85,
-    ),
-    ("ticket_key", "hash_number", r"(?<![0-9A-Za-z&#])#[0-9]{2,6}(?![0-9A-Za-z])", 0.5),
-    # money
-    (
-        "money",
-        "money_symbol_first",
-        rf"{_L}{_CUR_BEFORE}\s?(?:{NUMBER})(?:\s?{_MULT})?"
-        rf"(?:\s?{_DASH}\s?{_CUR_BEFORE}?(?:{NUMBER})(?:\s?{_MULT})?)?(?:\s?(?:元|đồng))?(?![0-9])",
-        0.85,
-    ),
-    (
-        "money",
-        "money_cjk_unit",
-        rf"(?<![0-9A-Za-z.,]){_CUR_BEFORE}?(?:(?:{NUMBER})\s?{_MULT_CJK}?\s?{_DASH}\s?)?"
-        rf"(?:{NUMBER})\s?{_MULT_CJK}?\s?{_CUR_CJK}",
-        0.85,
-    ),
-    (
-        "money",
-        "money_code_after",
-        rf"(?<![0-9A-Za-z.,$]){_CUR_BEFORE}?(?:(?:{NUMBER})\s?{_MULT}?\s?{_DASH}\s?)?"
-        rf"(?:{NUMBER})\s?{_MULT}?\s?{_CUR_AFTER}"
-        rf"(?!{_VI_LETTER})",
-        0.85,
-    ),
-    (
-        "money",
-        "money_vi_bare",
-        rf"(?<![0-9A-Za-z.,])(?:{NUMBER})\s?(?:triệu|tỷ)(?!{_VI_LETTER})"
-        rf"(?!\s?{_NOT_MONEY_AFTER_VI})",
-        0.7,
-    ),
-    # dates
-    ("date", "date_iso", rf"{_L}{_Y}-{_MON}-{_DAY}(?![0-9]|[-/.][0-9])", 0.9),
-    ("date", "date_ymd", rf"{_L}{_Y}([/.]){_MON}\1{_DAY}(?![0-9]|[-/.][0-9])", 0.9),
-    ("date", "date_dmy", rf"{_L}[0-9]{{1,2}}([/.-])[0-9]{{1,2}}\1{_Y}{_R}", 0.85),
-    (
-        "date",
-        "date_cjk",
-        rf"(?<![0-9])(?:{_Y}\s?年\s?)?{_MON}\s?月\s?{_DAY}\s?[日號号]",
-        0.9,
-    ),
-    ("date", "date_cjk_month", rf"(?<![0-9]){_Y}\s?年\s?{_MON}\s?月(?!\s?[0-9])", 0.7),
-    (
-        "date",
-        "date_vi",
-        rf"(?<!{_VI_LETTER})(?i:ngày)\s+{_DAY}\s+(?i:tháng)\s+{_MON}"
-        rf"(?:(?:\s*,\s*|\s+)(?i:năm)\s+{_Y}|\s*[,/]\s*{_Y})?(?![0-9])",
-        0.9,
-    ),
-    (
-        "date",
-        "date_vi_no_ngay",
-        rf"{_L}{_DAY}\s+(?i:tháng)\s+{_MON}(?:\s*,\s*|\s+)(?i:năm)\s+{_Y}(?![0-9])",
-        0.85,
-    ),
-    (
-        "date",
-        "date_vi_month",
-        rf"(?<!{_VI_LETTER})(?i:tháng)\s+{_MON}(?:\s*/\s*|\s+(?i:năm)\s+){_Y}(?![0-9])",
-        0.7,
-    ),
-    ("date", "date_en_mdy", rf"{_L}{_MON_EN}\.?\s+{_DAY}{_ORD}?(?:,?\s+{_Y})?{_R}", 0.85),
-    ("date", "date_en_dmy", rf"{_L}{_DAY}{_ORD}?\s+(?:of\s+)?{_MON_EN}\.?(?:,?\s+{_Y})?{_R}", 0.85),
-    (
-        "date",
-        "date_en_month",
-        r"(?<![0-9A-Za-z])(?:January|February|March|April|May|June|July|August|September|"
-        rf"October|November|December)\s+{_Y}{_R}",
-        0.7,
-    ),
-    # e-mails, URLs, hosts
-    (
-        "email",
-        "email",
-        r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])",
-        0.95,
-    ),
-    ("url", "url_scheme", rf"{_L}(?:https?|ftp|ssh|git)://{_URL_CHARS}*{_URL_END}", 0.9),
-    (
-        "url",
-        "url_www",
-        rf"(?<![A-Za-z0-9.@/])www\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:/{_URL_CHARS}*{_URL_END})?",
-        0.85,
-    ),
-    (
-        "url",
-        "host",
-        r"(?<![A-Za-z0-9.@/_-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
-        r"(?:com|net|org|io|tw|cn|vn|dev|app|cloud|ai|internal|local|corp|lan|intra)"
-        r"(?:\.(?:tw|cn|vn|hk|sg))?(?![A-Za-z0-9-]|\.[A-Za-z0-9])",
-        0.55,
-    ),
-    # IP addresses
-    (
-        "ip",
-        "ipv4",
-        rf"(?<![0-9A-Za-z.]){_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?[0-9]))?"
-        r"(?![0-9A-Za-z]|\.[0-9])",
-        0.85,
-    ),
-    (
-        "ip",
-        "ipv6",
-        r"(?<![0-9A-Za-z:])(?=(?:[0-9A-Fa-f]*:){2})[0-9A-Fa-f:]{3,39}(?![0-9A-Za-z:])",
-        0.3,
-    ),
-    # phones: international, Taiwan, China, Vietnam, US
-    (
-        "phone",
-        "phone_intl",
-        r"(?<![0-9A-Za-z+])\+[0-9]{1,3}[ .-]?(?:\(0?[0-9]{1,4}\)[ .-]?)?[0-9]{1,4}"
-        r"(?:[ .-]?[0-9]{2,4}){1,4}(?![0-9A-Za-z])",
-        0.8,
-    ),
-    (
-        "phone",
-        "phone_tw_mobile",
-        r"(?<![0-9A-Za-z.,])09[0-9]{2}[ -]?[0-9]{3}[ -]?[0-9]{3}(?![0-9A-Za-z])",
-        0.85,
-    ),
-    (
-        "phone",
-        "phone_landline",
-        r"(?<![0-9A-Za-z.,])(?:\(0[0-9]{1,2}\)\s?[0-9]{3,4}[ -]?[0-9]{4}"
-        r"|0[2-8]-[0-9]{3,4}-?[0-9]{4})(?![0-9A-Za-z])",
-        0.8,
-    ),
-    (
-        "phone",
-        "phone_cn_mobile",
-        r"(?<![0-9A-Za-z.,])1[3-9][0-9][ -]?[0-9]{4}[ -]?[0-9]{4}(?![0-9A-Za-z])",
-        0.8,
-    ),
-    (
-        "phone",
-        "phone_vn",
-        r"(?<![0-9A-Za-z.,])0[0-9]{2,3}[ .][0-9]{3,4}[ .][0-9]{3,4}(?![0-9A-Za-z]|[.,][0-9])",
-        0.75,
-    ),
-    ("phone", "phone_plain", r"(?<![0-9A-Za-z.,])0[0-9]{9,10}(?![0-9A-Za-z])", 0.7),
-    (
-        "phone",
-        "phone_us",
-        r"(?<![0-9A-Za-z.,])(?:\([2-9][0-9]{2}\)\s?|[2-9][0-9]{2}[-.])[0-9]{3}[-.][0-9]{4}"
-        r"(?![0-9A-Za-z]|[.,][0-9])",
-        0.75,
-    ),
-)
-
-
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
-# Words near a short hex string that make it a commit SHA.
-SHA_CONTEXT = (
-    "commit",
-    "sha",
-    "hash",
-    "revert",
-    "cherry-pick",
-    "cherry pick",
-    "rebase",
-    "git ",
-    "head",
-    "提交",
-    "回滾",
-    "回滚",
-    "還原",
-    "还原",
-    "版本",
-    "mã commit",
-    "commit của",
-    "bản commit",
-)
-# Words near an all-letter SNAKE_CASE word that make it an error code.
-ERROR_CONTEXT = (
-    "error",
-    "code",
-    "fail",
-    "return",
-    "throw",
-    "raise",
-    "exception",
-    "status",
-    "錯誤",
-    "错误",
-    "回傳",
-    "回传",
-    "返回",
-    "報錯",
-    "报错",
-    "失敗",
-    "失败",
-    "異常",
-    "异常",
-    "代碼",
-    "代码",
-    "lỗi",
-    "mã",
-    "trả về",
-    "thất bại",
-)
-_ERROR_REASONS = frozenset(
-    _words(
-        "DECLINED DENIED TIMEOUT INVALID EXPIRED FAILED FAILURE NOT FOUND LIMIT EXCEEDED "
-        "INSUFFICIENT UNAUTHORIZED FORBIDDEN UNAVAILABLE CONFLICT REJECTED ERROR MISSING "
-        "DUPLICATE LOCKED OVERFLOW MISMATCH UNSUPPORTED ABORTED"
-    )
-)
-# Prefixes of ``ABC-123`` that are standards, units or structure, not ticket keys.
-TICKET_STOP = frozenset(
-    _words(
-        "AC TC UTF SHA ISO COVID GPT TLS SSL HTTP HTTPS IPV RFC AES RSA CVE MP PCI DSS OWASP "
-        "WCAG ECMA IEC IEEE ANSI FIPS PEP JSR WIN SQL HDMI USB LTE ISBN GMT UTC CST PST EST JST "
-        "ICT SEV PRI STEP CASE PHASE ROUND LEVEL TIER WEEK DAY TOP FY KPI OKR BT"
-    )
-)
-_CONTEXT_BEFORE = 48
-_CONTEXT_AFTER = 24
-
-
-def presidio_language(lang: str) -> str:
-    """The Presidio language code a ``--lang`` value runs under (``zh-TW`` → ``zh``)."""
-    key = lang.strip().replace("_", "-")
-    for name, code in LANGUAGES.items():
-        if key.lower() == name.lower():
-            return code
-    if key.lower() in {"zh", "zh-hant", "zh-hans"}:
-        return "zh"
-    raise CaseforgeError(f"unsupported language {lang!r} (use one of {', '.join(LANGUAGES)})")
-
-
-def _glossary_regex(terms: Sequence[str]) -> str:
-    """One alternation for a class's glossary strings, longest first, CJK-safe boundaries.
-
-    A string that starts (ends) with a Latin letter or digit must not continue a Latin word on
-    that side; CJK strings match anywhere. Latin strings match without regard to case, runs of
-    spaces match any white space, and both NFC and NFD spellings are matched.
-    """
-    variants: set[str] = set()
-    for term in terms:
-        variants.add(unicodedata.normalize("NFC", term))
-        variants.add(unicodedata.normalize("NFD", term))
-    parts: list[str] = []
-    for term in sorted(variants, key=lambda t: (-len(t), t)):
-        body = r"\s+".join(re.escape(word) for word in term.split())
-        left = rf"(?<![{_LATIN}])" if re.match(rf"[{_LATIN}]", term) else ""
-        right = rf"(?![{_LATIN}\u0300-\u036f])" if re.search(rf"[{_LATIN}]$", term) else ""
-        parts.append(f"{left}{body}{right}")
-    return "(?i:" + "|".join(parts) + ")"
-
-
-def _presidio() -> Any:
-    """Import Presidio (slow: about a second) the first time a detector is built."""
-    import presidio_analyzer
-    from presidio_analyzer.nlp_engine import NoOpNlpEngine
-
-    return presidio_analyzer, NoOpNlpEngine
-
-
-def _entity(cls: str, glossary: bool = False) -> str:
-    return ("GLOSSARY_" if glossary else "CF_") + cls.upper()
-
-
-_ENTITY_CLASS: dict[str, tuple[str, bool]] = {}
-for _cls in CLASSES:
-    _ENTITY_CLASS[_entity(_cls)] = (_cls, False)
-    _ENTITY_CLASS[_entity(_cls, True)] = (_cls, True)
+# --- the detector ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -619,7 +258,6 @@ class _Candidate:
     end: int
     cls: str
     score: float
-    pattern: str
     glossary: bool
 
     @property
@@ -627,13 +265,122 @@ class _Candidate:
         return self.end - self.start
 
 
+@dataclass
+class _Automaton:
+    """Glossary needles (``FULL``-folded, separators out) in one Aho–Corasick automaton."""
+
+    automaton: Any = None
+    size: int = 0
+    latin: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+
+
+def _needle(term: str) -> str:
+    return "".join(ch for ch in FULL(term) if not is_separator(ch))
+
+
+def _glossary_needles(glossary: Glossary) -> dict[str, str]:
+    """``{needle: class}``: every term folded, plus Latin spellings of Han person names."""
+    needles: dict[str, str] = {}
+    for cls, terms in glossary.items():
+        for term in terms:
+            forms = {_needle(term)}
+            if cls in ("person", "handle"):
+                forms |= romanisations(term.lstrip("@"))
+            for form in forms:
+                if len(form) >= (1 if HAN.search(form) else 2):
+                    needles.setdefault(form, cls)
+    return needles
+
+
+def _build(glossary: Glossary) -> _Automaton:
+    needles = _glossary_needles(glossary)
+    if not needles:
+        return _Automaton()
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton()
+    for needle, cls in needles.items():
+        automaton.add_word(needle, (needle, cls))
+    automaton.make_automaton()
+    return _Automaton(automaton, len(needles))
+
+
+def _squash(chunk: str) -> Folded:
+    folded = FULL.with_origin(chunk)
+    keep = [i for i, ch in enumerate(folded.text) if not is_separator(ch)]
+    origin = folded.origin
+    return Folded(
+        "".join(folded.text[i] for i in keep),
+        tuple(origin[i] if origin is not None else i for i in keep),
+        len(chunk),
+    )
+
+
+def _latin_edge(ch: str) -> bool:
+    return (ch.isascii() and (ch.isalnum() or ch == "_")) or ("À" <= ch <= "ỹ" and ch.isalpha())
+
+
+def _glossary_spans(automaton: _Automaton, chunk: str) -> list[_Candidate]:
+    if automaton.automaton is None:
+        return []
+    squashed = _squash(chunk)
+    out = []
+    for end_index, (needle, cls) in automaton.automaton.iter(squashed.text):
+        start_index = end_index - len(needle) + 1
+        start, end = squashed.span(start_index, end_index + 1)
+        # A needle that starts (ends) with a Latin letter or digit must not continue a word.
+        if _latin_edge(needle[0]) and start > 0 and _latin_edge(chunk[start - 1]):
+            continue
+        if _latin_edge(needle[-1]) and end < len(chunk) and _latin_edge(chunk[end]):
+            continue
+        out.append(_Candidate(start, end, cls, 1.0, True))
+    return out
+
+
+def _pattern_spans(chunk: str, classes: frozenset[str] | None = None) -> list[_Candidate]:
+    folded = WIDTH.with_origin(chunk)
+    text = folded.text
+    out = []
+    for pattern in pat.patterns():
+        if classes is not None and pattern.cls not in classes:
+            continue
+        if not pattern.gate(text):
+            continue
+        for match in pattern.regex.finditer(text):
+            start, end = match.span("v") if "v" in pattern.regex.groupindex else match.span()
+            if start == end:
+                continue
+            score = pat.check(pattern, text, start, end)
+            if score is None or score < 0.5:
+                continue
+            o_start, o_end = folded.span(start, end)
+            out.append(_Candidate(o_start, o_end, pattern.cls, score, False))
+    return out
+
+
+def _chunks(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of consecutive chunks, cut at a line break (or a space) near ``CHUNK``."""
+    start = 0
+    size = len(text)
+    while start < size:
+        end = min(size, start + CHUNK)
+        if end < size:
+            cut = text.rfind("\n", start + CHUNK // 2, end)
+            if cut < 0:
+                cut = text.rfind(" ", start + CHUNK // 2, end)
+            if cut > start:
+                end = cut + 1
+        yield start, end
+        start = end
+
+
 class IdentifierDetector:
-    """Finds identifier spans in ticket text; one Presidio engine, built once and reused.
+    """Finds identifier spans; the glossary automaton is built once and reused.
 
     ``scan`` returns spans sorted by position and never overlapping: among overlapping pattern
-    matches the longest wins (then the higher score, then a fixed class order). Glossary spans are
-    always kept, except one lying strictly inside a longer pattern span (an e-mail address or URL
-    that contains the name), since replacing the whole address removes the name too.
+    matches the longest wins (then the higher score, then a fixed class order). Glossary spans
+    are always kept, except one lying strictly inside a longer pattern span (an e-mail address
+    or URL that contains the name), since replacing the whole address removes the name too.
     """
 
     def __init__(
@@ -643,206 +390,74 @@ class IdentifierDetector:
     ) -> None:
         if not languages:
             raise ValueError("at least one language is needed")
-        self.languages = tuple(languages)
-        codes: list[str] = []
-        for lang in self.languages:
-            code = presidio_language(lang)
-            if code not in codes:
-                codes.append(code)
-        self._codes = tuple(codes)
+        self.languages = tuple(_language(lang) for lang in languages)
         self.glossary = glossary or Glossary()
-        presidio, noop = _presidio()
-        self._pattern_cls = presidio.PatternRecognizer
-        self._pattern = presidio.Pattern
-        registry = presidio.RecognizerRegistry(
-            supported_languages=list(codes), global_regex_flags=self._flags
-        )
-        for code in codes:
-            for recognizer in self._pattern_recognizers(code):
-                registry.add_recognizer(recognizer)
-            for recognizer in self._glossary_recognizers(self.glossary, code):
-                registry.add_recognizer(recognizer)
-        nlp = noop(models=[{"lang_code": code, "model_name": "none"} for code in codes])
-        self._engine: AnalyzerEngine = presidio.AnalyzerEngine(
-            registry=registry, nlp_engine=nlp, supported_languages=list(codes)
-        )
-
-    # Presidio's default flags add IGNORECASE; codes and keys are case-sensitive here.
-    _flags = int(re.DOTALL | re.MULTILINE)
-
-    def _pattern_recognizers(self, code: str) -> list[PatternRecognizer]:
-        by_class: dict[str, list[Any]] = {}
-        for cls, name, rx, score in PATTERNS:
-            by_class.setdefault(cls, []).append(self._pattern(name=name, regex=rx, score=score))
-        return [
-            self._pattern_cls(
-                supported_entity=_entity(cls),
-                name=f"caseforge_{cls}_{code}",
-                supported_language=code,
-                patterns=patterns,
-                global_regex_flags=self._flags,
-            )
-            for cls, patterns in by_class.items()
-        ]
-
-    def _glossary_recognizers(self, glossary: Glossary, code: str) -> list[PatternRecognizer]:
-        return [
-            self._pattern_cls(
-                supported_entity=_entity(cls, glossary=True),
-                name=f"caseforge_glossary_{cls}_{code}",
-                supported_language=code,
-                patterns=[self._pattern(name="glossary", regex=_glossary_regex(terms), score=1.0)],
-                global_regex_flags=self._flags,
-            )
-            for cls, terms in glossary.items()
-        ]
+        self._automaton = _build(self.glossary)
 
     def scan(
-        self, text: str, lang: str | None = None, *, glossary: Glossary | None = None
+        self,
+        text: str,
+        lang: str | None = None,
+        *,
+        glossary: Glossary | None = None,
+        classes: Iterable[str] | None = None,
     ) -> list[Span]:
         """Every identifier in ``text``, sorted by ``start``, non-overlapping.
 
-        ``lang`` is one of ``zh-TW``, ``zh-CN``, ``vi``, ``en`` (the first configured language when
-        omitted); the patterns are the same for all, since tickets mix scripts. ``glossary`` adds
-        strings for this call only, on top of the detector's own glossary.
+        ``lang`` is one of ``zh-TW``, ``zh-CN``, ``vi``, ``en``; the patterns are the same for
+        all, since tickets mix scripts. ``glossary`` adds strings for this call only;
+        ``classes`` limits the patterns run to those classes (the glossary still runs).
         """
-        code = presidio_language(lang) if lang else self._codes[0]
-        if code not in self._codes:
+        if lang is not None and _language(lang) not in self.languages:
             raise CaseforgeError(
                 f"language {lang!r} is not enabled here (enabled: {', '.join(self.languages)})"
             )
         if not text:
             return []
-        ad_hoc: list[EntityRecognizer] | None = None
-        if glossary:
-            ad_hoc = list(self._glossary_recognizers(glossary, code))
-        results = self._engine.analyze(
-            text=text, language=code, ad_hoc_recognizers=ad_hoc, score_threshold=0.0
+        automaton = _build(self.glossary.merged(glossary)) if glossary else self._automaton
+        wanted = frozenset(classes) if classes is not None else None
+        return _scan(
+            text, lambda chunk: _pattern_spans(chunk, wanted) + _glossary_spans(automaton, chunk)
         )
-        candidates = [c for c in (self._candidate(text, r) for r in results) if c is not None]
-        return [
-            Span(c.start, c.end, c.cls, text[c.start : c.end], c.score)
-            for c in _resolve(candidates)
-        ]
 
-    def _candidate(self, text: str, result: RecognizerResult) -> _Candidate | None:
-        cls, from_glossary = _ENTITY_CLASS.get(result.entity_type, ("", False))
-        if not cls:
-            return None
-        start, end = int(result.start), int(result.end)
-        score = float(result.score)
-        if from_glossary:
-            return _Candidate(start, end, cls, score, "glossary", True)
-        checked = _check(cls, text, start, end, score)
-        if checked is None:
-            return None
-        return _Candidate(start, end, cls, checked, "", False)
+    def scan_fields(
+        self, fields: Iterable[tuple[str, str]], lang: str | None = None
+    ) -> list[tuple[str, Span]]:
+        """``scan`` over every ``(path, text)`` field of a case."""
+        return [(path, span) for path, text in fields for span in self.scan(text, lang)]
 
 
-def _window(text: str, start: int, end: int) -> str:
-    """The text around a match on the same line, lower-cased, the match itself left out."""
-    before = text[max(0, start - _CONTEXT_BEFORE) : start]
-    after = text[end : end + _CONTEXT_AFTER]
-    before = before.rsplit("\n", 1)[-1]
-    after = after.split("\n", 1)[0]
-    return f"{before} \x00 {after}".lower()
+class TermFinder:
+    """Only the glossary part of the scanner: every term of ``glossary`` in every fold."""
+
+    def __init__(self, glossary: Glossary) -> None:
+        self._automaton = _build(glossary)
+
+    def find(self, text: str) -> list[Span]:
+        if self._automaton.automaton is None or not text:
+            return []
+        return _scan(text, lambda chunk: _glossary_spans(self._automaton, chunk))
 
 
-def _has_context(text: str, start: int, end: int, words: Sequence[str]) -> bool:
-    window = _window(text, start, end)
-    return any(word in window for word in words)
+def _scan(text: str, candidates: Any) -> list[Span]:
+    """Chunk ``text``, find ``candidates(chunk)`` in each with context on both sides, keep
+    each span in the chunk it starts in."""
+    spans: list[Span] = []
+    for own_start, own_end in _chunks(text):
+        lo = max(0, own_start - OVERLAP)
+        hi = min(len(text), own_end + OVERLAP)
+        for c in _resolve(candidates(text[lo:hi])):
+            start, end = c.start + lo, c.end + lo
+            if own_start <= start < own_end:
+                spans.append(Span(start, end, c.cls, text[start:end], c.score))
+    return _disjoint(spans)
 
 
-def _check(cls: str, text: str, start: int, end: int, score: float) -> float | None:
-    """Checks after matching; the score to keep the match with, or ``None`` to drop it."""
-    value = text[start:end]
-    if cls == "commit_sha" and len(value) <= 12:
-        if not (re.search(r"[0-9]", value) and re.search(r"[a-f]", value)):
-            return None
-        if _has_context(text, start, end, SHA_CONTEXT) or _near_other_sha(text, start):
-            return 0.85
-        return None
-    if cls == "error_code" and score < 0.5:
-        words = set(value.split("_"))
-        if words & _ERROR_REASONS or _has_context(text, start, end, ERROR_CONTEXT):
-            return 0.65
-        return None
-    if cls == "ticket_key" and value.split("-", 1)[0] in TICKET_STOP:
-        return None
-    if cls == "date" and not _valid_date(value):
-        return None
-    if cls == "ip" and "." not in value:
-        return 0.8 if _valid_ipv6(value) else None
-    if cls == "phone":
-        digits = sum(ch.isdigit() for ch in value)
-        if not 8 <= digits <= 15:
-            return None
-    if cls == "url" and _reserved_host(value):
-        return None
-    if cls == "money":
-        numbers = re.findall(r"[0-9]+", value)
-        if not numbers or all(int(n) == 0 for n in numbers):
-            return None
-    return score
-
-
-def _reserved_host(value: str) -> bool:
-    """A bare host name that is already a placeholder (``example.com``, ``shop.test``)."""
-    host = value.lower()
-    if not re.fullmatch(r"[a-z0-9.-]+", host):
-        return False
-    return host.split(".")[-1] in ("test", "example", "invalid", "localhost") or any(
-        host == d or host.endswith("." + d) for d in ("example.com", "example.net", "example.org")
-    )
-
-
-def _near_other_sha(text: str, start: int, depth: int = 0) -> bool:
-    """A short hex string listed right after a SHA (``commits a1b2c3d, 9be04d2``)."""
-    if depth > 20:
-        return False
-    before = text[max(0, start - 60) : start]
-    match = _SHA_LIST.search(before)
-    if not match:
-        return False
-    prev_start = start - len(before) + match.start(1)
-    prev_end = prev_start + len(match.group(1))
-    return _has_context(text, prev_start, prev_end, SHA_CONTEXT) or _near_other_sha(
-        text, prev_start, depth + 1
-    )
-
-
-_SHA_LIST = re.compile(
-    r"(?<![0-9A-Za-z])([0-9a-f]{7,40})(?:\s*(?:[,、/，;&]|and|和|與|与|và)\s*|\s+)$"
-)
-
-
-def _valid_date(value: str) -> bool:
-    numbers = [int(n) for n in re.findall(r"[0-9]+", value)]
-    if re.fullmatch(r"[0-9]{1,2}[/.-][0-9]{1,2}[/.-][0-9]{4}", value):
-        a, b, year = numbers
-        return _is_date(year, b, a) or _is_date(year, a, b)
-    if re.fullmatch(r"[0-9]{4}[/.-][0-9]{1,2}[/.-][0-9]{1,2}", value):
-        year, month, day = numbers
-        return _is_date(year, month, day)
-    return True  # word forms: the pattern already bounds day and month
-
-
-def _is_date(year: int, month: int, day: int) -> bool:
+def _language(lang: str) -> str:
     try:
-        dt.date(year, month, day)
-    except ValueError:
-        return False
-    return True
-
-
-def _valid_ipv6(value: str) -> bool:
-    if value.count(":") < 2 or not ("::" in value or value.count(":") == 7):
-        return False
-    try:
-        ipaddress.IPv6Address(value)
-    except ValueError:
-        return False
-    return True
+        return language(lang)
+    except ValueError as exc:
+        raise CaseforgeError(str(exc)) from None
 
 
 def _resolve(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -856,28 +471,54 @@ def _resolve(candidates: list[_Candidate]) -> list[_Candidate]:
     )
     kept_patterns = _greedy(patterns)
     kept_glossary = _greedy(glossary)
-    final_glossary: list[_Candidate] = []
-    dropped: set[_Candidate] = set()
+    starts = [p.start for p in kept_patterns]
+    final: list[_Candidate] = []
+    dropped: set[int] = set()
     for g in kept_glossary:
-        container = next(
-            (
-                p
-                for p in kept_patterns
-                if p.start <= g.start and g.end <= p.end and p.length > g.length
-            ),
-            None,
-        )
-        if container is not None:
+        index = bisect.bisect_right(starts, g.start) - 1
+        container = kept_patterns[index] if index >= 0 else None
+        if (
+            container is not None
+            and container.start <= g.start
+            and g.end <= container.end
+            and container.length > g.length
+        ):
             continue
-        final_glossary.append(g)
-        dropped.update(p for p in kept_patterns if p.start < g.end and g.start < p.end)
-    kept = final_glossary + [p for p in kept_patterns if p not in dropped]
+        final.append(g)
+        # pattern spans overlapping the glossary span give way to it
+        first = max(0, bisect.bisect_left(starts, g.start) - 1)
+        for i in range(first, len(kept_patterns)):
+            p = kept_patterns[i]
+            if p.start >= g.end:
+                break
+            if p.start < g.end and g.start < p.end:
+                dropped.add(i)
+    kept = final + [p for i, p in enumerate(kept_patterns) if i not in dropped]
     return sorted(kept, key=lambda c: c.start)
 
 
 def _greedy(ordered: Iterable[_Candidate]) -> list[_Candidate]:
+    """Keep each candidate that overlaps none kept before; the result sorted by start."""
+    starts: list[int] = []
     kept: list[_Candidate] = []
     for cand in ordered:
-        if all(cand.end <= k.start or k.end <= cand.start for k in kept):
-            kept.append(cand)
+        index = bisect.bisect_left(starts, cand.start)
+        if index > 0 and kept[index - 1].end > cand.start:
+            continue
+        if index < len(kept) and kept[index].start < cand.end:
+            continue
+        starts.insert(index, cand.start)
+        kept.insert(index, cand)
     return kept
+
+
+def _disjoint(spans: list[Span]) -> list[Span]:
+    """Spans from neighbouring chunks that still overlap: the longer one stays."""
+    out: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -(s.end - s.start))):
+        if out and span.start < out[-1].end:
+            if span.end - span.start > out[-1].end - out[-1].start:
+                out[-1] = span
+            continue
+        out.append(span)
+    return out

@@ -1,26 +1,37 @@
-"""The private store: what must never enter the repository.
+"""The private store: what must never enter the repository or reach a model unchecked.
 
-It holds, per suite, the local secret that seeds the surrogates, the per-case glossaries
-(the names the case author knows are sensitive), sensitive source cases, and the
-original ↔ variant mappings of re-synthesised cases. It lives outside the repository — in
-``$CASEFORGE_PRIVATE`` or the user data folder (``$XDG_DATA_HOME/caseforge/private``,
-``~/.local/share/caseforge/private``) — and caseforge refuses to write it inside a git work
-tree unless the path is git-ignored.
+It holds, per suite, the local secret that seeds surrogates and keys audit tags, the
+per-case glossaries (the names the case author knows are sensitive), the failure shapes
+(``shapes/<case>.txt``: the abstract words ``resynth`` may send), sensitive source cases,
+every outbound payload, rejected drafts, and the original ↔ variant mappings.
+
+It lives outside the repository — ``$CASEFORGE_PRIVATE`` or the user data folder
+(``$XDG_DATA_HOME/caseforge/private``, ``~/.local/share/caseforge/private``) — in a folder
+keyed by the suite's *identity*: its folder relative to the repository top plus the
+repository's root commit. Two suites that share a ``name:`` never share a secret or a
+glossary, and a clone at another path finds the same store.
+
+caseforge refuses to write the store inside a git work tree unless the path is git-ignored,
+and fails closed when it cannot tell (a ``.git`` above the path but no ``git`` to ask).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
-from caseforge.vcs import git_toplevel, is_ignored
+from caseforge.vcs import git_available, git_toplevel, is_ignored, root_commit
 
 SECRET_FILE = "secret.key"
+IDENTITY_FILE = "identity.json"
 
 
 def default_root() -> Path:
@@ -30,49 +41,129 @@ def default_root() -> Path:
     return Path(base) / "caseforge" / "private"
 
 
+def _git_marker_above(path: Path) -> Path | None:
+    """The nearest folder above ``path`` holding a ``.git`` (folder or file), if any."""
+    for folder in [path, *path.parents]:
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
 def inside_unignored_work_tree(path: Path) -> Path | None:
     """The work tree ``path`` would be committed from, or None when it is outside every work
-    tree or git-ignored there."""
+    tree or git-ignored there. Without git, a ``.git`` above the path counts as a work tree
+    (fail closed)."""
+    path = path.expanduser().resolve()
+    if not git_available():
+        return _git_marker_above(path)
     top = git_toplevel(path)
     return None if top is None or is_ignored(path) else top
+
+
+@dataclass(frozen=True)
+class SuiteIdentity:
+    """Which suite a private store belongs to: not its ``name:``, which two suites may share."""
+
+    name: str
+    relative: str  # the suite folder relative to the repository top (or its absolute path)
+    root: str  # the repository's root commit, or ``path`` outside git
+
+    @property
+    def key(self) -> str:
+        digest = hashlib.sha256(f"{self.root}\0{self.relative}".encode()).hexdigest()[:12]
+        slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "suite"
+        return f"{slug}-{digest}"
+
+
+def suite_identity(suite_dir: Path, name: str) -> SuiteIdentity:
+    """The identity of the suite in ``suite_dir`` (see :class:`SuiteIdentity`)."""
+    folder = suite_dir.expanduser().resolve()
+    if not git_available():
+        if _git_marker_above(folder) is not None:
+            raise CaseforgeError(
+                f"{suite_dir}: cannot tell which repository this suite belongs to: git is not "
+                "on PATH (install git; caseforge will not guess where private data goes)"
+            )
+        return SuiteIdentity(name, str(folder), "path")
+    top = git_toplevel(folder)
+    if top is None:
+        return SuiteIdentity(name, str(folder), "path")
+    relative = folder.relative_to(top.resolve()).as_posix() or "."
+    commit = root_commit(top)
+    return SuiteIdentity(name, relative, commit or f"unborn:{top.resolve()}")
 
 
 class PrivateStore:
     """One suite's private folder."""
 
-    def __init__(self, suite_name: str, root: Path | None = None) -> None:
-        self.root = (root or default_root()) / suite_name
+    def __init__(self, root: Path, identity: SuiteIdentity | None = None) -> None:
+        self.root = root
+        self.identity = identity
+
+    @classmethod
+    def for_suite(cls, suite_dir: Path, name: str, base: Path | None = None) -> PrivateStore:
+        """The store of the suite in ``suite_dir`` under ``base`` (default: ``default_root``)."""
+        identity = suite_identity(suite_dir, name)
+        base = base or default_root()
+        store = cls(base / identity.key, identity)
+        legacy = base / name
+        if not store.root.exists() and (legacy / SECRET_FILE).is_file():
+            raise CaseforgeError(
+                f"{legacy}: a private store keyed by the suite's name alone (older caseforge); "
+                f"stores are now keyed by the suite's identity: move it with "
+                f"`mv {legacy} {store.root}`"
+            )
+        return store
 
     def _guard(self, path: Path) -> None:
         tree = inside_unignored_work_tree(path)
         if tree is not None:
             raise CaseforgeError(
                 f"refusing to write private data to {path}: it is inside the git work tree "
-                f"{tree} and not git-ignored, so originals would reach the repository; "
-                "set CASEFORGE_PRIVATE to a folder outside it, or git-ignore the path"
+                f"{tree} and not git-ignored (or git is missing and this cannot be checked), "
+                "so originals could reach the repository; set CASEFORGE_PRIVATE to a folder "
+                "outside it, or git-ignore the path"
             )
 
     def write(self, relative: str, text: str) -> Path:
         path = self.root / relative
         self._guard(path)
+        if self.identity is not None and not (self.root / IDENTITY_FILE).is_file():
+            write_atomic(
+                self.root / IDENTITY_FILE,
+                json.dumps(self.identity.__dict__, ensure_ascii=False, indent=1) + "\n",
+            )
         write_atomic(path, text)
         return path
 
     def read(self, relative: str) -> str | None:
         path = self.root / relative
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        if not path.is_file():
+            return None
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CaseforgeError(f"{path}: cannot read the private store: {exc}") from None
 
     def secret(self) -> bytes:
         """The local secret that seeds surrogates (created on first use, mode 0600)."""
         existing = self.read(SECRET_FILE)
         if existing:
-            return bytes.fromhex(existing.strip())
+            try:
+                return bytes.fromhex(existing.strip())
+            except ValueError:
+                raise CaseforgeError(
+                    f"{self.root / SECRET_FILE}: not a hex secret; restore it from a backup"
+                ) from None
         path = self.write(SECRET_FILE, secrets.token_hex(32) + "\n")
         path.chmod(0o600)
         return bytes.fromhex(path.read_text().strip())
 
     def glossary_path(self, case_id: str) -> Path:
         return self.root / "glossaries" / f"{case_id}.yaml"
+
+    def shape_path(self, case_id: str) -> Path:
+        return self.root / "shapes" / f"{case_id}.txt"
 
     def source_case_path(self, case_id: str) -> Path:
         return self.root / "cases" / f"{case_id}.yaml"
@@ -84,24 +175,40 @@ class PrivateStore:
 
     def mappings(self) -> list[dict[str, Any]]:
         folder = self.root / "mappings"
-        return (
-            [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
-            if folder.is_dir()
-            else []
-        )
+        out = []
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            try:
+                out.append(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError) as exc:
+                raise CaseforgeError(f"{path}: cannot read the mapping: {exc}") from None
+        return out
 
-    def private_strings(self) -> set[str]:
-        """Every original string the store knows: glossary entries and mapped originals."""
+    def private_terms(self) -> list[tuple[str, str, str]]:
+        """Every original string the store knows, as ``(class, string, source case)``:
+        glossary entries, and the originals recorded in mappings."""
         from caseforge.synth.identifiers import load_glossary
 
-        strings: set[str] = set()
+        terms: list[tuple[str, str, str]] = []
         folder = self.root / "glossaries"
         for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
-            for values in load_glossary(path).terms.values():
-                strings.update(v for v in values if v.strip())
+            for cls, values in load_glossary(path).terms.items():
+                terms.extend((cls, v, path.stem) for v in values if v.strip())
         for mapping in self.mappings():
-            strings.update(k for k in mapping.get("replacements", {}) if k.strip())
-        return strings
+            source = str(mapping.get("source_case", ""))
+            for cls, values in (mapping.get("originals") or {}).items():
+                terms.extend((str(cls), str(v), source) for v in values if str(v).strip())
+            classes = mapping.get("classes") or {}
+            for original in mapping.get("replacements", {}):
+                if str(original).strip():
+                    terms.append((str(classes.get(original, "identifier")), str(original), source))
+        return terms
+
+    def source_case_ids(self) -> set[str]:
+        """The sensitive cases the store knows: kept here, or the source of a mapping."""
+        folder = self.root / "cases"
+        ids = {p.stem for p in folder.glob("*.yaml")} if folder.is_dir() else set()
+        ids.update(str(m["source_case"]) for m in self.mappings() if m.get("source_case"))
+        return ids
 
     def exists(self) -> bool:
         return self.root.is_dir()

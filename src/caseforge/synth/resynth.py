@@ -1,59 +1,48 @@
 """``caseforge resynth``: turn a sensitive failed case into a committable one that fails the
-same way — never by redaction.
+same way — never by redaction, and by default without any original text leaving the machine.
 
-1. Refuse unless the source case's goal state is written: an ``exact_set`` of
-   ``<item>:<kind>`` flags, the structure that made the agent fail.
-2. Find identifiers (patterns plus the case's glossary from the private store) and replace
-   them with shape-keeping surrogates seeded from the local secret.
-3. Ask the model to rewrite the case into the target domain under a structure contract
-   derived from the goal state, returning the new text, the item mapping and new values for
-   the wording-bound checks.
-4. Remap the goal state, then verify cell by cell: structure, leaks, redaction marks.
-5. Re-run the agent configuration that failed, k times on the original and the variant,
-   and confirm the same miss reproduces under the mapping.
+1. Refuse unless the source case's goal state is written (``exact_set`` flags on numbered
+   items) and every other check has a contract (``contract.derive``).
+2. Build the request from *structure* only (``contract.prompt``): check names and modes,
+   item counts, which items carry which flags, value shapes, the target domain and the
+   failure's shape in abstract words from the private store. With ``privacy.send:
+   substituted`` (an explicit opt-in, allow-listed endpoints only) it also carries the
+   original text with every identifier swapped for a surrogate.
+3. Check the exact payload against the original (``outbound``), keep it in the private
+   store, and block the send on any overlap; ``dry_run`` stops here and sends nothing.
+4. Build the variant from the model's answer, then verify it field by field against the
+   original: structure, overlap (``overlap``: runs, numbers, dates, names, identifiers in
+   every fold), redaction marks.
+5. Re-run the agent configuration that failed on the original and the variant, and confirm
+   the same miss reproduces under the item mapping.
 
-Any failed verification keeps the variant out of the suite and says which check failed. A
-passing variant is written to ``cases/`` with provenance (never the original content or a
-hash of it); the original ↔ variant mapping goes to the private store only.
+A failed check keeps the variant out of the suite and names the check, the field and the
+class, never the original. A passing variant is written to ``cases/`` with provenance (no
+original content, no hash of it); the mapping goes to the private store only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from caseforge.case.load import load_case, load_suite
-from caseforge.case.model import (
-    Case,
-    ExactSetCheck,
-    IgnoreCheck,
-    IncludeShorthand,
-    JudgeCheck,
-    MustIncludeCheck,
-    MustNotIncludeCheck,
-)
+from caseforge.case.model import Case, IgnoreCheck, IncludeShorthand
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_yaml
+from caseforge.synth import contract as contracts
+from caseforge.synth.outbound import Payload, check_payload, require_allowed
+from caseforge.synth.overlap import Original, Settings, fields_of
 from caseforge.synth.private import PrivateStore
-from caseforge.synth.verify import (
-    Check,
-    check_leaks,
-    check_redaction,
-    check_structure,
-    flag_structure,
-)
+from caseforge.synth.verify import Check, check_overlap, check_redaction, check_structure
 
-ITEM_LINE = re.compile(r"(?m)^\s*AC\s*(\d+)\b")
-
-SYSTEM = """You rewrite test cases for an AI agent into a new business domain. The rewrite must
-read like something a real person wrote: natural text, no placeholders, no blanks, no
-redaction marks. Change the domain, the wording and the length completely; copy no sentence
-or clause. Keep exactly the structure the contract describes. Answer with JSON only."""
+# Case keys that say nothing about the ticket: compared neither way.
+META_KEYS = ("id", "split", "added", "source", "provenance", "clock", "seed")
 
 
 @dataclass
@@ -65,111 +54,17 @@ class ResynthResult:
     checks: list[Check]
     variant: dict[str, Any] = field(default_factory=dict)
     reproduction: dict[str, Any] = field(default_factory=dict)
+    payload: Payload | None = None
+    payload_path: Path | None = None
+    sent: bool = False
 
     def failed(self) -> list[Check]:
         return [c for c in self.checks if not c.passed]
 
 
-def flag_fields(case: Case) -> dict[str, list[str]]:
-    """The ``exact_set`` checks whose values are ``<item>:<kind>`` flags."""
-    found = {}
-    for name, _, check in case.checks():
-        if (
-            isinstance(check, ExactSetCheck)
-            and check.values
-            and all(":" in str(v) for v in check.values)
-            and flag_structure(check.values)
-        ):
-            found[name] = [str(v) for v in check.values]
-    return found
-
-
-def text_field(case: Case) -> str:
-    """The input field holding the text (the longest string)."""
-    strings = {k: v for k, v in case.input.items() if isinstance(v, str)}
-    if not strings:
-        raise CaseforgeError(f"case {case.id}: no text in its input to re-synthesise")
-    return max(strings, key=lambda k: len(strings[k]))
-
-
-def wording_checks(case: Case) -> dict[str, list[str]]:
-    """Checks whose values are tied to the wording of the domain (they get new values)."""
-    out: dict[str, list[str]] = {}
-    for key, check in case.expect.items():
-        if isinstance(check, MustIncludeCheck | MustNotIncludeCheck) or (
-            isinstance(check, JudgeCheck) and check.values
-        ):
-            out[key] = [str(v) for v in (check.values or [])]
-        elif isinstance(check, IncludeShorthand):
-            out[key] = [str(v) for v in check.must_include + check.must_not_include]
-    return out
-
-
-def contract(case: Case, fields: dict[str, list[str]], items_now: int, target_items: int) -> str:
-    """The structure contract handed to the model, derived from the goal state."""
-    lines = [
-        f"The source has {items_now} numbered items (AC1…AC{items_now}); write {target_items}.",
-    ]
-    for name, values in fields.items():
-        structure = flag_structure(values)
-        lines.append(f"Its expected `{name}` has exactly {len(values)} flags:")
-        for item, kinds in sorted(structure.items()):
-            if set(kinds) >= {"conflict", "mismatch"}:
-                lines.append(
-                    f"- item {item} must BOTH conflict with another item and contradict the "
-                    "description; put the conflicting pair at positions you choose, apart, "
-                    "not adjacent, not first or last"
-                )
-            else:
-                lines.append(f"- item {item} must be flagged: {', '.join(kinds)}")
-        lines.append("No other item may have a problem of these kinds.")
-    lines.append(
-        'Return {"text": <the new card>, "items": <number of items>, '
-        '"mapping": {"<source item>": <new item number>, …} for every flagged item, '
-        '"values": {<check>: [new values]} for the checks listed below}.'
-    )
-    return "\n".join(lines)
-
-
-def _schema(wording: dict[str, list[str]], flagged: list[int]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "text": {"type": "string"},
-            "items": {"type": "integer"},
-            "mapping": {
-                "type": "object",
-                "properties": {str(i): {"type": "integer"} for i in flagged},
-                "required": [str(i) for i in flagged],
-                "additionalProperties": False,
-            },
-            "values": {
-                "type": "object",
-                "properties": {k: {"type": "array", "items": {"type": "string"}} for k in wording},
-                "required": list(wording),
-                "additionalProperties": False,
-            },
-        },
-        "required": ["text", "items", "mapping", "values"],
-        "additionalProperties": False,
-    }
-
-
-def _parse(flagged: list[int], wording: dict[str, list[str]]) -> Any:
-    def parse(data: Any) -> dict[str, Any]:
-        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
-            raise ValueError("`text` must be the new case text")
-        mapping = data.get("mapping") or {}
-        missing = [str(i) for i in flagged if not isinstance(mapping.get(str(i)), int)]
-        if missing:
-            raise ValueError(f"`mapping` lacks items {missing}")
-        values = data.get("values") or {}
-        lacking = [k for k in wording if not isinstance(values.get(k), list)]
-        if lacking:
-            raise ValueError(f"`values` lacks {lacking}")
-        return data
-
-    return parse
+def content_fields(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The leaves of a case that carry content (everything but ids, dates and provenance)."""
+    return fields_of({k: v for k, v in data.items() if k not in META_KEYS})
 
 
 def source_case(suite_dir: Path, case_id: str, private: PrivateStore) -> Case:
@@ -185,6 +80,125 @@ def source_case(suite_dir: Path, case_id: str, private: PrivateStore) -> Case:
     )
 
 
+def _fixture_texts(suite_dir: Path, case_id: str, private: PrivateStore) -> list[str]:
+    """The recorded external responses of a case (suite or private store), as text."""
+    texts = []
+    for folder in (suite_dir / "fixtures", private.root / "fixtures"):
+        for path in sorted(folder.glob(f"{case_id}*")) if folder.is_dir() else []:
+            if path.is_file():
+                texts.append(path.read_text(encoding="utf-8", errors="replace"))
+    return texts
+
+
+@dataclass
+class _Known:
+    """What is already public in the repository: the suite's other committed cases."""
+
+    texts: list[str]
+    tags: set[str]
+    reasons: set[str]
+
+
+def _known(suite_dir: Path, source_id: str, private: PrivateStore) -> _Known:
+    variants = {
+        str(m.get("variant_case")) for m in private.mappings() if m.get("source_case") == source_id
+    }
+    texts: list[str] = []
+    tags: set[str] = set()
+    reasons: set[str] = set()
+    for loaded in load_suite(suite_dir).cases:
+        other = loaded.case
+        if other.id == source_id or other.id in variants:
+            continue
+        texts.extend(t for _, t in content_fields(other.model_dump(mode="json")))
+        tags.update(other.tags)
+        reasons.update(c.reason for c in other.expect.values() if isinstance(c, IgnoreCheck))
+    return _Known(texts, tags, reasons)
+
+
+def _original(
+    suite_dir: Path,
+    case: Case,
+    private: PrivateStore,
+    glossary_file: Path | None,
+    settings: Settings,
+    safe: list[str],
+) -> tuple[Original, dict[str, list[str]], list[tuple[str, Any]]]:
+    """The original as the overlap check sees it, the originals by class, and the spans."""
+    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
+
+    glossary_path = glossary_file or private.glossary_path(case.id)
+    glossary = load_glossary(glossary_path) if glossary_path.is_file() else None
+    data = case.model_dump(mode="json")
+    fields = list(content_fields(data))
+    fields += [
+        (f"fixtures[{i}]", t) for i, t in enumerate(_fixture_texts(suite_dir, case.id, private))
+    ]
+    detector = IdentifierDetector(glossary)
+    spans = [(path, span) for path, text in fields for span in detector.scan(text)]
+    originals: dict[str, list[str]] = {}
+    for _, span in spans:
+        bucket = originals.setdefault(span.cls, [])
+        if span.text not in bucket:
+            bucket.append(span.text)
+    for cls, values in glossary.terms.items() if glossary else []:
+        bucket = originals.setdefault(cls, [])
+        bucket.extend(v for v in values if v not in bucket)
+    terms = [(cls, v) for cls, values in originals.items() for v in values]
+    return Original(fields, terms, safe, settings), originals, spans
+
+
+def _substituted_section(
+    case: Case,
+    contract: contracts.Contract,
+    spans: list[tuple[str, Any]],
+    private: PrivateStore,
+) -> tuple[str, dict[str, Any]]:
+    """For ``privacy.send: substituted``: the input fields and wording values with every
+    identifier swapped, and the surrogate mapping."""
+    from caseforge.synth.policy import faker_locale
+    from caseforge.synth.surrogates import SurrogateMaker
+
+    maker = SurrogateMaker(
+        private.secret(), case_key=case.id, locale=faker_locale(contract.language)
+    )
+    replaced: dict[str, str] = {}
+    classes: dict[str, str] = {}
+
+    def swap(path: str, text: str) -> str:
+        mine = [s for p, s in spans if p == path]
+        new, mapping = maker.apply(text, mine)
+        replaced.update(mapping.replacements)
+        classes.update(mapping.classes)
+        return new
+
+    inputs = {
+        key: swap(f"input.{key}", value) if isinstance(value, str) else value
+        for key, value in case.input.items()
+    }
+    values: dict[str, list[str]] = {}
+    for name in contract.wording:
+        check = case.expect[name]
+        raw = (
+            [*check.must_include, *check.must_not_include]
+            if isinstance(check, IncludeShorthand)
+            else list(getattr(check, "values", None) or [])
+        )
+        prefix = f"expect.{name}"
+        values[name] = [swap(f"{prefix}.values[{i}]", str(v)) for i, v in enumerate(raw)]
+    section = (
+        "\n\nThe source case, every identifier replaced by a surrogate (rewrite it into the "
+        "target domain; copy no sentence):\n"
+        + json.dumps({"input": inputs, "values": values}, ensure_ascii=False, indent=1)
+    )
+    return section, {
+        "replacements": replaced,
+        "classes": classes,
+        "money_factor": maker.money_factor,
+        "date_offset_days": maker.date_offset_days,
+    }
+
+
 async def resynth(
     suite_dir: Path,
     case_id: str,
@@ -197,86 +211,124 @@ async def resynth(
     glossary_file: Path | None = None,
     lang: str | None = None,
     reviewer: str = "",
+    *,
+    dry_run: bool = False,
+    original_miss: list[str] | None = None,
 ) -> ResynthResult:
-    """Re-synthesise ``case_id`` into ``domain``; write it only when every check passes."""
-    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
-    from caseforge.synth.surrogates import SurrogateMaker
+    """Re-synthesise ``case_id`` into ``domain``; write it only when every check passes.
 
+    ``client`` may be None for a dry run. ``original_miss`` states the flags the failing
+    configuration missed on the original instead of re-running it there.
+    """
     suite = load_suite(suite_dir)
+    privacy = suite.config.privacy
+    settings = Settings(cjk_run=privacy.cjk_run, word_run=privacy.word_run)
     case = source_case(suite_dir, case_id, private)
-    fields = flag_fields(case)
-    if not fields:
-        raise CaseforgeError(
-            f"case {case_id}: resynth refuses to run before the goal state is written — it "
-            "needs an exact_set of <item>:<kind> flags (the structure that made the agent "
-            "fail) to preserve and verify"
-        )
+    contract = contracts.derive(case, lang)
     if reproduce is not None and reproduce not in suite.config.configs:
         raise CaseforgeError(f"--reproduce {reproduce!r}: the suite has no such configuration")
-    field_name = text_field(case)
-    original = str(case.input[field_name])
-    glossary_path = glossary_file or private.glossary_path(case_id)
-    glossary = load_glossary(glossary_path) if glossary_path.is_file() else None
-    detector = IdentifierDetector(glossary)
-    spans = detector.scan(original, lang)
-    maker = SurrogateMaker(private.secret(), case_key=case_id, locale=_locale(lang, original))
-    substituted, surrogate_map = maker.apply(original, spans)
-
-    items_now = len(set(ITEM_LINE.findall(original))) or max(
-        n for values in fields.values() for n in flag_structure(values)
+    known = _known(suite_dir, case.id, private)
+    original, originals, spans = _original(
+        suite_dir, case, private, glossary_file, settings, known.texts
     )
-    target_items = max(items_now + 3, round(items_now * 1.6))
-    wording = wording_checks(case)
-    flagged = sorted({n for values in fields.values() for n in flag_structure(values)})
-    rules = contract(case, fields, items_now, target_items)
-    prompt = (
-        f"Target domain: {domain}\n\nContract:\n{rules}\n\n"
-        f"Checks whose values must be rewritten for the new card (same meaning, new domain): "
-        f"{json.dumps(wording, ensure_ascii=False)}\n\nThe source case:\n{substituted}"
+    shape = private.read(f"shapes/{case.id}.txt")
+    shape_text = (shape or "").strip() or contracts.derived_shape(contract)
+    user_prompt = contracts.prompt(contract, domain, shape_text, privacy.flag_kinds)
+    surrogate_info: dict[str, Any] = {}
+    if privacy.send == "substituted":
+        section, surrogate_info = _substituted_section(case, contract, spans, private)
+        user_prompt += section
+    payload = Payload(
+        mode=privacy.send,
+        endpoint=getattr(client, "endpoint", None),
+        model=getattr(client, "model", None),
+        messages=[
+            {"role": "system", "content": contracts.SYSTEM},
+            {"role": "user", "content": user_prompt},
+        ],
+        schema=contracts.answer_schema(contract),
     )
+    # caseforge's own words in the request are not the original's: exempt them from runs.
+    own_words = [contracts.SYSTEM, contracts.prompt(contract, "", "", privacy.flag_kinds)]
+    payload_original = Original(
+        list(content_fields(case.model_dump(mode="json"))),
+        [(c, v) for c, vs in originals.items() for v in vs],
+        [*known.texts, *own_words],
+        settings,
+    )
+    findings = check_payload(payload, payload_original)
+    run_id = "resynth-" + secrets.token_hex(4)
+    blocked = Check(
+        "payload",
+        not findings,
+        "; ".join(f.message() for f in findings[:5])
+        if findings
+        else f"{privacy.send} payload shares nothing with the original",
+    )
+    if not findings and not dry_run:
+        require_allowed(payload, privacy.allowed_endpoints)
+    payload_path = private.write(
+        f"payloads/{run_id}.json",
+        json.dumps(
+            {
+                **payload.to_json(),
+                "source_case": case.id,
+                "dry_run": dry_run,
+                "blocked": [f.__dict__ for f in findings],
+                "shape_from": "private store" if shape else "derived from the goal state",
+            },
+            ensure_ascii=False,
+            indent=1,
+        ),
+    )
+    result = ResynthResult(None, False, [blocked], payload=payload, payload_path=payload_path)
+    if findings or dry_run:
+        result.passed = not findings
+        return result
+    if client is None:
+        raise CaseforgeError("resynth needs a model: set synth.model and OPENAI_API_KEY")
     answer, _ = await client.chat_json(
-        [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-        _schema(wording, flagged),
-        _parse(flagged, wording),
+        payload.messages,
+        payload.schema,
+        contracts.parse_answer(contract),
         temperature=0.7,
         seed=0,
         schema_name="resynthesis",
     )
+    result.sent = True
     mapping = {int(k): int(v) for k, v in answer["mapping"].items()}
-    variant_text = str(answer["text"]).strip()
-    items = len(set(ITEM_LINE.findall(variant_text))) or int(answer["items"])
-    expect = _remap(case, fields, mapping, answer["values"])
-    identifiers = [s.text for s in spans] + (
-        [v for values in glossary.terms.values() for v in values] if glossary else []
-    )
-    checks = [check_structure(fields[name], expect[name]["values"], items) for name in fields]
     variant_id = new_id or _next_id(suite_dir)
-    variant_input = {k: v for k, v in case.input.items() if k != field_name}
-    variant: dict[str, Any] = {
-        "id": variant_id,
-        "input": {**variant_input, field_name: variant_text},
-        "expect": expect,
-        "tags": [t for t in case.tags if t != "must-pass"],
-        "source": "synthetic",
-        "added": dt.date.today().isoformat(),
-    }
-    Case.model_validate(variant)
-    # Everything but the rewritten text is searched for identifiers too: the other input
-    # fields, the tags and the expectations come from the original case.
-    others = {k: v for k, v in variant.items() if k not in ("id", "input", "added")}
-    others["input"] = variant_input
-    rest = json.dumps(others, ensure_ascii=False, default=str)
-    checks.append(check_leaks(original, identifiers, variant_text, rest))
-    checks.append(check_redaction(variant_text + "\n" + rest))
+    variant = _variant(case, contract, answer, mapping, variant_id, domain, shape_text, known)
+    try:
+        Case.model_validate(variant)
+    except ValueError as exc:
+        raise CaseforgeError(f"the model's answer does not make a valid case: {exc}") from None
+    text = str(variant["input"][contract.text_field])
+    items = len(set(contracts.ITEM_LINE.findall(text))) or int(answer["items"])
+    checks = [blocked]
+    checks += [
+        check_structure(contract.flags[name], variant["expect"][name]["values"], items)
+        for name in contract.flags
+    ]
+    checks.append(check_overlap(original, content_fields(variant)))
+    checks.append(check_redaction(content_fields(variant)))
     reproduction: dict[str, Any] = {}
     if all(c.passed for c in checks) and reproduce is not None:
         reproduction = await _reproduce(
-            suite_dir, case, Case.model_validate(variant), fields, mapping, reproduce, trials
+            suite_dir,
+            case,
+            Case.model_validate(variant),
+            contract.flags,
+            mapping,
+            reproduce,
+            trials,
+            original_miss,
         )
         checks.append(Check("reproduction", reproduction["reproduced"], reproduction["detail"]))
-    run_id = "resynth-" + secrets.token_hex(4)
-    passed = all(c.passed for c in checks)
-    if not passed:
+    result.checks = checks
+    result.variant = variant
+    result.reproduction = reproduction
+    if not all(c.passed for c in checks):
         private.write(
             f"rejected/{run_id}.json",
             json.dumps(
@@ -285,13 +337,14 @@ async def resynth(
                 indent=1,
             ),
         )
-        return ResynthResult(None, False, checks, variant, reproduction)
+        return result
     variant["provenance"] = {
         "synth_run": run_id,
         "method": "structure-preserving re-synthesis",
+        "sent": privacy.send,
         "domain": domain,
         "model": getattr(client, "model", None),
-        "identifier_classes_replaced": sorted({s.cls for s in spans}),
+        "identifier_classes_replaced": sorted(originals),
         "verification": {c.name: c.to_json() for c in checks},
         "reproduction": reproduction,
         "reviewed_by": reviewer,
@@ -304,50 +357,70 @@ async def resynth(
             "variant_case": variant_id,
             "synth_run": run_id,
             "domain": domain,
+            "sent": privacy.send,
             "items": {str(k): v for k, v in mapping.items()},
-            "replacements": surrogate_map.replacements,
-            "money_factor": surrogate_map.money_factor,
-            "date_offset_days": surrogate_map.date_offset_days,
+            "originals": originals,
+            **surrogate_info,
         },
     )
     write_yaml(suite_dir / "cases" / f"{variant_id}.yaml", variant)
-    return ResynthResult(variant_id, True, checks, variant, reproduction)
+    result.case_id = variant_id
+    result.passed = True
+    return result
 
 
-def _locale(lang: str | None, text: str) -> str:
-    if lang:
-        return {"zh-TW": "zh_TW", "zh-CN": "zh_CN", "vi": "vi_VN", "en": "en_US"}.get(lang, "zh_TW")
-    if re.search(r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", text.lower()):
-        return "vi_VN"
-    if re.search(r"[\u4e00-\u9fff]", text):
-        simplified = sum(text.count(c) for c in "这个们说时会对发开关")
-        traditional = sum(text.count(c) for c in "這個們說時會對發開關")
-        return "zh_CN" if simplified > traditional else "zh_TW"
-    return "en_US"
-
-
-def _remap(
-    case: Case, fields: dict[str, list[str]], mapping: dict[int, int], values: dict[str, Any]
+def _variant(
+    case: Case,
+    contract: contracts.Contract,
+    answer: dict[str, Any],
+    mapping: dict[int, int],
+    variant_id: str,
+    domain: str,
+    shape: str,
+    known: _Known,
 ) -> dict[str, Any]:
+    """The new case: every value from the model's answer or from the structure, none copied
+    from the original except what is already public in the suite."""
     expect: dict[str, Any] = {}
     for key, check in case.expect.items():
-        data = check.model_dump(mode="json", exclude_defaults=True)
-        if key in fields:
+        if key in contract.flags:
             remapped = []
-            for flag in fields[key]:
+            for flag in contract.flags[key]:
                 item, kind = flag.split(":", 1)
                 remapped.append(f"{mapping.get(int(item), int(item))}:{kind}")
-            data["values"] = remapped
-        elif key in values and not isinstance(check, IgnoreCheck):
-            new = [str(v) for v in values[key]]
-            if isinstance(check, IncludeShorthand):
-                half = len(check.must_include)
-                data = {"must_include": new[:half] or new, "must_not_include": new[half:]}
-                data = {k: v for k, v in data.items() if v}
+            expect[key] = {"mode": "exact_set", "values": remapped}
+        elif key in contract.wording:
+            new = [str(v) for v in answer["values"][key]]
+            wording = contract.wording[key]
+            if wording.split is not None:
+                data = {
+                    "must_include": new[: wording.split],
+                    "must_not_include": new[wording.split :],
+                }
+                expect[key] = {k: v for k, v in data.items() if v}
             else:
-                data["values"] = new
-        expect[key] = data
-    return expect
+                expect[key] = {"mode": wording.mode, "values": new}
+        elif isinstance(check, IgnoreCheck):
+            reason = (
+                check.reason
+                if check.reason in known.reasons
+                else "not graded in the case this one was re-synthesised from either"
+            )
+            expect[key] = {"mode": "ignore", "reason": reason}
+        else:  # an empty tool_calls expectation
+            expect[key] = check.model_dump(mode="json", exclude_defaults=True)
+    tags = [t for t in case.tags if t in known.tags and t != "must-pass"]
+    tags += [str(t) for t in answer.get("tags", []) if str(t) not in tags][:3]
+    inputs = {k: answer["input"][k] for k in contract.inputs}
+    return {
+        "id": variant_id,
+        "input": inputs,
+        "expect": expect,
+        "tags": tags,
+        "source": "synthetic",
+        "added": dt.date.today().isoformat(),
+        "note": f"Re-synthesised into {domain}. {shape}",
+    }
 
 
 async def _reproduce(
@@ -358,9 +431,13 @@ async def _reproduce(
     mapping: dict[int, int],
     config_name: str,
     trials: int,
+    original_miss: list[str] | None = None,
 ) -> dict[str, Any]:
     """Run the failing configuration on both; the miss reproduces when, in most trials, the
-    variant misses (and adds) exactly the mapped items the original misses (and adds)."""
+    variant misses (and adds) exactly the mapped items the original misses (and adds).
+
+    ``original_miss`` (flags such as ``3:mismatch``) is what the configuration missed on the
+    original, stated instead of re-running the agent on the original."""
     from caseforge.agent.transports import resolve_agent
     from caseforge.grade.trial import grade_trial
     from caseforge.run.executor import TrialTask
@@ -409,7 +486,15 @@ async def _reproduce(
         return f"{name}:{mapping.get(int(number), int(number))}:{kind}"
 
     try:
-        before = await misses(original)
+        if original_miss is not None:
+            name = next(iter(fields))
+            stated: tuple[frozenset[str], frozenset[str]] = (
+                frozenset(f"{name}:{m}" for m in original_miss),
+                frozenset(),
+            )
+            before = [stated] * trials
+        else:
+            before = await misses(original)
         after = await misses(variant)
     finally:
         await agent.aclose()
@@ -432,6 +517,7 @@ async def _reproduce(
         "config": config_name,
         "trials": trials,
         "original_miss": shown(miss),
+        "original_miss_from": "stated" if original_miss is not None else "re-run",
         "original_extra": shown(extra),
         "variant_miss_expected": shown(target[0]),
         "variant_trials_with_the_same_miss": same,

@@ -42,28 +42,20 @@ from typing import Any
 
 from caseforge.synth import pools
 from caseforge.synth.identifiers import CLASSES, MONTHS_EN, NUMBER, TICKET_STOP, Span
+from caseforge.synth.patterns import tw_national_id_valid
+from caseforge.synth.policy import (
+    DOC_NETS_V4,
+    RESERVED_DOMAINS,
+    RESERVED_SUFFIXES,
+    faker_locale,
+    has_redaction,
+)
+from caseforge.synth.policy import (
+    LOCALES as _LANGUAGE_LOCALES,
+)
+from caseforge.synth.values import numbers, parse_number, prepare
 
-LOCALES: tuple[str, ...] = ("zh_TW", "zh_CN", "vi_VN", "en_US")
-_LOCALE_ALIASES = {
-    "zh-tw": "zh_TW",
-    "zh_tw": "zh_TW",
-    "zh": "zh_TW",
-    "zh-cn": "zh_CN",
-    "zh_cn": "zh_CN",
-    "vi": "vi_VN",
-    "vi-vn": "vi_VN",
-    "vi_vn": "vi_VN",
-    "en": "en_US",
-    "en-us": "en_US",
-    "en_us": "en_US",
-}
-
-# Marks of redaction the product must never emit.
-REDACTION_MARKS = re.compile(r"█|■|\[REDACTED\]|\*\*\*|<[A-Z_]{3,}>|\[[A-Z_]{3,}\]")
-
-DOC_NETS_V4 = ("192.0.2", "198.51.100", "203.0.113")
-RESERVED_SUFFIXES = (".test", ".example", ".invalid", ".localhost")
-RESERVED_DOMAINS = ("example.com", "example.net", "example.org")
+LOCALES: tuple[str, ...] = tuple(_LANGUAGE_LOCALES.values())
 _TWO_LEVEL_SLD = frozenset({"com", "co", "org", "net", "gov", "edu", "ac"})
 _BRANCH_PREFIX = re.compile(
     r"(?:feature|features|feat|fix|bugfix|hotfix|release|releases|chore|refactor|perf|topic|wip)/"
@@ -79,25 +71,7 @@ _VI_SURNAMES = frozenset(
     )
 )
 _NUMBER_RE = re.compile(NUMBER)
-_MULTIPLIERS: tuple[tuple[str, float], ...] = (
-    ("百萬", 1e6),
-    ("百万", 1e6),
-    ("千萬", 1e7),
-    ("千万", 1e7),
-    ("萬", 1e4),
-    ("万", 1e4),
-    ("億", 1e8),
-    ("亿", 1e8),
-    ("千", 1e3),
-    ("triệu", 1e6),
-    ("tỷ", 1e9),
-    ("nghìn", 1e3),
-    ("ngàn", 1e3),
-    ("k", 1e3),
-    ("K", 1e3),
-    ("M", 1e6),
-)
-
+_CN_NUMBER_CHARS = "[〇零一二两兩三四五六七八九十百千萬万億亿壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
 _FAKERS: dict[str, Any] = {}
 
 
@@ -105,10 +79,12 @@ def normalize_locale(locale: str) -> str:
     """``zh-TW`` / ``zh_TW`` / ``vi`` / ``en`` … → one of ``LOCALES``."""
     if locale in LOCALES:
         return locale
-    found = _LOCALE_ALIASES.get(locale.strip().lower())
-    if found is None:
-        raise ValueError(f"unsupported locale {locale!r} (use one of {', '.join(LOCALES)})")
-    return found
+    try:
+        return faker_locale(locale.replace("_", "-"))
+    except (ValueError, KeyError):
+        raise ValueError(
+            f"unsupported locale {locale!r} (use one of {', '.join(LOCALES)})"
+        ) from None
 
 
 def _faker(locale: str, seed: int) -> Any:
@@ -163,6 +139,13 @@ class SurrogateMaker:
             "phone": self._phone,
             "url": self._url,
             "ip": self._ip,
+            "handle": self._person,
+            "channel": self._channel,
+            "messaging_id": self._messaging_id,
+            "national_id": self._national_id,
+            "business_id": self._business_id,
+            "hostname": self._hostname,
+            "project_code": self._project_code,
         }
 
     # --- public -----------------------------------------------------------------------------
@@ -228,7 +211,7 @@ class SurrogateMaker:
         return random.Random(int.from_bytes(self._digest(*map(str, parts)), "big"))
 
     def _acceptable(self, cls: str, original: str, candidate: str) -> bool:
-        if not candidate.strip() or candidate == original or REDACTION_MARKS.search(candidate):
+        if not candidate.strip() or candidate == original or has_redaction(candidate):
             return False
         if cls in ("person", "organization", "project", "feature"):
             low, new = original.casefold(), candidate.casefold()
@@ -373,6 +356,101 @@ class SurrogateMaker:
             stem = stem.split()[0]
         return _case_like(original, f"{stem} {suffix}" if suffix else stem)
 
+    # --- chat, ids, hosts -------------------------------------------------------------------
+
+    def _channel(self, original: str, attempt: int) -> str:
+        """``#payment-alerts`` → ``#garden-notes``; a named group keeps its 群/小組 ending."""
+        rng = self._rng("channel", original, attempt)
+        if original.startswith("#"):
+            words = re.findall(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+", original[1:])
+            out = [
+                self._word(w) if w.isalpha() else _digits(w, rng) if w.isdigit() else w
+                for w in words
+            ]
+            return "#" + "".join(out)
+        if _CJK.search(original):
+            ending = _suffix(
+                original, ("小組", "小组", "群組", "群组", "群", "組", "组", "團隊", "团队")
+            )
+            return rng.choice(pools.PROJECT_STEMS[self._zh_locale()]) + (ending or "群")
+        return self._project(original, attempt)
+
+    def _messaging_id(self, original: str, attempt: int) -> str:
+        if re.fullmatch(r"\+?[0-9][0-9 .-]+", original):
+            return self._phone(original, attempt)
+        rng = self._rng("messaging_id", original, attempt)
+        if original.startswith("wxid_"):
+            return "wxid_" + "".join(
+                rng.choice("abcdefghjkmnpqrstuvwxyz0123456789") for _ in original[5:]
+            )
+        return _shape_scramble(original, rng)
+
+    def _national_id(self, original: str, attempt: int) -> str:
+        """Same format, a valid checksum, nothing of the original kept."""
+        rng = self._rng("national_id", original, attempt)
+        if re.fullmatch(r"[A-Z][0-9]{9}", original):
+            while True:
+                candidate = (
+                    rng.choice("ABCDEFGHJKLMNPQRSTUVXYWZIO")
+                    + original[1]
+                    + "".join(str(rng.randrange(10)) for _ in range(8))
+                )
+                if tw_national_id_valid(candidate):
+                    return candidate
+        if re.fullmatch(r"[0-9]{17}[0-9Xx]", original):
+            from stdnum.cn import ric
+
+            birth = dt.date(1960, 1, 1) + dt.timedelta(days=rng.randrange(20000))
+            body = f"{rng.randrange(110000, 660000):06d}{birth:%Y%m%d}{rng.randrange(1000):03d}"
+            return body + str(ric.calc_check_digit(body))
+        if re.fullmatch(r"[0-9]{3}-[0-9]{2}-[0-9]{4}", original):
+            return f"987-65-432{rng.randrange(10)}"  # the range set aside for advertising
+        return _digits(original, rng) if original.isdigit() else _shape_scramble(original, rng)
+
+    def _business_id(self, original: str, attempt: int) -> str:
+        rng = self._rng("business_id", original, attempt)
+        if re.fullmatch(r"[0-9]{8}", original):
+            from stdnum.tw import ubn
+
+            while True:
+                candidate = "".join(str(rng.randrange(10)) for _ in range(8))
+                if ubn.is_valid(candidate):
+                    return candidate
+        if re.fullmatch(r"[0-9A-HJ-NPQRTUWXY]{18}", original):
+            from stdnum.cn import uscc
+
+            alphabet = "0123456789ABCDEFGHJKLMNPQRTUWXY"
+            body = original[:2] + "".join(str(rng.randrange(10)) for _ in range(6))
+            body += "".join(rng.choice(alphabet) for _ in range(9))
+            return body + str(uscc.calc_check_digit(body))
+        match = re.fullmatch(r"([0-9]{10})(-[0-9]{3})?", original)
+        if match:
+            from stdnum.vn import mst
+
+            body = "0" + "".join(str(rng.randrange(10)) for _ in range(8))
+            return body + str(mst.calc_check_digit(body)) + (match.group(2) or "")
+        return _shape_scramble(original, rng)
+
+    def _hostname(self, original: str, attempt: int) -> str:
+        """``pay-db-01`` → ``mint-db-07``: words replaced, dashes and digit counts kept."""
+        rng = self._rng("hostname", original, attempt)
+        tokens = re.findall(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+", original)
+        out = []
+        for token in tokens:
+            if token.isalpha():
+                generic = token.lower() in pools.GENERIC_WORDS
+                out.append(token if generic and attempt == 0 else self._word(token))
+            elif token.isdigit():
+                out.append(_digits(token, rng))
+            else:
+                out.append(token)
+        result = "".join(out)
+        return result if result != original else self._word(tokens[0]) + result[len(tokens[0]) :]
+
+    def _project_code(self, original: str, attempt: int) -> str:
+        rng = self._rng("project_code", original, attempt)
+        return _shape_scramble(original, rng)
+
     # --- engineering identifiers ------------------------------------------------------------
 
     def _sha(self, original: str, attempt: int) -> str:
@@ -492,12 +570,17 @@ class SurrogateMaker:
                 continue
             out.append(original[end : match.start()] + number.scaled(self.money_factor))
             end, scaled = match.end(), True
-        if not scaled:
+        if not scaled:  # Chinese numerals (一百二十八萬元): written in digits, scaled
+            value = parse_money(original)
+            if value:
+                unit = re.sub(f"^.*?{_CN_NUMBER_CHARS}+\\s?", "", original)
+                return f"{round(value * self.money_factor):,}{unit}"
             return _shape_scramble(original, self._rng("money", original, attempt))
         return "".join(out) + original[end:]
 
     def _date(self, original: str, attempt: int) -> str:
-        shifted = shift_date(original, self.date_offset_days, dayfirst=self.locale != "en_US")
+        written = prepare(original)  # 二〇二六年三月五日 → 2026年3月5日
+        shifted = shift_date(written, self.date_offset_days, dayfirst=self.locale != "en_US")
         if shifted is None:
             return _shape_scramble(original, self._rng("date", original, attempt))
         return shifted
@@ -646,88 +729,10 @@ _URL_TOKEN = re.compile(
 # --- numbers ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Number:
-    """A number as written: its value and how it was written (separators, decimals)."""
-
-    value: float
-    text: str
-    decimals: int
-    thousands: str | None
-    decimal: str | None
-
-    def render(self, value: float, decimals: int) -> str:
-        """``value`` written the same way (grouping, decimal mark) with ``decimals`` places."""
-        text = f"{value:.{decimals}f}"
-        whole, _, frac = text.partition(".")
-        if self.thousands:
-            groups: list[str] = []
-            while len(whole) > 3:
-                groups.insert(0, whole[-3:])
-                whole = whole[:-3]
-            whole = self.thousands.join([whole, *groups])
-        mark = self.decimal or ("," if self.thousands == "." else ".")
-        return whole + (mark + frac if frac else "")
-
-    def scaled(self, factor: float) -> str:
-        """This number times ``factor``, rounded like the original but at most 1 % off."""
-        target = self.value * factor
-        whole = self.text.split(self.decimal)[0] if self.decimal else self.text
-        digits = re.sub(r"[^0-9]", "", whole)
-        zeros = len(digits) - len(digits.rstrip("0")) if self.decimals == 0 else 0
-        exponent = min(zeros, len(digits) - 1) if self.decimals == 0 else -self.decimals
-        best = self.render(target, max(0, -exponent))
-        while exponent >= -(self.decimals + 3):
-            step = 10.0**exponent
-            rounded = round(target / step) * step
-            if rounded > 0 and abs(rounded - target) <= 0.01 * target and rounded != self.value:
-                return self.render(rounded, max(0, -exponent))
-            exponent -= 1
-        return best
-
-
-def parse_number(text: str) -> Number | None:
-    """Read ``12,500`` / ``12.500.000`` / ``1,5`` / ``1,250.50``; ``None`` if it is no number.
-
-    One separator followed by exactly three digits is a thousands separator; otherwise it is
-    the decimal mark. Both present: the last one is the decimal mark.
-    """
-    if not re.fullmatch(r"[0-9][0-9.,]*", text) or text[-1] in ".,":
-        return None
-    thousands: str | None = None
-    decimal: str | None = None
-    if "," in text and "." in text:
-        decimal = "," if text.rfind(",") > text.rfind(".") else "."
-        thousands = "." if decimal == "," else ","
-    elif "," in text or "." in text:
-        sep = "," if "," in text else "."
-        parts = text.split(sep)
-        if len(parts) > 2 or len(parts[1]) == 3:
-            thousands = sep
-        else:
-            decimal = sep
-    whole, _, frac = text.partition(decimal) if decimal else (text, "", "")
-    if thousands:
-        whole = whole.replace(thousands, "")
-    if not whole.isdigit() or (frac and not frac.isdigit()):
-        return None
-    value = float(f"{whole}.{frac}" if frac else whole)
-    return Number(value, text, len(frac), thousands, decimal)
-
-
 def parse_money(text: str) -> float | None:
     """The amount an identifier of class money stands for (``3萬元`` → 30000.0), or ``None``."""
-    match = _NUMBER_RE.search(text)
-    if match is None:
-        return None
-    number = parse_number(match.group(0))
-    if number is None:
-        return None
-    after = text[match.end() :].lstrip()
-    for word, factor in _MULTIPLIERS:
-        if after.startswith(word):
-            return number.value * factor
-    return number.value
+    found = numbers(prepare(text))
+    return found[0].value if found else None
 
 
 # --- dates -----------------------------------------------------------------------------------

@@ -2,29 +2,23 @@
 
 - structure: the remapped goal state has the same number of flags, the same
   multi-flagged item with the same kinds, and the same kinds overall;
-- leaks: no original identifier survives — exactly, case- and separator-normalised, as a
-  7+ character prefix of an original commit SHA — and the variant shares no word 8-gram
-  (Latin script, Vietnamese) and no CJK character 8-gram with the original;
-- redaction: no redaction marks (█, ■, [REDACTED], ***, <PERSON>-style tags), which would
-  make the input unlike anything a person writes.
+- overlap: no field of the variant shares a distinctive unit with any field of the original
+  (``overlap``: runs of text, numbers, dates, names and identifiers, in every fold) — safety
+  that does not depend on what a scanner found;
+- redaction: no field carries a redaction mark (``policy``), which would make the input
+  unlike anything a person writes.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-FLAG = re.compile(r"^(\d+):(\w+)$")
-REDACTION = re.compile(
-    r"[█■▇▆]|\[(?:REDACTED|redacted|MASKED|removed)\]|\*{3,}|<(?:[A-Z_]{3,})>|＊{3,}"
-)
-CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-SEPARATORS = re.compile(r"[\s\-_./:·,，。、|]+")
-HEX = re.compile(r"[0-9a-f]{7,40}")
+from caseforge.synth.contract import flag_structure
+from caseforge.synth.overlap import Original
+from caseforge.synth.policy import redaction_marks
 
 
 @dataclass
@@ -38,20 +32,6 @@ class Check:
 
     def to_json(self) -> dict[str, Any]:
         return {"passed": self.passed, "detail": self.detail}
-
-
-def normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-def flag_structure(values: Iterable[str]) -> dict[int, list[str]]:
-    """``{item number: sorted kinds}`` for flags written ``<n>:<kind>``."""
-    by_item: dict[int, list[str]] = defaultdict(list)
-    for value in values:
-        match = FLAG.match(str(value))
-        if match:
-            by_item[int(match.group(1))].append(match.group(2))
-    return {k: sorted(v) for k, v in by_item.items()}
 
 
 def check_structure(original: list[str], variant: list[str], items: int | None = None) -> Check:
@@ -83,57 +63,34 @@ def check_structure(original: list[str], variant: list[str], items: int | None =
     )
 
 
-def _word_grams(text: str, n: int = 8) -> set[tuple[str, ...]]:
-    words = re.findall(r"[^\W\d_]+|\d+", normalise(CJK.sub(" ", text)))
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
-def _cjk_grams(text: str, n: int = 8) -> set[str]:
-    grams: set[str] = set()
-    for run in re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", normalise(text)):
-        grams.update(run[i : i + n] for i in range(len(run) - n + 1))
-    return grams
-
-
-def check_leaks(
-    original_text: str, identifiers: Iterable[str], variant_text: str, everything_else: str = ""
-) -> Check:
-    """No original identifier or long shared n-gram in the variant.
-
-    Identifiers are searched in ``variant_text`` and ``everything_else`` (the rest of the
-    variant: other input fields, tags, expectations); n-grams only in the rewritten text.
-    """
-    variant = normalise(variant_text + "\n" + everything_else)
-    squashed = SEPARATORS.sub("", variant)
-    findings = []
-    for ident in sorted({i for i in identifiers if i.strip()}):
-        norm = normalise(ident)
-        if norm in variant:
-            findings.append(f"identifier {ident!r} appears as is")
-            continue
-        bare = SEPARATORS.sub("", norm)
-        if len(bare) >= 3 and bare in squashed:
-            findings.append(f"identifier {ident!r} appears with other separators")
-            continue
-        if HEX.fullmatch(norm):
-            for start in range(0, len(norm) - 6):
-                if norm[start : start + 7] in variant:
-                    findings.append(f"7+ characters of commit {ident!r} appear")
-                    break
-    shared_words = _word_grams(original_text) & _word_grams(variant_text)
-    if shared_words:
-        sample = " ".join(sorted(shared_words)[0])
-        findings.append(f"{len(shared_words)} word 8-gram(s) copied, e.g. {sample!r}")
-    shared_cjk = _cjk_grams(original_text) & _cjk_grams(variant_text)
-    if shared_cjk:
-        findings.append(f"{len(shared_cjk)} CJK 8-gram(s) copied, e.g. {sorted(shared_cjk)[0]!r}")
+def check_overlap(original: Original, variant_fields: Iterable[tuple[str, str]]) -> Check:
+    """The variant shares nothing distinctive with the original (field and class named, the
+    shared text never shown)."""
+    findings = [f.message() for f in original.findings(variant_fields)]
     if findings:
-        return Check("leaks", False, "; ".join(findings[:5]), findings)
-    return Check("leaks", True, "no original identifier, word 8-gram or CJK 8-gram survives")
+        more = f" (and {len(findings) - 5} more)" if len(findings) > 5 else ""
+        return Check("overlap", False, "; ".join(findings[:5]) + more, findings)
+    settings = original.settings
+    return Check(
+        "overlap",
+        True,
+        f"no shared run ({settings.cjk_run} Han characters / {settings.word_run} words), "
+        "number, date, name or identifier in any field",
+    )
 
 
-def check_redaction(variant_text: str) -> Check:
-    marks = sorted(set(REDACTION.findall(variant_text)))
-    if marks:
-        return Check("redaction", False, f"redaction marks {marks}: write natural text instead")
+def check_redaction(fields: Iterable[tuple[str, str]]) -> Check:
+    """No redaction mark in any field."""
+    found = []
+    for path, text in fields:
+        families = sorted({m.family for m in redaction_marks(text)})
+        if families:
+            found.append(f"{path}: {', '.join(families)}")
+    if found:
+        return Check(
+            "redaction",
+            False,
+            f"redaction marks in {'; '.join(found[:5])}: write natural text instead",
+            found,
+        )
     return Check("redaction", True, "no redaction marks")

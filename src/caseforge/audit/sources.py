@@ -1,0 +1,264 @@
+"""What the leak audit reads: every file git would publish, every version in the history,
+every commit message — decoded, whatever the encoding or container.
+
+- the work tree: tracked files and untracked files that are not ignored, in the whole
+  repository (or, outside git, every file under the suite folder);
+- the history: every blob reachable from any ref or the reflog (so content committed and
+  later reverted or deleted is read), and every commit message; a shallow clone is said so;
+- decoding: UTF-8 (with or without BOM), UTF-16/32 by BOM or by shape, then GB18030, Big5,
+  Windows-1258 (Vietnamese) and Latin-1 as fallbacks; gzip and zip read inside; JSON and
+  YAML escapes (``\\u6797``, ``\\x41``, ``\\U0001F600``), HTML entities and %-encoding
+  decoded into a second view. Binary files that cannot be read as text (PNG, Parquet,
+  SQLite…) are listed as not audited, never passed silently.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import io
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from caseforge.vcs import GitBatch, git, git_toplevel
+
+MAX_BYTES = 64 * 1024 * 1024  # a file, or a member of an archive, read at most this far
+_SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".caseforge"})
+_BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF8", "GIF image"),
+    (b"%PDF", "PDF document"),
+    (b"SQLite format 3\x00", "SQLite database"),
+    (b"PAR1", "Parquet file"),
+    (b"\x7fELF", "executable"),
+    (b"RIFF", "media file"),
+    (b"\x00\x00\x01\x00", "icon"),
+    (b"wOFF", "font"),
+    (b"wOF2", "font"),
+    (b"\x1a\x45\xdf\xa3", "media file"),
+)
+_FALLBACKS = ("gb18030", "big5", "cp1258", "latin-1")
+
+
+@dataclass(frozen=True)
+class Text:
+    """One readable text: where it came from, its content, and how it was decoded."""
+
+    origin: str  # a path, ``path::member``, ``history:<blob>:<path>`` or ``commit:<sha>``
+    text: str
+    encoding: str = "utf-8"
+    blob: str | None = None  # the full object id, for a version found in the history
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file the audit could not read as text."""
+
+    origin: str
+    why: str
+
+
+def _escapes(text: str) -> str:
+    """``text`` with JSON/YAML/Python escapes, HTML entities and %-encoding decoded, line by
+    line so that line numbers still match."""
+    if not re.search(r"\\[uUxN]|&#|&[a-z]+;|%[0-9A-Fa-f]{2}", text):
+        return text
+
+    def pair(match: re.Match[str]) -> str:
+        high, low = int(match.group(1), 16), int(match.group(2), 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+
+    out = []
+    for line in text.split("\n"):
+        line = re.sub(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", pair, line, flags=re.I)
+        line = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), line)
+        line = re.sub(
+            r"\\U([0-9a-fA-F]{8})",
+            lambda m: chr(int(m.group(1), 16)) if int(m.group(1), 16) <= 0x10FFFF else m.group(),
+            line,
+        )
+        line = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), line)
+        line = re.sub(r"\\[N_]", " ", line)
+        line = html.unescape(line)
+        if "%" in line:
+            line = unquote(line, errors="replace")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _utf16(data: bytes) -> str | None:
+    for bom, codec in (
+        (b"\xff\xfe\x00\x00", "utf-32-le"),
+        (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(codec)
+            except UnicodeDecodeError:
+                return None
+    sample = data[:4096]
+    if len(sample) >= 4:
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        half = len(sample) // 2
+        for codec, zeros in (("utf-16-le", odd), ("utf-16-be", even)):
+            if zeros > half * 0.3:
+                try:
+                    return data.decode(codec)
+                except UnicodeDecodeError:
+                    continue
+    return None
+
+
+def decode(origin: str, data: bytes) -> Iterator[Text | Unreadable]:
+    """Every readable text in ``data`` (one file or blob), or why it is unreadable."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
+                inner = handle.read(MAX_BYTES)
+        except (OSError, EOFError) as exc:
+            yield Unreadable(origin, f"corrupt gzip: {exc}")
+            return
+        yield from decode(origin + "::gunzip", inner)
+        return
+    if data[:4] == b"PK\x03\x04":
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                for info in archive.infolist():
+                    if info.is_dir():
+                        continue
+                    with archive.open(info) as member:
+                        yield from decode(f"{origin}::{info.filename}", member.read(MAX_BYTES))
+        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+            yield Unreadable(origin, f"unreadable zip: {exc}")
+        return
+    for magic, what in _BINARY_MAGIC:
+        if data.startswith(magic):
+            yield Unreadable(origin, what)
+            return
+    text: str | None = None
+    encoding = "utf-8"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or "\x00" in text:
+        wide = _utf16(data)
+        if wide is not None and "\x00" not in wide:
+            text, encoding = wide, "utf-16/32"
+        elif b"\x00" in data[:8192]:
+            yield Unreadable(origin, "binary content")
+            return
+    if text is None:
+        for codec in _FALLBACKS:
+            try:
+                text, encoding = data.decode(codec), codec
+                break
+            except UnicodeDecodeError:
+                continue
+    if text is None:  # pragma: no cover - latin-1 decodes any bytes
+        yield Unreadable(origin, "undecodable")
+        return
+    yield Text(origin, text, encoding)
+    decoded = _escapes(text)
+    if decoded != text:
+        yield Text(origin, decoded, encoding + ", escapes decoded")
+
+
+def repo_files(folder: Path) -> tuple[Path, list[Path]]:
+    """The top of the repository holding ``folder`` and every file git would publish from it:
+    tracked, and untracked but not ignored. Outside git: ``folder`` and every file in it."""
+    top = git_toplevel(folder)
+    if top is None:
+        files = [
+            p
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and not (_SKIP_DIRS & set(p.relative_to(folder).parts))
+        ]
+        return folder, files
+    out = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], top)
+    names = sorted(set(out.stdout.split("\0"))) if out is not None and out.returncode == 0 else []
+    return top, [top / name for name in names if name and (top / name).is_file()]
+
+
+def read_file(path: Path, shown: str) -> Iterator[Text | Unreadable]:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES)
+    except OSError as exc:
+        yield Unreadable(shown, f"cannot read: {exc.strerror or exc}")
+        return
+    yield from decode(shown, data)
+
+
+@dataclass
+class History:
+    """What the git history holds beyond the work tree."""
+
+    texts: list[Text | Unreadable]
+    commits: int
+    shallow: bool
+
+
+def history(top: Path, current: set[str]) -> History:
+    """Every blob in the history (but those the work tree already has, ``current`` object
+    ids) and every commit message, decoded."""
+    shallow_out = git(["rev-parse", "--is-shallow-repository"], top)
+    shallow = shallow_out is not None and shallow_out.stdout.strip() == "true"
+    listed = git(["rev-list", "--all", "--reflog", "--objects"], top)
+    blobs: dict[str, str] = {}
+    for line in listed.stdout.splitlines() if listed is not None and listed.returncode == 0 else []:
+        sha, _, path = line.partition(" ")
+        if path and sha not in current and sha not in blobs:
+            blobs[sha] = path
+    texts: list[Text | Unreadable] = []
+    with GitBatch(top, "the leak audit reads the git history") as batch:
+        for sha, path in blobs.items():
+            found = batch.blob(sha)
+            if found is None:
+                continue  # a tree, or gone
+            for item in decode(f"history:{sha[:10]}:{path}", found[1][:MAX_BYTES]):
+                texts.append(
+                    Text(item.origin, item.text, item.encoding, sha)
+                    if isinstance(item, Text)
+                    else item
+                )
+    log = git(["log", "--all", "--reflog", "--format=%H%x1f%B%x1e"], top)
+    commits = 0
+    for record in log.stdout.split("\x1e") if log is not None and log.returncode == 0 else []:
+        sha, _, message = record.strip("\n").partition("\x1f")
+        if sha:
+            commits += 1
+            texts.append(Text(f"commit:{sha[:10]}", message))
+            decoded = _escapes(message)
+            if decoded != message:
+                texts.append(Text(f"commit:{sha[:10]}", decoded, "escapes decoded"))
+    return History(texts, commits, shallow)
+
+
+def current_blobs(top: Path) -> set[str]:
+    """The object ids of the tracked files as they are in the index."""
+    out = git(["ls-files", "-s", "-z"], top)
+    ids = set()
+    for entry in out.stdout.split("\0") if out is not None and out.returncode == 0 else []:
+        parts = entry.split()
+        if len(parts) >= 2:
+            ids.add(parts[1])
+    return ids
+
+
+def first_commit_with(top: Path, blob: str) -> str | None:
+    """The oldest commit that added or removed a blob (for a finding in the history)."""
+    out = git(
+        ["log", "--all", "--reflog", "--reverse", "--format=%h", f"--find-object={blob}"], top
+    )
+    if out is None or out.returncode != 0:
+        return None
+    lines = out.stdout.split()
+    return lines[0] if lines else None

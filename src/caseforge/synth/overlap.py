@@ -1,0 +1,293 @@
+"""Overlap between a variant and its original: what the variant still shares, in any disguise.
+
+Safety here does not depend on a scanner having found anything. Every field of the variant
+(inputs of any type, tags, note, expectation values, regexes, fixtures) is compared with
+every field of the original, both sides folded first (``fold.FULL``: NFKC, zero-width and
+bidi characters out, case folded, Traditional → Simplified, Vietnamese diacritics out;
+separators collapsed), and the variant fails on any distinctive unit in common:
+
+- a **run**: ``cjk_run`` Han characters in a row, or ``word_run`` words (Latin script,
+  Vietnamese, numbers) in a row, punctuation and spacing ignored;
+- a **number** or **amount** of the same value in any notation (``values``), outside the
+  structural values of ``policy`` (small integers that are not amounts, zero);
+- a **date**: the same calendar day in any format or calendar, or the same month-day where
+  one side gives no year;
+- a **term**: a glossary entry or an identifier the scanner found in the original, folded,
+  with separators removed; a person's name also by its given name or distinctive words, and
+  a Han name by its Pinyin or Wade–Giles spelling (and by Pinyin when rewritten in other
+  characters of the same sound).
+
+Runs that also occur in ``safe`` texts (the suite's other committed cases, already public)
+are boilerplate, not the original's; numbers, dates and terms are never excused that way.
+
+A finding names the variant's field and the class of what is shared, never the shared text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from caseforge.synth.fold import (
+    FULL,
+    HAN,
+    is_separator,
+    name_parts,
+    pinyin,
+    romanisations,
+    squashed,
+)
+from caseforge.synth.values import Dates, dates, is_distinctive, numbers, prepare
+
+DEFAULT_CJK_RUN = 7
+DEFAULT_WORD_RUN = 6
+# A Han character, or a run of other letters and digits; separators are skipped.
+_TOKEN = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\n。！？:]"
+)
+# What ends a Han run: a line break, a sentence end, a colon after a label (问题描述：客户…).
+# Commas, spaces, ellipses and dashes do not: a copied clause broken up by them is a copy.
+_CJK_BREAKS = frozenset("\n。！？:")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How long a shared run must be to count (see ``benchmarks/overlap_threshold.py``)."""
+
+    cjk_run: int = DEFAULT_CJK_RUN
+    word_run: int = DEFAULT_WORD_RUN
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a variant field shares with the original: the field and the class only."""
+
+    field: str
+    cls: str
+
+    def message(self) -> str:
+        what = DESCRIPTIONS.get(self.cls, f"an identifier of class {self.cls}")
+        return f"{self.field}: shares {what} with the original"
+
+
+DESCRIPTIONS = {
+    "run": "a run of text",
+    "number": "a number (same value, any notation)",
+    "date": "a calendar date (any format or calendar)",
+    "name": "part of a person's name",
+    "romanised name": "a person's name spelled in Latin letters",
+    "homophone name": "a person's name written with characters of the same sound",
+}
+
+
+def fields_of(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every leaf of a case (or any JSON-like value) as ``(dotted path, text)``; keys that
+    name structure (check modes, field names) are not leaves, their values are."""
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            yield from fields_of(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(data, list | tuple | set | frozenset):
+        for index, value in enumerate(data):
+            yield from fields_of(value, f"{prefix}[{index}]")
+    elif data is None or isinstance(data, bool):
+        return
+    else:
+        yield prefix, str(data)
+
+
+# --- units of one text ------------------------------------------------------------------------
+
+
+@dataclass
+class Units:
+    """What is distinctive in one text."""
+
+    cjk: set[str] = field(default_factory=set)
+    words: set[tuple[str, ...]] = field(default_factory=set)
+    numbers: set[float] = field(default_factory=set)
+    dates: Dates = field(default_factory=Dates)
+
+
+def _runs(folded: str, settings: Settings) -> tuple[set[str], set[tuple[str, ...]]]:
+    """Han n-grams and word n-grams of a folded text; separators do not break a run, other
+    scripts do."""
+    cjk: set[str] = set()
+    words: set[tuple[str, ...]] = set()
+    han_run: list[str] = []
+    word_run: list[str] = []
+
+    def close_han() -> None:
+        text = "".join(han_run)
+        n = settings.cjk_run
+        cjk.update(text[i : i + n] for i in range(len(text) - n + 1))
+        han_run.clear()
+
+    def close_words() -> None:
+        n = settings.word_run
+        words.update(tuple(word_run[i : i + n]) for i in range(len(word_run) - n + 1))
+        word_run.clear()
+
+    for token in _TOKEN.finditer(folded):
+        text = token.group()
+        if text in _CJK_BREAKS:  # a new sentence, line or field: a Han run ends here
+            close_han()
+            continue
+        if HAN.match(text):
+            close_words()
+            han_run.append(text)
+        else:
+            close_han()
+            word_run.append(text)
+    close_han()
+    close_words()
+    return cjk, words
+
+
+def run_units(text: str, settings: Settings) -> tuple[set[str], set[tuple[str, ...]]]:
+    """The Han and word runs of ``text`` (folded), as the overlap check counts them."""
+    return _runs(FULL(text), settings)
+
+
+def units(text: str, settings: Settings) -> Units:
+    prepared = prepare(text)
+    found_dates = dates(prepared)
+    masked = list(prepared)
+    for start, end in found_dates.spans:
+        masked[start:end] = " " * (end - start)
+    values = {round(v.value, 6) for v in numbers("".join(masked)) if is_distinctive(v)}
+    cjk, words = _runs(FULL(text), settings)
+    return Units(cjk, words, values, found_dates)
+
+
+# --- terms ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Needle:
+    text: str  # squashed (FULL fold, separators out)
+    cls: str
+    bounded: bool  # a short Latin needle: must stand as a word of its own
+
+
+def _needles(cls: str, term: str) -> list[_Needle]:
+    out: list[_Needle] = []
+    base = squashed(term)
+    if len(base) >= 2 and not (base.isdigit() and len(base) < 4):
+        out.append(_Needle(base, cls, _short_latin(base)))
+    if cls in ("person", "handle"):
+        bare = term.lstrip("@")
+        for part in name_parts(bare):
+            if len(part) >= 2:
+                out.append(_Needle(part, "name", _short_latin(part)))
+        for spelling in romanisations(bare):
+            out.append(_Needle(spelling, "romanised name", len(spelling) < 6))
+    return out
+
+
+def _short_latin(text: str) -> bool:
+    return not HAN.search(text) and len(text) < 6
+
+
+@dataclass
+class _Spaced:
+    """A folded text with separators collapsed to one space, and its squashed form."""
+
+    spaced: str
+    squashed: str
+
+
+def _spaced(text: str) -> _Spaced:
+    folded = FULL(text)
+    spaced = "".join(" " if is_separator(ch) else ch for ch in folded)
+    spaced = re.sub(r" +", " ", spaced)
+    return _Spaced(f" {spaced} ", spaced.replace(" ", ""))
+
+
+def _contains(hay: _Spaced, needle: _Needle) -> bool:
+    if not needle.bounded:
+        return needle.text in hay.squashed
+    # A short Latin needle must be whole words of the spaced text (An is not in Anh).
+    pattern = r"(?<![^\W_])" + r"\s?".join(map(re.escape, needle.text)) + r"(?![^\W_])"
+    return re.search(pattern, hay.spaced) is not None
+
+
+def _homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """Pinyin syllables of the original's Han person names of three or more characters."""
+    out = []
+    for cls, term in terms:
+        if cls not in ("person", "handle"):
+            continue
+        han = "".join(HAN.findall(FULL(term)))
+        if len(han) >= 3:
+            out.append(tuple(pinyin(han)))
+    return out
+
+
+# --- the comparison ---------------------------------------------------------------------------
+
+
+class Original:
+    """What is distinctive about one original case, computed once, to test variants against.
+
+    ``fields`` are the original's ``(path, text)`` leaves; ``terms`` its ``(class, string)``
+    glossary entries and scanned identifiers; ``safe`` texts already public in the repo.
+    """
+
+    def __init__(
+        self,
+        fields: Iterable[tuple[str, str]],
+        terms: Iterable[tuple[str, str]] = (),
+        safe: Iterable[str] = (),
+        settings: Settings | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self._cjk: set[str] = set()
+        self._words: set[tuple[str, ...]] = set()
+        self._numbers: set[float] = set()
+        self._dates = Dates()
+        for _, text in fields:
+            found = units(text, self.settings)
+            self._cjk |= found.cjk
+            self._words |= found.words
+            self._numbers |= found.numbers
+            self._dates.full |= found.dates.full
+            self._dates.partial |= found.dates.partial
+        for text in safe:
+            cjk, words = _runs(FULL(text), self.settings)
+            self._cjk -= cjk
+            self._words -= words
+        term_list = [(c, t) for c, t in terms if t.strip()]
+        self._needles = sorted(
+            {n for c, t in term_list for n in _needles(c, t)}, key=lambda n: -len(n.text)
+        )
+        self._homophones = _homophone_names(term_list)
+
+    def findings(
+        self, fields: Iterable[tuple[str, str]], *, runs: bool = True, values: bool = True
+    ) -> list[Finding]:
+        """Everything the variant's ``fields`` share with the original, one finding per field
+        and class. ``runs=False`` skips shared runs (for a payload that is the original text
+        with its identifiers swapped); ``values=False`` skips numbers and dates."""
+        out: list[Finding] = []
+        for path, text in fields:
+            classes: list[str] = []
+            hay = _spaced(text)
+            for needle in self._needles:
+                if needle.cls not in classes and _contains(hay, needle):
+                    classes.append(needle.cls)
+            if self._homophones and "homophone name" not in classes:
+                sounds = " " + " ".join(pinyin(FULL(text))) + " "
+                if any(" " + " ".join(name) + " " in sounds for name in self._homophones):
+                    classes.append("homophone name")
+            if runs or values:
+                found = units(text, self.settings)
+                if runs and (found.cjk & self._cjk or found.words & self._words):
+                    classes.append("run")
+                if values and found.numbers & self._numbers:
+                    classes.append("number")
+                if values and found.dates.shares_with(self._dates):
+                    classes.append("date")
+            out.extend(Finding(path, cls) for cls in classes)
+        return out
