@@ -126,8 +126,8 @@ class Matcher:
     def find(self, item: Text) -> list[Leak]:
         text = item.text
         out: list[Leak] = []
-        for span in self._finder.find(text):
-            cls, original = self._originals.get(_squashed(span.text), (span.cls, span.text))
+        for span, term in self._finder.find(text):
+            cls, original = self._originals.get(_squashed(term), (span.cls, term))
             line, col = _position(text, span.start)
             out.append(
                 Leak(item.origin, line, col, "private string", cls, self.data.tag(cls, original))

@@ -91,6 +91,28 @@ def _escapes(text: str) -> str:
     return "\n".join(out)
 
 
+def _common_han(ch: str, codec: str) -> bool:
+    """A character of the everyday set of its script: GB2312 level 1 (3,755 characters) for
+    GB18030 text, Big5's frequent characters for Big5 text."""
+    try:
+        code = ch.encode("gb2312" if codec == "gb18030" else "big5")
+    except UnicodeEncodeError:
+        return False
+    return 0xB0 <= code[0] <= 0xD7 if codec == "gb18030" else 0xA4 <= code[0] <= 0xC6
+
+
+def _plausible(codec: str, text: str) -> float:
+    """How much a decoding reads like real text: wrong guesses give rare characters."""
+    sample = [ch for ch in text[:20000] if not ch.isascii()]
+    if not sample:
+        return 1.0
+    if codec in ("gb18030", "big5"):
+        return sum(_common_han(ch, codec) for ch in sample) / len(sample)
+    if codec == "cp1258":
+        return 0.5 * sum(ch.isalpha() for ch in sample) / len(sample)
+    return 0.1  # latin-1 reads anything
+
+
 def _utf16(data: bytes) -> str | None:
     for bom, codec in (
         (b"\xff\xfe\x00\x00", "utf-32-le"),
@@ -144,6 +166,7 @@ def decode(origin: str, data: bytes) -> Iterator[Text | Unreadable]:
             return
     text: str | None = None
     encoding = "utf-8"
+    others: list[tuple[str, str]] = []
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -156,19 +179,22 @@ def decode(origin: str, data: bytes) -> Iterator[Text | Unreadable]:
             yield Unreadable(origin, "binary content")
             return
     if text is None:
+        candidates = []
         for codec in _FALLBACKS:
             try:
-                text, encoding = data.decode(codec), codec
-                break
+                candidates.append((codec, data.decode(codec)))
             except UnicodeDecodeError:
                 continue
-    if text is None:  # pragma: no cover - latin-1 decodes any bytes
-        yield Unreadable(origin, "undecodable")
-        return
+        # the likeliest first; the others too, since a leak in any reading counts
+        candidates.sort(key=lambda c: -_plausible(*c))
+        encoding, text = candidates[0]
+        others = candidates[1:]
     yield Text(origin, text, encoding)
     decoded = _escapes(text)
     if decoded != text:
         yield Text(origin, decoded, encoding + ", escapes decoded")
+    for codec, other in others:
+        yield Text(origin, other, codec)
 
 
 def repo_files(folder: Path) -> tuple[Path, list[Path]]:

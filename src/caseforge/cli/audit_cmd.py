@@ -25,21 +25,33 @@ def scan(
     lang: Annotated[str | None, typer.Option(help="zh-TW, zh-CN, vi or en.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Print every identifier span found, with its class and character offsets."""
-    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
+    """Print every identifier span found, with its class and character offsets.
 
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CaseforgeError(f"{file}: file not found") from None
+    A case file (YAML or JSON) is scanned field by field, its escapes decoded; other files
+    as text, decoded from UTF-8, UTF-16 or a legacy encoding (Big5, GB18030, …).
+    """
+    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
+    from caseforge.synth.scan import read_for_scan
+
+    fields, note = read_for_scan(file)
     detector = IdentifierDetector(load_glossary(glossary) if glossary else None)
-    spans = detector.scan(text, lang)
+    found = [(path, span) for path, text in fields for span in detector.scan(text, lang)]
     if as_json:
-        print(json.dumps([s.to_json() for s in spans], ensure_ascii=False, indent=1))
+        print(
+            json.dumps(
+                [
+                    {"field": path, **span.to_json()} if path else span.to_json()
+                    for path, span in found
+                ],
+                ensure_ascii=False,
+                indent=1,
+            )
+        )
         return
-    for span in spans:
-        out.print(f"{span.start}-{span.end}\t{span.cls}\t{span.text}", markup=False)
-    out.print(f"{len(spans)} identifier span(s) in {file}", markup=False)
+    for path, span in found:
+        where = f"{path}:" if path else ""
+        out.print(f"{where}{span.start}-{span.end}\t{span.cls}\t{span.text}", markup=False)
+    out.print(f"{len(found)} identifier span(s) in {file}{note}", markup=False)
 
 
 def resynth(

@@ -101,7 +101,7 @@ _PRIORITY.update(
     }
 )
 
-CHUNK = 8192
+CHUNK = 32768
 OVERLAP = 256
 
 
@@ -259,6 +259,7 @@ class _Candidate:
     cls: str
     score: float
     glossary: bool
+    term: str = ""  # for a glossary span: the glossary entry it spells
 
     @property
     def length(self) -> int:
@@ -278,9 +279,10 @@ def _needle(term: str) -> str:
     return "".join(ch for ch in FULL(term) if not is_separator(ch))
 
 
-def _glossary_needles(glossary: Glossary) -> dict[str, str]:
-    """``{needle: class}``: every term folded, plus Latin spellings of Han person names."""
-    needles: dict[str, str] = {}
+def _glossary_needles(glossary: Glossary) -> dict[str, tuple[str, str]]:
+    """``{needle: (class, term)}``: every term folded, plus Latin spellings of Han person
+    names."""
+    needles: dict[str, tuple[str, str]] = {}
     for cls, terms in glossary.items():
         for term in terms:
             forms = {_needle(term)}
@@ -288,7 +290,7 @@ def _glossary_needles(glossary: Glossary) -> dict[str, str]:
                 forms |= romanisations(term.lstrip("@"))
             for form in forms:
                 if len(form) >= (1 if HAN.search(form) else 2):
-                    needles.setdefault(form, cls)
+                    needles.setdefault(form, (cls, term))
     return needles
 
 
@@ -299,21 +301,52 @@ def _build(glossary: Glossary) -> _Automaton:
     import ahocorasick
 
     automaton = ahocorasick.Automaton()
-    for needle, cls in needles.items():
-        automaton.add_word(needle, (needle, cls))
+    for needle, (cls, term) in needles.items():
+        automaton.add_word(needle, (needle, cls, term))
     automaton.make_automaton()
     return _Automaton(automaton, len(needles))
 
 
-def _squash(chunk: str) -> Folded:
+class _SeparatorTable(dict[int, str | None]):
+    """``str.translate`` tables built on first sight of a character: ``keep`` deletes
+    separators, ``mask`` writes each character as ``"\\x00"`` (separator) or ``"\\x01"``."""
+
+    def __init__(self, keep: bool) -> None:
+        super().__init__()
+        self.keep = keep
+
+    def __missing__(self, code: int) -> str | None:
+        separator = is_separator(chr(code))
+        value = (
+            (None if separator else chr(code)) if self.keep else ("\x00" if separator else "\x01")
+        )
+        self[code] = value
+        return value
+
+
+_DROP_SEPARATORS = _SeparatorTable(keep=True)
+_SEPARATOR_MASK = _SeparatorTable(keep=False)
+
+
+@dataclass(frozen=True)
+class _Squashed:
+    """A ``FULL``-folded chunk with separators removed, and the way back to the chunk."""
+
+    text: str
+    folded: Folded
+    kept: Any  # for each squashed character, its index in the folded text (numpy array)
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        return self.folded.span(int(self.kept[start]), int(self.kept[end - 1]) + 1)
+
+
+def _squash(chunk: str) -> _Squashed:
+    import numpy as np
+
     folded = FULL.with_origin(chunk)
-    keep = [i for i, ch in enumerate(folded.text) if not is_separator(ch)]
-    origin = folded.origin
-    return Folded(
-        "".join(folded.text[i] for i in keep),
-        tuple(origin[i] if origin is not None else i for i in keep),
-        len(chunk),
-    )
+    mask = folded.text.translate(_SEPARATOR_MASK).encode("latin-1")
+    kept = np.flatnonzero(np.frombuffer(mask, dtype=np.uint8))
+    return _Squashed(folded.text.translate(_DROP_SEPARATORS), folded, kept)
 
 
 def _latin_edge(ch: str) -> bool:
@@ -325,7 +358,7 @@ def _glossary_spans(automaton: _Automaton, chunk: str) -> list[_Candidate]:
         return []
     squashed = _squash(chunk)
     out = []
-    for end_index, (needle, cls) in automaton.automaton.iter(squashed.text):
+    for end_index, (needle, cls, term) in automaton.automaton.iter(squashed.text):
         start_index = end_index - len(needle) + 1
         start, end = squashed.span(start_index, end_index + 1)
         # A needle that starts (ends) with a Latin letter or digit must not continue a word.
@@ -333,7 +366,7 @@ def _glossary_spans(automaton: _Automaton, chunk: str) -> list[_Candidate]:
             continue
         if _latin_edge(needle[-1]) and end < len(chunk) and _latin_edge(chunk[end]):
             continue
-        out.append(_Candidate(start, end, cls, 1.0, True))
+        out.append(_Candidate(start, end, cls, 1.0, True, term))
     return out
 
 
@@ -341,21 +374,47 @@ def _pattern_spans(chunk: str, classes: frozenset[str] | None = None) -> list[_C
     folded = WIDTH.with_origin(chunk)
     text = folded.text
     out = []
-    for pattern in pat.patterns():
+    keywords = pat.keyword_starts(text)
+    for index, pattern in enumerate(pat.patterns()):
         if classes is not None and pattern.cls not in classes:
             continue
-        if not pattern.gate(text):
+        if not pattern.gate(text) or (pattern.words and index not in keywords):
             continue
-        for match in pattern.regex.finditer(text):
-            start, end = match.span("v") if "v" in pattern.regex.groupindex else match.span()
+        for match in _matches(pattern, text, keywords.get(index)):
+            groups = pattern.regex.groupindex
+            if "v" in groups:  # the value after (or before) its keyword
+                start, end = match.span("v")
+            elif "s" in groups:  # anchored on a literal, the start captured in a look-behind
+                start, end = match.start("s"), match.end()
+            else:
+                start, end = match.span()
             if start == end:
                 continue
-            score = pat.check(pattern, text, start, end)
+            score = pat.check(pattern, text, start, end, match)
             if score is None or score < 0.5:
                 continue
             o_start, o_end = folded.span(start, end)
             out.append(_Candidate(o_start, o_end, pattern.cls, score, False))
     return out
+
+
+def _matches(pattern: pat.Pattern, text: str, starts: list[int] | None) -> Iterator[Any]:
+    """The pattern's matches: everywhere, or only where its anchor or its words are."""
+    if pattern.words:
+        positions: Iterable[int] = starts or ()
+    elif pattern.anchor is not None:
+        positions = (m.start() for m in pattern.anchor.finditer(text))
+    else:
+        yield from pattern.regex.finditer(text)
+        return
+    done = 0
+    for position in positions:
+        if position < done:
+            continue
+        match = pattern.regex.match(text, position)
+        if match is not None:
+            done = match.end()
+            yield match
 
 
 def _chunks(text: str) -> Iterator[tuple[int, int]]:
@@ -433,24 +492,34 @@ class TermFinder:
     def __init__(self, glossary: Glossary) -> None:
         self._automaton = _build(glossary)
 
-    def find(self, text: str) -> list[Span]:
+    def find(self, text: str) -> list[tuple[Span, str]]:
+        """``(span, glossary entry it spells)`` for every term found in ``text``."""
         if self._automaton.automaton is None or not text:
             return []
-        return _scan(text, lambda chunk: _glossary_spans(self._automaton, chunk))
+        found = _candidates(text, lambda chunk: _glossary_spans(self._automaton, chunk))
+        terms = {(c.start, c.end): c.term for c in found}
+        return [(s, terms.get((s.start, s.end), s.text)) for s in _disjoint(_spans(text, found))]
 
 
-def _scan(text: str, candidates: Any) -> list[Span]:
+def _candidates(text: str, candidates: Any) -> list[_Candidate]:
     """Chunk ``text``, find ``candidates(chunk)`` in each with context on both sides, keep
-    each span in the chunk it starts in."""
-    spans: list[Span] = []
+    each one in the chunk it starts in (offsets into ``text``)."""
+    out: list[_Candidate] = []
     for own_start, own_end in _chunks(text):
         lo = max(0, own_start - OVERLAP)
         hi = min(len(text), own_end + OVERLAP)
         for c in _resolve(candidates(text[lo:hi])):
-            start, end = c.start + lo, c.end + lo
-            if own_start <= start < own_end:
-                spans.append(Span(start, end, c.cls, text[start:end], c.score))
-    return _disjoint(spans)
+            if own_start <= c.start + lo < own_end:
+                out.append(_Candidate(c.start + lo, c.end + lo, c.cls, c.score, c.glossary, c.term))
+    return out
+
+
+def _spans(text: str, candidates: list[_Candidate]) -> list[Span]:
+    return [Span(c.start, c.end, c.cls, text[c.start : c.end], c.score) for c in candidates]
+
+
+def _scan(text: str, candidates: Any) -> list[Span]:
+    return _disjoint(_spans(text, _candidates(text, candidates)))
 
 
 def _language(lang: str) -> str:

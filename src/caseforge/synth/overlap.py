@@ -176,6 +176,8 @@ def _needles(cls: str, term: str) -> list[_Needle]:
     base = squashed(term)
     if len(base) >= 2 and not (base.isdigit() and len(base) < 4):
         out.append(_Needle(base, cls, _short_latin(base)))
+    if cls == "commit_sha" and len(base) > 7:  # a short SHA is a prefix of the full one
+        out.append(_Needle(base[:7], cls, False))
     if cls in ("person", "handle"):
         bare = term.lstrip("@")
         for part in name_parts(bare):

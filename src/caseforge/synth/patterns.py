@@ -117,10 +117,35 @@ class Pattern:
     regex: Any
     score: float
     gate: Callable[[str], bool]
+    anchor: Any = None  # a cheap regex: the pattern is tried only where it matches
+    words: tuple[str, ...] = ()  # or: the pattern is tried only where one of these words is
+
+
+@dataclass(frozen=True)
+class _At:
+    """In the table, instead of a gate: try the pattern only where this cheap regex matches
+    (the start of a run of digits of the right length), not at every position."""
+
+    keywords: str
+
+
+@dataclass(frozen=True)
+class _After:
+    """In the table, instead of a gate: the pattern starts with one of these words (lower
+    case); it is tried only where one is, found for all such patterns at once by one
+    Aho–Corasick pass over the lower-cased chunk."""
+
+    words: tuple[str, ...]
 
 
 def _has(*needles: str) -> Callable[[str], bool]:
     return lambda text: any(n in text for n in needles)
+
+
+def _found(rx: str) -> Callable[[str], bool]:
+    """A gate: run the pattern only on chunks where this cheap ``re`` finds something."""
+    compiled = re.compile(rx)
+    return lambda text: compiled.search(text) is not None
 
 
 _DIGIT = re.compile(r"[0-9]")
@@ -140,15 +165,81 @@ def _always(text: str) -> bool:
     return True
 
 
-# (class, name, regex, base score, gate). Scores below 0.5 need a context word to be kept.
-_TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
+_BRANCH_WORDS = r"(?i:branch|分支|nhánh|nhanh)"
+_ERROR_WORDS = (
+    r"(?i:error code|error|code|錯誤碼|错误码|錯誤代碼|错误代码|錯誤|错误|mã lỗi|lỗi|ma loi)"
+)
+_MONTH_WORDS = (
+    *(m.lower() for m in MONTHS_EN),
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+)
+_PROJECT_ANCHORS = (
+    "代號",
+    "代号",
+    "專案代",
+    "专案代",
+    "項目代",
+    "项目代",
+    "計畫代號",
+    "计划代号",
+    "code",
+    "project",
+    "proj",
+    "mã dự án",
+    "ma du an",
+    "dự án mã",
+)
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+@functools.cache
+def keyword_automaton() -> Any:
+    """One Aho–Corasick automaton of every ``_After`` word: ``word → [pattern index]``."""
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton()
+    by_word: dict[str, list[int]] = {}
+    for index, pattern in enumerate(patterns()):
+        for word in pattern.words:
+            by_word.setdefault(word, []).append(index)
+    for word, indices in by_word.items():
+        automaton.add_word(word, (len(word), tuple(indices)))
+    automaton.make_automaton()
+    return automaton
+
+
+def keyword_starts(text: str) -> dict[int, list[int]]:
+    """``{pattern index: sorted start positions}`` of the ``_After`` words in ``text``."""
+    starts: dict[int, set[int]] = {}
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lower case is longer (İ): ASCII only
+        lowered = text.translate(_ASCII_LOWER)
+    for end, (size, indices) in keyword_automaton().iter(lowered):
+        for index in indices:
+            starts.setdefault(index, set()).add(end - size + 1)
+    return {index: sorted(positions) for index, positions in starts.items()}
+
+
+# (class, name, regex, base score, gate or anchor). Scores below 0.5 need a context word.
+_TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool] | _At | _After], ...] = (
     # commit SHAs
     (
         "commit_sha",
         "sha_full",
         rf"{_L}(?:[0-9a-f]{{64}}|[0-9a-f]{{40}}|[0-9A-F]{{40}}){_R}",
         0.95,
-        _digits,
+        _At(r"[0-9a-fA-F]{40}"),
     ),
     ("commit_sha", "sha_short", rf"{_L}[0-9a-f]{{7,12}}{_R}", 0.3, _digits),
     # branches: a conventional prefix, or a dashed name next to the word branch / 分支 / nhánh
@@ -164,45 +255,45 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     (
         "branch",
         "branch_after_word",
-        r"(?<=(?i:branch|分支|nhánh|nhanh)\s{0,2}[:：]?\s{0,2}[`'\"「『]?)"
-        r"(?=[A-Za-z0-9._/-]*[-_/])[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9](?![A-Za-z0-9])",
+        rf"{_BRANCH_WORDS}\s{{0,2}}[:：]?\s{{0,2}}[`'\"「『]?"
+        r"(?P<v>(?=[A-Za-z0-9._/-]*[-_/])[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])(?![A-Za-z0-9])",
         0.6,
-        _has("branch", "Branch", "分支", "nhánh", "nhanh", "BRANCH"),
+        _After(("branch", "分支", "nhánh", "nhanh")),
     ),
     (
         "branch",
         "branch_before_word",
-        r"(?<![A-Za-z0-9._/-])(?=[A-Za-z0-9._/-]*[-_/])[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]"
-        r"(?=[`'\"」』]?\s{0,2}(?:分支|(?i:branch)))",
+        r"(?<=(?<![A-Za-z0-9._/-])(?P<v>[A-Za-z0-9][A-Za-z0-9._/-]*[-_/][A-Za-z0-9._/-]*[A-Za-z0-9])"
+        r"[`'\"」』]?\s{0,2})(?:分支|(?i:branch))",
         0.6,
-        _has("branch", "Branch", "分支", "BRANCH"),
+        _After(("分支", "branch")),
     ),
     # internal error codes (case-sensitive)
     (
         "error_code",
         "err_word",
-        rf"{_L}(?:[A-Z][A-Z0-9]*[_-])*ERR(?:OR)?(?:[_-][A-Z0-9]+)+(?![0-9A-Za-z_])",
+        rf"(?<={_L}(?P<s>(?:[A-Z][A-Z0-9]*[_-])*))ERR(?:OR)?(?:[_-][A-Z0-9]+)+(?![0-9A-Za-z_])",
         0.85,
         _has("ERR"),
     ),
     (
         "error_code",
         "err_digits",
-        rf"{_L}(?:[A-Z][A-Z0-9]{{1,9}}[_-])?ERR[0-9]{{2,6}}{_R}",
+        rf"(?<={_L}(?P<s>(?:[A-Z][A-Z0-9]{{1,9}}[_-])?))ERR[0-9]{{2,6}}{_R}",
         0.85,
         _has("ERR"),
     ),
     (
         "error_code",
         "e_digits",
-        rf"{_L}(?:[A-Z][A-Z0-9]{{1,9}}[_-])*E[_-]?[0-9]{{3,6}}(?:[_-][A-Z0-9]+)?{_R}",
+        rf"(?<={_L}(?P<s>(?:[A-Z][A-Z0-9]{{1,9}}[_-])*))E(?=[_-]?[0-9])[_-]?[0-9]{{3,6}}(?:[_-][A-Z0-9]+)?{_R}",
         0.7,
         _digits,
     ),
     (
         "error_code",
         "prefix_e_digits",
-        rf"{_L}(?:[A-Z][A-Z0-9]{{1,9}}[_-])+E[_-]?[0-9]{{2,6}}{_R}",
+        rf"(?<={_L}(?P<s>(?:[A-Z][A-Z0-9]{{1,9}}[_-])+))E(?=[_-]?[0-9])[_-]?[0-9]{{2,6}}{_R}",
         0.8,
         _digits,
     ),
@@ -223,10 +314,10 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     (
         "error_code",
         "lower_after_word",
-        r"(?<=(?i:error code|error|code|錯誤碼|错误码|錯誤代碼|错误代码|錯誤|错误|mã lỗi|lỗi|ma loi)"
-        r"\s{0,2}[:：=]?\s{0,2}[`'\"「]?)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![0-9A-Za-z_])",
+        rf"{_ERROR_WORDS}"
+        r"\s{0,2}[:：=]?\s{0,2}[`'\"「]?(?P<v>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![0-9A-Za-z_])",
         0.6,
-        _has("_"),
+        _After(("error", "code", "錯誤", "错误", "mã lỗi", "lỗi", "ma loi")),
     ),
     ("error_code", "hex_code", rf"{_L}0x[0-9A-Fa-f]{{4,8}}{_R}", 0.6, _has("0x")),
     # ticket / project keys (case-sensitive); PR and issue numbers after their word
@@ -239,77 +330,25 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     ),
     ("ticket_key", "hash_number", r"(?<![0-9A-Za-z&#])#[0-9]{2,6}(?![0-9A-Za-z])", 0.45, _has("#")),
     # money
+    # money written in digits: one pass over every number, told apart in ``_money`` (a
+    # currency before or after, a multiplier, grouping) — eight patterns' work in one
     (
         "money",
-        "money_symbol_first",
-        rf"{_L}{_CUR_BEFORE}\s?(?:{NUMBER})(?:\s?{_MULT})?"
-        rf"(?:\s?{_DASH}\s?{_CUR_BEFORE}?(?:{NUMBER})(?:\s?{_MULT})?)?(?:\s?(?:元|đồng|{_CUR_AFTER}))?(?![0-9])",
+        "money_number",
+        rf"(?=[0-9NUHSACRTVEJG$¥€£₫])(?<![0-9A-Za-z.,$])"
+        rf"(?:(?P<before>{_CUR_BEFORE})\s?|(?=[0-9][0-9.,]*(?:\s?{_MULT_CJK})?(?:\s?{_DASH}\s?[0-9][0-9.,]*)?\s?(?:{_MULT}|{_CUR_CJK}|{_CUR_AFTER})"
+        rf"|[0-9]{{1,3}}(?P<sep>[,.])[0-9]{{3}}(?P=sep)[0-9]{{3}}))"
+        rf"(?P<num>(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)*(?:{NUMBER})(?:\s?{_MULT})?)"
+        rf"(?:\s?{_DASH}\s?{_CUR_BEFORE}?(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)*(?:{NUMBER})(?:\s?{_MULT})?)?"
+        rf"(?:\s?(?P<after>{_CUR_CJK}|{_CUR_AFTER}(?!{_VI_LETTER})))?(?![0-9])",
         0.85,
-        _digits,
-    ),
-    (
-        "money",
-        "money_cjk_unit",
-        rf"(?<![0-9A-Za-z.,]){_CUR_BEFORE}?(?:(?:{NUMBER})\s?{_MULT_CJK}?\s?{_DASH}\s?)?"
-        rf"(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)*(?:{NUMBER})\s?{_MULT_CJK}?\s?{_CUR_CJK}",
-        0.85,
-        _digits,
-    ),
-    (
-        "money",
-        "money_code_after",
-        rf"(?<![0-9A-Za-z.,$]){_CUR_BEFORE}?(?:(?:{NUMBER})\s?{_MULT}?\s?{_DASH}\s?)?"
-        rf"(?:{NUMBER})\s?{_MULT}?\s?{_CUR_AFTER}"
-        rf"(?!{_VI_LETTER})",
-        0.85,
-        _digits,
-    ),
-    (
-        "money",
-        "money_multiplier",
-        rf"(?<![0-9A-Za-z.,])(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)+(?:{NUMBER}\s?{_MULT_CJK}?)?"
-        rf"(?=\s?(?:的|之)?\s?(?:預算|预算|金額|金额|款|費|费|價|价|報價|报价|營收|营收|訂單|订单|合約|合约))",
-        0.7,
-        _digits,
-    ),
-    (
-        "money",
-        "money_multiplier_after_word",
-        rf"(?<=(?:預算|预算|金額|金额|營收|营收|報價|报价|合約|合约|費用|费用|總價|总价|標案|标案|"
-        rf"(?i:budget|revenue|amount|giá trị|doanh thu|ngân sách))\s{{0,3}}[:：]?\s{{0,3}}(?:約|约|大約|大约|about|khoảng)?\s{{0,2}})"
-        rf"(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)+(?:{NUMBER}(?:\s?{_MULT_CJK})?)?",
-        0.8,
-        _digits,
-    ),
-    (
-        "money",
-        "money_multiplier_bare",
-        rf"(?<![0-9A-Za-z.,])(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)+(?:{NUMBER}(?:\s?{_MULT_CJK})?)?"
-        rf"(?!\s?(?:{_COUNT_CJK}))",
-        0.55,
-        _digits,
-    ),
-    (
-        "money",
-        "money_grouped",
-        rf"(?<![0-9A-Za-z.,$]|[0-9][.,])[0-9]{{1,3}}(?:([,.])[0-9]{{3}})(?:\1[0-9]{{3}})+(?![0-9]|[.,][0-9])"
-        rf"(?!\s?{_COUNT_AFTER})(?!\s?(?:{_COUNT_CJK}))",
-        0.55,
-        _digits,
-    ),
-    (
-        "money",
-        "money_vi_bare",
-        rf"(?<![0-9A-Za-z.,])(?:{NUMBER})\s?(?i:triệu|trieu|tỷ|tỉ)(?!{_VI_LETTER})"
-        rf"(?!\s?{_COUNT_AFTER})",
-        0.7,
         _digits,
     ),
     (
         "money",
         "money_cn_numerals",
-        rf"(?:(?:人民幣|人民币|新台幣|新臺幣|台幣|臺幣|港幣|港币|美金)\s?)?"
-        rf"(?:{_CN_NUMERAL}{{2,}}|[一二三四五六七八九兩两]{_CN_NUMERAL}*)\s?"
+        rf"(?<=(?P<s>(?:(?:人民幣|人民币|新台幣|新臺幣|台幣|臺幣|港幣|港币|美金)\s?)?"
+        rf"(?:{_CN_NUMERAL}{{2,}}|[一二三四五六七八九兩两]{_CN_NUMERAL}*))\s?)"
         r"(?:元|圓|塊錢|块钱|塊|块|萬元|万元|億元|亿元|美元|美金|台幣|臺幣|人民幣|人民币)整?",
         0.8,
         lambda t: _HAN_DIGIT.search(t) is not None,
@@ -322,7 +361,7 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
         "date_compact",
         rf"{_L}{_Y}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01]){_R}",
         0.4,
-        _digits,
+        _At(r"(?<![0-9A-Za-z])(?:19|20)[0-9]{6}(?![0-9A-Za-z])"),
     ),
     ("date", "date_md_slash", rf"{_L}{_MON}/{_DAY}(?![0-9]|/[0-9])", 0.4, _has("/")),
     ("date", "date_dmy", rf"{_L}[0-9]{{1,2}}([/.-])[0-9]{{1,2}}\1{_Y}{_R}", 0.85, _digits),
@@ -354,19 +393,19 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
         rf"(?<!{_VI_LETTER})(?i:ngày|ngay|mùng|mung)\s+{_DAY}\s+(?i:tháng|thang)\s+{_MON}"
         rf"(?:(?:\s*,\s*|\s+)(?i:năm|nam)\s+{_Y}|\s*[,/]\s*{_Y})?(?![0-9])",
         0.9,
-        _digits,
+        _After(("ngày", "ngay", "mùng", "mung")),
     ),
     (
         "date",
         "date_vi_slash",
         rf"(?<!{_VI_LETTER})(?i:ngày|ngay|mùng|mung|hôm|hom)\s+{_DAY}/{_MON}(?:/{_Y})?(?![0-9/])",
         0.85,
-        _digits,
+        _After(("ngày", "ngay", "mùng", "mung", "hôm", "hom")),
     ),
     (
         "date",
         "date_vi_no_ngay",
-        rf"{_L}{_DAY}\s+(?i:tháng|thang)\s+{_MON}(?:\s*,\s*|\s+)(?:(?i:năm|nam)\s+)?{_Y}(?![0-9])",
+        rf"(?<={_L}(?P<s>{_DAY})\s+)(?i:tháng|thang)\s+{_MON}(?:\s*,\s*|\s+)(?:(?i:năm|nam)\s+)?{_Y}(?![0-9])",
         0.85,
         _digits,
     ),
@@ -375,15 +414,21 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
         "date_vi_month",
         rf"(?<!{_VI_LETTER})(?i:tháng|thang)\s+{_MON}(?:\s*/\s*|\s+(?i:năm|nam)\s+){_Y}(?![0-9])",
         0.7,
-        _digits,
+        _After(("tháng", "thang")),
     ),
-    ("date", "date_en_mdy", rf"{_L}{_MON_EN}\.?\s+{_DAY}{_ORD}?(?:,?\s+{_Y})?{_R}", 0.85, _digits),
+    (
+        "date",
+        "date_en_mdy",
+        rf"{_L}{_MON_EN}\.?\s+{_DAY}{_ORD}?(?:,?\s+{_Y})?{_R}",
+        0.85,
+        _After(_MONTH_WORDS),
+    ),
     (
         "date",
         "date_en_dmy",
-        rf"{_L}{_DAY}{_ORD}?\s+(?:of\s+)?{_MON_EN}\.?(?:,?\s+{_Y})?{_R}",
+        rf"(?<={_L}(?P<s>{_DAY}){_ORD}?\s+(?:of\s+)?){_MON_EN}\.?(?:,?\s+{_Y})?{_R}",
         0.85,
-        _digits,
+        _After(_MONTH_WORDS),
     ),
     (
         "date",
@@ -391,13 +436,13 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
         r"(?<![0-9A-Za-z])(?:January|February|March|April|May|June|July|August|September|"
         rf"October|November|December)\s+{_Y}{_R}",
         0.7,
-        _digits,
+        _After(_MONTH_WORDS),
     ),
     # e-mails, URLs, hosts
     (
         "email",
         "email",
-        r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+        r"(?<=(?<![A-Za-z0-9._%+\-])(?P<s>[A-Za-z0-9._%+\-]+))@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
         r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])",
         0.95,
         _has("@"),
@@ -419,8 +464,8 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     (
         "url",
         "host",
-        r"(?<![A-Za-z0-9.@/_-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
-        rf"{_TLD}(?:\.(?:tw|cn|vn|hk|sg))?(?:/{_URL_CHARS}*{_URL_END})?(?![A-Za-z0-9-]|\.[A-Za-z0-9])",
+        r"(?<=(?<![A-Za-z0-9.@/_-])(?P<s>(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?))"
+        rf"\.{_TLD}(?:\.(?:tw|cn|vn|hk|sg))?(?:/{_URL_CHARS}*{_URL_END})?(?![A-Za-z0-9-]|\.[A-Za-z0-9])",
         0.55,
         _has("."),
     ),
@@ -436,10 +481,38 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     (
         "hostname",
         "host_after_word",
-        rf"(?<={_HOST_WORDS}\s{{0,2}}[:：=]?\s{{0,2}}[`'\"「]?)"
-        r"[a-z][a-z0-9-]{1,40}[0-9](?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
+        rf"{_HOST_WORDS}\s{{0,2}}[:：=]?\s{{0,2}}[`'\"「]?"
+        r"(?P<v>[a-z][a-z0-9-]{1,40}[0-9])(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         0.7,
-        _digits,
+        _After(
+            (
+                "host",
+                "server",
+                "máy chủ",
+                "may chu",
+                "node",
+                "machine",
+                "vm",
+                "instance",
+                "box",
+                "ssh",
+                "db",
+                "redis",
+                "jenkins",
+                "runner",
+                "worker",
+                "伺服器",
+                "服务器",
+                "主機",
+                "主机",
+                "機器",
+                "机器",
+                "節點",
+                "节点",
+                "服務",
+                "服务",
+            )
+        ),
     ),
     # IP addresses
     (
@@ -453,7 +526,8 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     (
         "ip",
         "ipv6",
-        r"(?<![0-9A-Za-z:])(?=(?:[0-9A-Fa-f]*:){2})[0-9A-Fa-f:]{3,39}(?![0-9A-Za-z:])",
+        r"(?<=(?<![0-9A-Za-z:])(?P<s>[0-9A-Fa-f]{0,4})):(?=[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{1,38}"
+        r"(?![0-9A-Za-z:])",
         0.3,
         _has(":"),
     ),
@@ -461,30 +535,24 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     (
         "messaging_id",
         "messaging_after_word",
-        rf"(?<={_MESSAGING}\s{{0,2}}(?:ID|id|Id|號|号)?\s{{0,2}}[:：=]?\s{{0,2}})"
-        r"(?:@?[A-Za-z][A-Za-z0-9._-]{2,30}[A-Za-z0-9]|\+?[0-9][0-9 .-]{6,14}[0-9])"
+        rf"{_MESSAGING}\s{{0,2}}(?:ID|id|Id|號|号)?\s{{0,2}}[:：=]?\s{{0,2}}"
+        r"(?P<v>@?[A-Za-z][A-Za-z0-9._-]{2,30}[A-Za-z0-9]|\+?[0-9][0-9 .-]{6,14}[0-9])"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         0.85,
-        _has(
-            "LINE",
-            "Line",
-            "line",
-            "WeChat",
-            "wechat",
-            "微信",
-            "Zalo",
-            "zalo",
-            "ZALO",
-            "Telegram",
-            "TG",
-            "Skype",
-            "skype",
-            "Kakao",
-            "WhatsApp",
-            "whatsapp",
-            "Viber",
-            "viber",
-            "weixin",
+        _After(
+            (
+                "line",
+                "wechat",
+                "微信",
+                "weixin",
+                "zalo",
+                "telegram",
+                "tg",
+                "skype",
+                "kakao",
+                "whatsapp",
+                "viber",
+            )
         ),
     ),
     (
@@ -520,57 +588,75 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
     (
         "channel",
         "channel_group",
-        r"(?<=[「『“])[^」』”\n]{2,24}(?=[」』”]\s?(?:群組|群组|群|(?i:group|nhóm|nhom)(?![A-Za-z])))",
+        r"[「『“](?P<v>[^」』”\n]{2,24})(?=[」』”]\s?(?:群組|群组|群|(?i:group|nhóm|nhom)(?![A-Za-z])))",
         0.75,
         _has("群", "group", "Group", "nhóm", "nhom"),
     ),
     # national ids (checksums where the format has one)
-    ("national_id", "tw_id", rf"{_L}[A-Z][1289][0-9]{{8}}{_R}", 0.9, _digits),
+    (
+        "national_id",
+        "tw_id",
+        rf"{_L}[A-Z][1289][0-9]{{8}}{_R}",
+        0.9,
+        _At(r"(?<![0-9A-Za-z])[A-Z][1289][0-9]{8}"),
+    ),
     (
         "national_id",
         "cn_ric",
         rf"{_L}[1-9][0-9]{{5}}(?:19|20)[0-9]{{2}}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{{3}}[0-9Xx]{_R}",
         0.9,
-        _digits,
+        _At(r"(?<![0-9A-Za-z])[1-9][0-9]{16}"),
     ),
     (
         "national_id",
         "vn_cccd",
         rf"(?<![0-9A-Za-z.,])0(?:0[1-9]|[1-8][0-9]|9[0-6])[0-3][0-9]{{8}}{_R}",
         0.8,
-        _digits,
+        _At(r"(?<![0-9A-Za-z.,])0[0-9]{11}"),
     ),
     (
         "national_id",
         "us_ssn",
         r"(?<![0-9A-Za-z-])(?!000|666|9)[0-9]{3}([- ])(?!00)[0-9]{2}\1(?!0000)[0-9]{4}(?![0-9A-Za-z-])",
         0.8,
-        _digits,
+        _At(r"(?<![0-9A-Za-z-])[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}"),
     ),
     # business ids
-    ("business_id", "tw_ubn", rf"{_L}[0-9]{{8}}{_R}", 0.4, _digits),
+    (
+        "business_id",
+        "tw_ubn",
+        rf"{_L}[0-9]{{8}}{_R}",
+        0.4,
+        _At(r"(?<![0-9A-Za-z])[0-9]{8}(?![0-9A-Za-z])"),
+    ),
     (
         "business_id",
         "cn_uscc",
         rf"{_L}[0-9A-HJ-NPQRTUWXY]{{2}}[0-9]{{6}}[0-9A-HJ-NPQRTUWXY]{{10}}{_R}",
         0.9,
-        _digits,
+        _At(r"[0-9A-Z]{18}"),
     ),
-    ("business_id", "vn_mst", rf"{_L}[0-9]{{10}}(?:-[0-9]{{3}})?{_R}", 0.4, _digits),
+    (
+        "business_id",
+        "vn_mst",
+        rf"{_L}[0-9]{{10}}(?:-[0-9]{{3}})?{_R}",
+        0.4,
+        _At(r"(?<![0-9A-Za-z])[0-9]{10}"),
+    ),
     # short project codes, after their word
     (
         "project_code",
         "project_code",
-        rf"(?<={_PROJECT_WORDS}\s{{0,2}}[:：=]?\s{{0,2}}[`'\"「『]?)[A-Z][A-Z0-9]{{0,7}}(?:-[A-Z0-9]{{1,5}})?(?![A-Za-z0-9])",
+        rf"{_PROJECT_WORDS}\s{{0,2}}[:：=]?\s{{0,2}}[`'\"「『]?(?P<v>[A-Z][A-Z0-9]{{0,7}}(?:-[A-Z0-9]{{1,5}})?)(?![A-Za-z0-9])",
         0.9,
-        _upper,
+        _After(_PROJECT_ANCHORS),
     ),
     (
         "project_code",
         "project_code_before_word",
-        rf"(?<![A-Za-z0-9])[A-Z][A-Z0-9]{{0,7}}(?:-[A-Z0-9]{{1,5}})?(?=\s{{0,2}}[(（]?\s{{0,2}}{_PROJECT_WORDS})",
+        rf"(?<=(?<![A-Za-z0-9])(?P<v>[A-Z][A-Z0-9]{{0,7}}(?:-[A-Z0-9]{{1,5}})?)\s{{0,2}}[(（]?\s{{0,2}}){_PROJECT_WORDS}",
         0.9,
-        _upper,
+        _After(_PROJECT_ANCHORS),
     ),
     # phones: international, Taiwan, China, Vietnam, US
     (
@@ -610,11 +696,17 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool]], ...] = (
         0.75,
         _digits,
     ),
-    ("phone", "phone_plain", r"(?<![0-9A-Za-z.,])0[0-9]{9,10}(?![0-9A-Za-z])", 0.7, _digits),
+    (
+        "phone",
+        "phone_plain",
+        r"(?<![0-9A-Za-z.,])0[0-9]{9,10}(?![0-9A-Za-z])",
+        0.7,
+        _At(r"(?<![0-9A-Za-z.,])0[0-9]{9}"),
+    ),
     (
         "phone",
         "phone_us",
-        r"(?<![0-9A-Za-z.,])(?:\([2-9][0-9]{2}\)\s?|[2-9][0-9]{2}[-.])[0-9]{3}[-.][0-9]{4}"
+        r"(?=[(2-9])(?<![0-9A-Za-z.,])(?:\([2-9][0-9]{2}\)\s?|[2-9][0-9]{2}[-.])[0-9]{3}[-.][0-9]{4}"
         r"(?![0-9A-Za-z]|[.,][0-9])",
         0.75,
         _digits,
@@ -627,10 +719,18 @@ _FLAGS = regex.DOTALL | regex.MULTILINE
 @functools.cache
 def patterns() -> tuple[Pattern, ...]:
     """The compiled pattern table."""
-    return tuple(
-        Pattern(cls, name, regex.compile(rx, _FLAGS), score, gate)
-        for cls, name, rx, score, gate in _TABLE
-    )
+    out = []
+    for cls, name, rx, score, gate in _TABLE:
+        compiled = regex.compile(rx, _FLAGS)
+        if isinstance(gate, _At):
+            out.append(
+                Pattern(cls, name, compiled, score, _always, regex.compile(gate.keywords, _FLAGS))
+            )
+        elif isinstance(gate, _After):
+            out.append(Pattern(cls, name, compiled, score, _always, words=gate.words))
+        else:
+            out.append(Pattern(cls, name, compiled, score, gate))
+    return tuple(out)
 
 
 CLASSES_FOUND: tuple[str, ...] = tuple(dict.fromkeys(cls for cls, *_ in _TABLE))
@@ -1054,10 +1154,47 @@ def _near_other_sha(text: str, start: int, depth: int = 0) -> bool:
     )
 
 
-def check(pattern: Pattern, text: str, start: int, end: int) -> float | None:
+_BUDGET_BEFORE = re.compile(
+    r"(?:預算|预算|金額|金额|營收|营收|報價|报价|合約|合约|費用|费用|總價|总价|標案|标案|budget|revenue|"
+    r"amount|giá trị|doanh thu|ngân sách)\s{0,3}[:：]?\s{0,3}(?:約|约|大約|大约|about|khoảng)?\s{0,2}$",
+    re.IGNORECASE,
+)
+_CJK_MULTIPLIED = re.compile(rf"{_MULT_CJK}")
+_VI_MULTIPLIED = re.compile(r"(?i:triệu|trieu|tỷ|tỉ)$")
+_GROUPED = re.compile(r"[0-9]{1,3}([,.])[0-9]{3}\1[0-9]{3}")
+_COUNT_AFTER_RE = re.compile(rf"\s?(?:{_COUNT_CJK}|{_COUNT_AFTER})")
+
+
+def _money(match: Any, text: str) -> float | None:
+    """The score of a number as money: a currency before or after it, or — with no currency —
+    a CJK multiplier (3萬, 1億2千萬), a Vietnamese one (2,5 triệu) or grouping of millions
+    (1.750.000), unless a count word follows (3萬人, 3 triệu người dùng)."""
+    if match.group("before") or match.group("after"):
+        return 0.85
+    number = match.group("num")
+    if number.isdigit():  # a plain number (the common case): no amount without a currency
+        return None
+    counted = _COUNT_AFTER_RE.match(text, match.end()) is not None
+    if counted:
+        return None
+    if _BUDGET_BEFORE.search(text[max(0, match.start() - 30) : match.start()]):
+        return 0.8 if (_CJK_MULTIPLIED.search(number) or _GROUPED.search(number)) else None
+    if _VI_MULTIPLIED.search(number):
+        return 0.7
+    if _CJK_MULTIPLIED.search(number) or _GROUPED.search(number):
+        return 0.55
+    return None
+
+
+def check(pattern: Pattern, text: str, start: int, end: int, match: Any = None) -> float | None:
     """Checks after matching; the score to keep the match with, or ``None`` to drop it."""
     cls, name, score = pattern.cls, pattern.name, pattern.score
     value = text[start:end]
+    if name == "money_number":
+        money = _money(match, text)
+        if money is None or all(int(n) == 0 for n in re.findall(r"[0-9]+", value)):
+            return None
+        return money
     if cls == "commit_sha" and len(value) <= 12:
         if not (re.search(r"[0-9]", value) and re.search(r"[a-f]", value)):
             return None

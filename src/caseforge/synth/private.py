@@ -143,7 +143,9 @@ class PrivateStore:
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise CaseforgeError(f"{path}: cannot read the private store: {exc}") from None
+            raise CaseforgeError(
+                f"{path}: cannot read the private store: {exc}", exit_code=5
+            ) from None
 
     def secret(self) -> bytes:
         """The local secret that seeds surrogates (created on first use, mode 0600)."""

@@ -1,0 +1,236 @@
+"""``caseforge audit`` against a private store, on a real git repository with every planted
+leak form: other folders, untracked files, JSON and YAML escapes, Big5, UTF-16 and gzip
+files, content committed and then reverted, commit messages, and the disguises of the
+overlap check. The original is never printed; binary files are listed as not audited."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from caseforge.synth.private import PrivateStore
+
+NAME = "林佩萱"
+ORIGINAL = """id: tk-001
+input:
+  ticket: |
+    客戶木棉市集的林佩萱回報：去年那批折價券被貼到比價論壇，一週內同一批帳號重複折抵了好幾百單。
+    年約 NT$1,280,000，2026/3/5 前要處理完。
+expect:
+  flags: {mode: exact_set, values: ["3:conflict"]}
+"""
+CASE = "id: {id}\ninput: {{ticket: '{text}'}}\nexpect:\n  x: {{mode: exact, value: 1}}\n"
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def audit(suite: Path, store: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "caseforge", "audit", str(suite), "--private", str(store), *extra],
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    suite = repo / "suite"
+    (suite / "cases").mkdir(parents=True)
+    (suite / "caseforge.yaml").write_text("name: leaky\n")
+    (suite / "cases" / "ok.yaml").write_text(CASE.format(id="ok", text="課程上架流程"))
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "start")
+    return repo
+
+
+@pytest.fixture
+def store(tmp_path: Path, repo: Path) -> Path:
+    base = tmp_path / "private"
+    private = PrivateStore.for_suite(repo / "suite", "leaky", base)
+    private.write("glossaries/tk-001.yaml", f"person: [{NAME}, 陳昱廷]\norganization: [木棉市集]\n")
+    private.write("cases/tk-001.yaml", ORIGINAL)
+    private.write(
+        "mappings/v1.json",
+        json.dumps(
+            {
+                "source_case": "tk-001",
+                "originals": {"money": ["NT$1,280,000"], "date": ["2026/3/5"]},
+            }
+        ),
+    )
+    return base
+
+
+def plant(repo: Path) -> None:
+    suite = repo / "suite"
+    (repo / "README.md").write_text(f"維護者：{NAME}\n", encoding="utf-8")  # outside the suite
+    (repo / "notes.txt").write_text("問過陈昱廷了\n", encoding="utf-8")  # untracked, simplified
+    (repo / "data.json").write_text(json.dumps({"who": NAME}), encoding="utf-8")  # \u escapes
+    (repo / "esc.yaml").write_text('who: "\\u6797\\u4F69\\u8431"\n', encoding="utf-8")
+    (repo / "legacy.txt").write_bytes(f"聯絡人 {NAME}".encode("big5"))
+    (repo / "wide.txt").write_bytes(f"聯絡人 {NAME}".encode("utf-16"))
+    (repo / "log.gz").write_bytes(gzip.compress(f"user={NAME}".encode()))
+    (repo / "budget.md").write_text("預算大約 128萬\n", encoding="utf-8")  # the amount
+    (repo / "dates.md").write_text("民國115年3月5日前\n", encoding="utf-8")  # the date
+    (repo / "zw.md").write_text("林\u200b佩\u200d萱\n", encoding="utf-8")
+    (suite / "cases" / "copy.yaml").write_text(  # a copied clause of the sensitive case
+        CASE.format(id="copy", text="一週內同一批帳號重複折抵"), encoding="utf-8"
+    )
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (repo / ".gitignore").write_text("ignored.txt\n")
+    (repo / "ignored.txt").write_text(NAME)  # ignored: git would never publish it
+    git(repo, "add", "README.md", "data.json", "esc.yaml", "legacy.txt", "wide.txt", "log.gz")
+    git(repo, "add", "budget.md", "dates.md", "zw.md", "suite", "logo.png", ".gitignore")
+    git(repo, "commit", "-q", "-m", "plant")
+    # a leak committed and reverted, and one in a commit message
+    (repo / "old.md").write_text("contact: Lin Pei-Hsuan\n")
+    git(repo, "add", "old.md")
+    git(repo, "commit", "-q", "-m", "add contact")
+    git(repo, "rm", "-q", "old.md")
+    git(repo, "commit", "-q", "-m", f"remove the contact of {NAME}")
+
+
+def test_every_planted_leak_form_is_reported_without_the_original(repo: Path, store: Path) -> None:
+    plant(repo)
+    result = audit(repo / "suite", store)
+    assert result.returncode == 1, result.stderr
+    report = result.stdout + result.stderr
+    for original in (NAME, "木棉市集", "1,280,000", "陈昱廷", "陳昱廷", "Pei-Hsuan", "折抵"):
+        assert original not in report
+    where = {line.split(":", 1)[0] for line in result.stderr.splitlines()}
+    for path in (
+        "README.md",
+        "notes.txt",
+        "data.json",
+        "esc.yaml",
+        "legacy.txt",
+        "wide.txt",
+        "log.gz",
+        "budget.md",
+        "dates.md",
+        "zw.md",
+        "suite/cases/copy.yaml",
+    ):
+        assert path in where, (path, result.stderr)
+    assert "ignored.txt" not in where
+    lines = result.stderr.splitlines()
+    assert any(line.startswith("history ") and ":old.md:" in line for line in lines), lines
+    assert any(line.startswith("commit:") for line in lines), lines
+    assert "private string (person #" in result.stderr
+    assert "private value (money #" in result.stderr
+    assert "private value (date #" in result.stderr
+    assert "original content (run)" in result.stderr
+    assert "not audited: logo.png (PNG image)" in result.stdout
+    tags = {line.rsplit("#", 1)[-1] for line in result.stderr.splitlines() if "(person #" in line}
+    assert len(tags) == 2 and all(len(t.rstrip(")")) == 8 for t in tags)  # two names, two tags
+
+
+def test_the_tag_is_keyed_by_the_store_secret(repo: Path, store: Path, tmp_path: Path) -> None:
+    (repo / "README.md").write_text(NAME)
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "-m", "readme")
+    first = audit(repo / "suite", store).stderr
+    other = tmp_path / "other"
+    private = PrivateStore.for_suite(repo / "suite", "leaky", other)
+    private.write("glossaries/tk-001.yaml", f"person: [{NAME}]\n")
+    second = audit(repo / "suite", other).stderr
+    tag = next(line for line in first.splitlines() if "README.md" in line).rsplit("#", 1)[1]
+    assert tag not in second  # another secret, another tag: nothing to enumerate across stores
+
+
+def test_a_clean_repository_passes_and_says_what_it_read(repo: Path, store: Path) -> None:
+    result = audit(repo / "suite", store, "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["leaks"] == [] and data["lint"] == []
+    assert data["private_strings"] == 5 and data["history"]["read"] is True
+    assert data["history"]["commits"] == 1 and data["history"]["shallow"] is False
+
+
+def test_an_empty_store_is_an_error_and_no_store_means_lint_only(
+    repo: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    PrivateStore.for_suite(repo / "suite", "leaky", empty).secret()
+    result = audit(repo / "suite", empty)
+    assert result.returncode == 1 and "holds no private strings" in result.stderr
+    none = audit(repo / "suite", tmp_path / "none")
+    assert none.returncode == 0 and "no private store at" in none.stdout
+    assert "data files only" in none.stdout
+
+
+def test_lint_runs_with_or_without_a_store(repo: Path, store: Path, tmp_path: Path) -> None:
+    cases = repo / "suite" / "cases"
+    (cases / "masked.yaml").write_text(CASE.format(id="masked", text="客戶 王○明 來電"))
+    (cases / "ssn.yaml").write_text(CASE.format(id="ssn", text="SSN 536-22-8410 on file"))
+    (repo / "suite" / "templates").mkdir()
+    (repo / "suite" / "templates" / "reply.txt").write_text("Dear {{customer_name}},")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "cases")
+    for where in (store, tmp_path / "none"):
+        result = audit(repo / "suite", where)
+        assert result.returncode == 1
+        assert "masked.yaml:2:" in result.stderr and "(dot mask)" in result.stderr
+        assert "ssn.yaml:2:" in result.stderr and "(national_id)" in result.stderr
+        assert "reply.txt" not in result.stderr  # a template, not a data file
+
+
+def test_a_fictional_original_is_exempt(repo: Path, tmp_path: Path) -> None:
+    fictional = ORIGINAL + "provenance: {fictional_original: true}\n"
+    (repo / "suite" / "cases" / "tk-001.yaml").write_text(fictional, encoding="utf-8")
+    (repo / "README.md").write_text(f"the example names {NAME}\n", encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "the fictional example")
+    base = tmp_path / "private"
+    private = PrivateStore.for_suite(repo / "suite", "leaky", base)
+    private.write("glossaries/tk-001.yaml", f"person: [{NAME}]\n")
+    private.write("glossaries/real-002.yaml", "person: [周承翰]\n")
+    result = audit(repo / "suite", base)
+    assert result.returncode == 0, result.stderr
+    (repo / "notes.md").write_text("周承翰 called\n", encoding="utf-8")
+    leaked = audit(repo / "suite", base)
+    assert leaked.returncode == 1 and "notes.md:1:1: private string (person #" in leaked.stderr
+
+
+def test_a_shallow_clone_is_said_and_can_fail_closed(
+    repo: Path, store: Path, tmp_path: Path
+) -> None:
+    (repo / "a.md").write_text("one\n")
+    git(repo, "add", "a.md")
+    git(repo, "commit", "-q", "-m", "two")
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    copied = PrivateStore.for_suite(clone / "suite", "leaky", tmp_path / "private")
+    assert copied.root.exists() is False  # a shallow clone has another root commit
+    copied.write("glossaries/tk-001.yaml", f"person: [{NAME}]\n")
+    result = audit(clone / "suite", tmp_path / "private")
+    assert result.returncode == 0 and "this clone is shallow" in result.stdout
+    strict = audit(clone / "suite", tmp_path / "private", "--require-history")
+    assert strict.returncode == 5 and "shallow" in strict.stderr
+
+
+def test_an_unreadable_store_is_an_environment_error(repo: Path, store: Path) -> None:
+    private = PrivateStore.for_suite(repo / "suite", "leaky", store)
+    secret = private.root / "secret.key"
+    secret.unlink(missing_ok=True)
+    secret.mkdir()
+    result = audit(repo / "suite", store)
+    assert result.returncode == 5 and "cannot read the private store" in result.stderr

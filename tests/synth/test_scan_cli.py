@@ -1,0 +1,91 @@
+"""``caseforge scan``: classes and offsets, a case field by field, and every kind of bad file
+as a one-line error or a decoded read, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from caseforge.cli import app
+
+runner = CliRunner()
+TICKET = "請看 commit 3f9a2c1，林雅婷 在 2024年3月5日 回報 ERR_PAY_4012，電話 0912-345-678。\n"
+
+
+def scan(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "caseforge", "scan", *args], capture_output=True, text=True
+    )
+
+
+def test_prints_classes_and_offsets(tmp_path: Path) -> None:
+    ticket = tmp_path / "t.txt"
+    ticket.write_text(TICKET, encoding="utf-8")
+    glossary = tmp_path / "g.yaml"
+    glossary.write_text("person: [林雅婷]\n", encoding="utf-8")
+    result = runner.invoke(app, ["scan", str(ticket), "--glossary", str(glossary), "--json"])
+    assert result.exit_code == 0, result.output
+    spans = {s["class"]: (s["start"], s["end"], s["text"]) for s in json.loads(result.stdout)}
+    for cls in ("commit_sha", "person", "date", "error_code", "phone"):
+        start, end, found = spans[cls]
+        assert TICKET[start:end] == found
+    assert spans["person"][2] == "林雅婷" and spans["date"][2] == "2024年3月5日"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("person: [unclosed\n", encoding="utf-8")
+    failed = runner.invoke(app, ["scan", str(ticket), "--glossary", str(bad)])
+    assert failed.exit_code == 1
+
+
+def test_a_case_is_scanned_field_by_field_with_escapes_decoded(tmp_path: Path) -> None:
+    case = tmp_path / "case.yaml"
+    case.write_text(
+        'id: c1\ninput:\n  ticket: "\\u8acb\\u806f\\u7d61 0912-345-678"\n'
+        "  email: ann@acme-corp.com\n"
+        "expect: {x: {mode: exact, value: 1}}\n",
+        encoding="utf-8",
+    )
+    result = scan(str(case), "--json")
+    assert result.returncode == 0, result.stderr
+    found = {(s["field"], s["class"], s["text"]) for s in json.loads(result.stdout)}
+    assert ("input.ticket", "phone", "0912-345-678") in found
+    assert ("input.email", "email", "ann@acme-corp.com") in found
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expect"),
+    [
+        ("big5.txt", TICKET.encode("big5"), "(read as big5)"),
+        ("gb.txt", TICKET.encode("gb18030"), "0912-345-678"),
+        ("wide.txt", TICKET.encode("utf-16"), "(read as utf-16/32)"),
+    ],
+)
+def test_other_encodings_are_decoded(tmp_path: Path, name: str, data: bytes, expect: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    result = scan(str(path))
+    assert result.returncode == 0, result.stderr
+    assert expect in result.stdout
+    assert any(line.split()[1:] == ["phone", "0912-345-678"] for line in result.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.mkdir(), "is a folder"),
+        (lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64)), "not a text file (PNG image)"),
+        (lambda p: p.write_bytes(bytes(range(256)) * 4), "not a text file (binary content)"),
+        (lambda p: None, "file not found"),
+    ],
+)
+def test_bad_files_are_one_line_errors(tmp_path: Path, make: object, message: str) -> None:
+    path = tmp_path / "input"
+    make(path)  # type: ignore[operator]
+    result = scan(str(path))
+    assert result.returncode == 1
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,99 @@
+"""Variant verification: structure cell by cell, overlap in every fold (the finding names
+the field and the class, never the original), redaction marks in any field."""
+
+from __future__ import annotations
+
+import pytest
+
+from caseforge.synth.overlap import Original, Settings, fields_of
+from caseforge.synth.verify import check_overlap, check_redaction, check_structure
+
+FLAGS = ["3:conflict", "3:mismatch", "4:unverifiable", "7:unverifiable"]
+ORIGINAL = {
+    "input": {
+        "card": "【需求】結帳頁支援優惠碼，提出：林佩萱，commit 3f9a2c1d4e5b 修過 ERR_PAY_4012。"
+        "所以這次的碼務必設使用次數限制，不能再讓人鑽漏洞一直折。"
+        "預算 NT$1,280,000，2026/3/5 上線。",
+        "reporter": "pei.lin@mumian.example.com",
+    },
+    "tags": ["coupon", "木棉市集"],
+    "expect": {
+        "reply": {"must_include": ["優惠碼輸入框"]},
+        "sku": {"mode": "regex", "value": "MM-[0-9]{4}"},
+    },
+}
+TERMS = [
+    ("person", "林佩萱"),
+    ("organization", "木棉市集"),
+    ("commit_sha", "3f9a2c1d4e5b"),
+    ("error_code", "ERR_PAY_4012"),
+    ("email", "pei.lin@mumian.example.com"),
+]
+CLEAN = "【需求】課程上架流程，提出：周承翰，修正 ERR_CRS_7731 之後再上線。講師送審後需主管核准。"
+
+
+@pytest.fixture(scope="module")
+def original() -> Original:
+    return Original(list(fields_of(ORIGINAL)), TERMS)
+
+
+def test_a_faithful_variant_passes_every_check(original: Original) -> None:
+    assert check_structure(
+        FLAGS, ["8:conflict", "8:mismatch", "3:unverifiable", "11:unverifiable"], 12
+    ).passed
+    assert check_overlap(original, [("input.card", CLEAN)]).passed
+    assert check_redaction([("input.card", CLEAN)]).passed
+
+
+@pytest.mark.parametrize(
+    ("field", "variant", "cls"),
+    [
+        ("input.card", CLEAN + " 參考提交 3f9a2c1", "commit_sha"),  # the SHA's prefix
+        ("input.card", CLEAN.replace("周承翰", "林 佩萱"), "person"),  # spaced
+        ("input.card", CLEAN.replace("周承翰", "陳昱廷和佩萱"), "part of a person's name"),
+        ("input.card", CLEAN.replace("ERR_CRS_7731", "err-pay-4012"), "error_code"),
+        ("input.card", CLEAN + "這次的碼，務必設使用次數限制", "a run of text"),
+        ("input.card", CLEAN + "預算一百二十八萬元", "a number"),
+        ("input.card", CLEAN + "民國115年3月5日", "a calendar date"),
+        ("tags[1]", "木棉市集", "organization"),
+        ("input.reporter", "PEI.LIN@MUMIAN.EXAMPLE.COM", "email"),
+    ],
+)
+def test_leaks_fail_naming_the_field_and_class(
+    original: Original, field: str, variant: str, cls: str
+) -> None:
+    result = check_overlap(original, [(field, variant)])
+    assert not result.passed and result.detail.startswith(f"{field}: shares ")
+    assert cls in result.detail
+    for secret in ("林佩萱", "3f9a2c1", "4012", "木棉", "1,280,000", "mumian"):
+        assert secret not in result.detail
+
+
+def test_runs_are_configurable_and_safe_texts_are_boilerplate() -> None:
+    text = "所以這次的碼務必設使用次數限制"
+    copy = [("t", "說明：這次的碼務必設使用次數")]  # 11 Han characters in a row
+    assert Original([("c", text)]).findings(copy)
+    assert not Original([("c", text)], settings=Settings(cjk_run=12)).findings(copy)
+    assert not Original([("c", text)], safe=["這次的碼務必設使用次數限制是範本"]).findings(copy)
+
+
+def test_copied_latin_clauses_are_caught() -> None:
+    original = Original([("c", "Two customers press Book on seat C4 at the very same moment")])
+    found = original.findings([("t", "New card: two customers press book on seat C4, sadly")])
+    assert [f.cls for f in found] == ["run"]
+    assert not original.findings([("t", "Two customers arrive; both want the aisle seat")])
+
+
+@pytest.mark.parametrize("mark", ["█████", "■■", "[REDACTED]", "王○明", "<PERSON>", "{{name}}"])
+def test_redaction_marks_are_rejected_in_any_field(mark: str) -> None:
+    result = check_redaction([("input.card", CLEAN), ("note", f"客戶 {mark} 反映")])
+    assert not result.passed and result.detail.startswith("redaction marks in note: ")
+
+
+def test_dropping_the_double_flag_is_rejected() -> None:
+    dropped = ["8:conflict", "5:mismatch", "3:unverifiable", "11:unverifiable"]
+    result = check_structure(FLAGS, dropped, 12)
+    assert not result.passed and "multi-flagged items" in result.detail
+    assert "4 flags became 3" in check_structure(FLAGS, FLAGS[:3], 12).detail
+    outside = ["13:conflict", "13:mismatch", "3:unverifiable", "11:unverifiable"]
+    assert "lacks" in check_structure(FLAGS, outside, 12).detail
