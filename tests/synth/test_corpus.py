@@ -1,12 +1,14 @@
-"""The fictional four-language corpus (tests/synth/corpus, written independently of the
-scanner): scan recall per class, false alarms on clean tickets, the overlap verdict on every
-disguised and honest variant, and the redaction-mark families.
+"""Three fictional four-language corpora, each written by another author without sight of
+the scanner (tests/synth/corpus, corpus_b, corpus_c; corpus_c was measured before anything
+was tuned on it, see the README): scan recall per class, false alarms on clean tickets, the
+overlap verdict on every disguised and honest variant, and the redaction-mark families.
 
 Each test prints what it measured (``pytest -s`` shows it) and pins it."""
 
 from __future__ import annotations
 
 import collections
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,20 +19,45 @@ from caseforge.synth.identifiers import Glossary, IdentifierDetector
 from caseforge.synth.overlap import Original
 from caseforge.synth.policy import redaction_marks
 
-CORPUS = Path(__file__).parent / "corpus"
+HERE = Path(__file__).parent
 _YAML = YAML(typ="safe", pure=True)
-
-
-def load(name: str) -> Any:
-    return _YAML.load((CORPUS / name).read_text(encoding="utf-8"))
-
-
-SENSITIVE = load("sensitive.yaml")
-CLEAN = load("clean.yaml")
-VARIANTS = load("variants.yaml")
-MASKS = load("masks.yaml")
-BY_ID = {t["id"]: t for t in SENSITIVE}
 NAME_CLASSES = {"person", "organization", "project", "feature"}
+
+
+@dataclass(frozen=True)
+class Corpus:
+    name: str
+    sensitive: list[dict[str, Any]]
+    clean: list[dict[str, Any]]
+    variants: list[dict[str, Any]]
+    masks: dict[str, list[str]] | None
+
+    @property
+    def by_id(self) -> dict[str, dict[str, Any]]:
+        return {t["id"]: t for t in self.sensitive}
+
+
+def load(name: str) -> Corpus:
+    folder = HERE / name
+
+    def read(file: str) -> Any:
+        path = folder / file
+        return _YAML.load(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+    return Corpus(
+        name, read("sensitive.yaml"), read("clean.yaml"), read("variants.yaml"), read("masks.yaml")
+    )
+
+
+CORPORA = {name: load(name) for name in ("corpus", "corpus_b", "corpus_c")}
+# Measured (with the glossary): every planted identifier but one bare amount in a TSV cell of
+# corpus_c ("412 800", one group of thousands, no currency: a count or an amount).
+MISSED = {"corpus": 0, "corpus_b": 0, "corpus_c": 1}
+
+
+@pytest.fixture(params=list(CORPORA))
+def corpus(request: pytest.FixtureRequest) -> Corpus:
+    return CORPORA[request.param]
 
 
 def glossary_of(ticket: dict[str, Any]) -> Glossary:
@@ -50,10 +77,12 @@ def planted(ticket: dict[str, Any]) -> list[tuple[str, int, int]]:
     return out
 
 
-def recall(with_glossary: bool) -> tuple[collections.Counter[str], collections.Counter[str]]:
+def recall(
+    corpus: Corpus, with_glossary: bool
+) -> tuple[collections.Counter[str], collections.Counter[str]]:
     found: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
-    for ticket in SENSITIVE:
+    for ticket in corpus.sensitive:
         detector = IdentifierDetector(glossary_of(ticket) if with_glossary else None)
         spans = detector.scan(ticket["text"], ticket["lang"])
         for cls, start, end in planted(ticket):
@@ -67,17 +96,18 @@ def recall(with_glossary: bool) -> tuple[collections.Counter[str], collections.C
     return found, total
 
 
-def test_scan_recall_per_class_with_the_glossary() -> None:
-    found, total = recall(with_glossary=True)
+def test_scan_recall_per_class_with_the_glossary(corpus: Corpus) -> None:
+    found, total = recall(corpus, with_glossary=True)
     for cls in sorted(total):
-        print(f"{cls:14s} {found[cls]}/{total[cls]}")
-    print(f"all {sum(found.values())}/{sum(total.values())}")
+        print(f"{corpus.name} {cls:14s} {found[cls]}/{total[cls]}")
+    print(f"{corpus.name} all {sum(found.values())}/{sum(total.values())}")
     assert len(total) == 21  # every class of the scanner is planted
-    assert found == total  # measured: 320 of 320
+    assert sum(total.values()) - sum(found.values()) == MISSED[corpus.name]
+    assert sum(found.values()) / sum(total.values()) >= 0.98
 
 
 def test_scan_recall_without_a_glossary_is_the_patterns_alone() -> None:
-    found, total = recall(with_glossary=False)
+    found, total = recall(CORPORA["corpus"], with_glossary=False)
     patterns = {c: n for c, n in total.items() if c not in NAME_CLASSES}
     missed = {c: patterns[c] - found[c] for c in patterns if found[c] < patterns[c]}
     print(f"pattern classes {sum(found[c] for c in patterns)}/{sum(patterns.values())}, {missed}")
@@ -86,10 +116,12 @@ def test_scan_recall_without_a_glossary_is_the_patterns_alone() -> None:
     assert set(missed) <= {"channel"} and missed.get("channel", 0) <= 3
 
 
-def test_no_false_alarm_on_clean_tickets() -> None:
+def test_no_false_alarm_on_clean_tickets(corpus: Corpus) -> None:
     detector = IdentifierDetector()
-    alarms = [(t["id"], s.cls, s.text) for t in CLEAN for s in detector.scan(t["text"], t["lang"])]
-    print(f"{len(alarms)} spans on {len(CLEAN)} clean tickets: {alarms}")
+    alarms = [
+        (t["id"], s.cls, s.text) for t in corpus.clean for s in detector.scan(t["text"], t["lang"])
+    ]
+    print(f"{corpus.name}: {len(alarms)} spans on {len(corpus.clean)} clean tickets: {alarms}")
     assert alarms == []
 
 
@@ -111,8 +143,8 @@ def test_the_false_alarms_reported_before_are_gone(text: str) -> None:
     assert IdentifierDetector().scan(text) == []
 
 
-def original_of(source: str) -> Original:
-    ticket = BY_ID[source]
+def original_of(corpus: Corpus, source: str) -> Original:
+    ticket = corpus.by_id[source]
     glossary = glossary_of(ticket)
     spans = IdentifierDetector(glossary).scan(ticket["text"])
     terms = [(s.cls, s.text) for s in spans] + [(c, v) for c, vs in glossary.items() for v in vs]
@@ -134,37 +166,42 @@ EXPECTED = {
 }
 
 
-def test_every_disguise_fails_verification_with_its_class() -> None:
-    originals = {s: original_of(s) for s in {v["source"] for v in VARIANTS}}
+def test_every_disguise_fails_verification_with_its_class(corpus: Corpus) -> None:
+    originals = {s: original_of(corpus, s) for s in {v["source"] for v in corpus.variants}}
     missed = []
-    for variant in VARIANTS:
+    for variant in corpus.variants:
         if variant["kind"] == "honest":
             continue
         classes = {f.cls for f in originals[variant["source"]].findings([("t", variant["text"])])}
         if not classes & EXPECTED[variant["kind"]]:
             missed.append((variant["source"], variant["kind"], sorted(classes)))
-    disguised = sum(v["kind"] != "honest" for v in VARIANTS)
-    print(f"disguises caught {disguised - len(missed)}/{disguised}")
+    disguised = sum(v["kind"] != "honest" for v in corpus.variants)
+    print(f"{corpus.name}: disguises caught {disguised - len(missed)}/{disguised}")
     assert missed == []
 
 
-def test_honest_variants_pass_and_the_false_reject_rate_is_reported() -> None:
-    honest = [v for v in VARIANTS if v["kind"] == "honest"]
+def test_honest_variants_pass_and_the_false_reject_rate_is_reported(corpus: Corpus) -> None:
+    honest = [v for v in corpus.variants if v["kind"] == "honest"]
     rejected = []
     for variant in honest:
-        findings = original_of(variant["source"]).findings([("t", variant["text"])])
+        original = original_of(corpus, variant["source"])
+        findings = original.findings([("t", variant["text"])])
         if findings:
             rejected.append((variant["source"], [f.cls for f in findings]))
-    print(f"false-reject rate {len(rejected)}/{len(honest)} = {len(rejected) / len(honest):.1%}")
+    rate = len(rejected) / len(honest)
+    print(f"{corpus.name}: false-reject rate {len(rejected)}/{len(honest)} = {rate:.1%}")
     assert len(honest) == 24 and rejected == []
 
 
-def test_redaction_marks_every_family_and_no_near_miss() -> None:
-    missed = [m for m in MASKS["masked"] if not redaction_marks(m)]
-    flagged = [c for c in MASKS["clean"] if redaction_marks(c)]
+@pytest.mark.parametrize("name", ["corpus", "corpus_b"])
+def test_redaction_marks_every_family_and_no_near_miss(name: str) -> None:
+    masks = CORPORA[name].masks
+    assert masks is not None
+    missed = [m for m in masks["masked"] if not redaction_marks(m)]
+    flagged = [c for c in masks["clean"] if redaction_marks(c)]
     print(
-        f"masked {len(MASKS['masked']) - len(missed)}/{len(MASKS['masked'])}, near-misses "
-        f"flagged {len(flagged)}/{len(MASKS['clean'])}"
+        f"{name}: masked {len(masks['masked']) - len(missed)}/{len(masks['masked'])}, "
+        f"near-misses flagged {len(flagged)}/{len(masks['clean'])}"
     )
     assert missed == [] and flagged == []
 

@@ -40,7 +40,7 @@ def _t2s() -> Callable[[str], str]:
     return opencc.OpenCC("t2s").convert
 
 
-def _strip_marks(text: str) -> str:
+def strip_marks(text: str) -> str:
     text = text.replace("đ", "d").replace("Đ", "D")
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
@@ -52,7 +52,7 @@ def _width(ch: str) -> str:
 def _full(ch: str) -> str:
     out = []
     for c in _width(ch):
-        c = _strip_marks(c.casefold())
+        c = strip_marks(c.casefold())
         if HAN.fullmatch(c):
             c = _t2s()(c)
         out.append(c)
@@ -231,14 +231,33 @@ def name_parts(name: str) -> set[str]:
     if len(words) < 2:
         return parts
     if words[0] in _VI_FAMILY:
-        if len(words) >= 3:
-            parts.add(words[-2] + words[-1])
-        if len(words[-1]) >= 4 and words[-1] not in _COMMON_NAME_WORDS:
-            parts.add(words[-1])
-        return parts
+        return {squashed(p) for p in vietnamese_name_parts(name)}
     for word in words:
         if len(word) >= 4 and word not in _COMMON_NAME_WORDS:
             parts.add(word)
+    return parts
+
+
+def vietnamese_name_parts(name: str) -> list[str]:
+    """For a Vietnamese name, its identifying parts *with* their diacritics, case folded
+    (``Nguyễn Thị Thu Hà`` → ``thu hà``, and the given name alone when it is long): folded
+    without diacritics they would meet ordinary words (``Khoa`` and ``khóa``)."""
+    words = [w for w in re.split(r"[\s\-_.·]+", WIDTH(name).casefold().strip()) if w]
+    if len(words) < 2 or strip_marks(words[0]) not in _VI_FAMILY:
+        return []
+    parts = []
+    if len(words) >= 3:
+        parts.append(f"{words[-2]} {words[-1]}")
+    given = words[-1]
+    # alone, a given name counts when its spelling is distinctive: with diacritics (Tuyết), or
+    # long; a bare short one (Khoa) is also a common word (khóa học, written khoa-hoc in URLs)
+    distinctive = given != strip_marks(given) or len(given) >= 6
+    if (
+        len(strip_marks(given)) >= 4
+        and strip_marks(given) not in _COMMON_NAME_WORDS
+        and distinctive
+    ):
+        parts.append(given)
     return parts
 
 

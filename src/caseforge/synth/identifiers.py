@@ -393,6 +393,8 @@ def _pattern_spans(chunk: str, classes: frozenset[str] | None = None) -> list[_C
             score = pat.check(pattern, text, start, end, match)
             if score is None or score < 0.5:
                 continue
+            if pattern.cls == "date":
+                start, end = pat.weekday_before(text, start), pat.with_weekday(text, end)
             o_start, o_end = folded.span(start, end)
             out.append(_Candidate(o_start, o_end, pattern.cls, score, False))
     return out

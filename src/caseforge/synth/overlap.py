@@ -33,11 +33,14 @@ from typing import Any
 from caseforge.synth.fold import (
     FULL,
     HAN,
+    WIDTH,
     is_separator,
     name_parts,
     pinyin,
     romanisations,
     squashed,
+    strip_marks,
+    vietnamese_name_parts,
 )
 from caseforge.synth.values import Dates, dates, is_distinctive, numbers, prepare
 
@@ -110,9 +113,40 @@ class Units:
     dates: Dates = field(default_factory=Dates)
 
 
+# Standard names of documents and ids, which any ticket of the kind may write out: cut from
+# both sides before runs are counted (a shared 统一社会信用代码 says nothing about a ticket).
+BOILERPLATE = (
+    "统一社会信用代码",
+    "統一社會信用代碼",
+    "营业执照",
+    "營業執照",
+    "统一编号",
+    "統一編號",
+    "增值税专用发票",
+    "增值稅專用發票",
+    "增值税普通发票",
+    "身份证号码",
+    "身分證字號",
+    "身分證統一編號",
+    "验收条件",
+    "驗收條件",
+    "验收标准",
+    "驗收標準",
+    "重现步骤",
+    "重現步驟",
+    "复现步骤",
+    "預期結果",
+    "预期结果",
+    "實際結果",
+    "实际结果",
+)
+_BOILERPLATE = re.compile("|".join(sorted({FULL(b) for b in BOILERPLATE}, key=len, reverse=True)))
+
+
 def _runs(folded: str, settings: Settings) -> tuple[set[str], set[tuple[str, ...]]]:
     """Han n-grams and word n-grams of a folded text; separators do not break a run, other
-    scripts do."""
+    scripts do, and so does a standard term (``BOILERPLATE``)."""
+    folded = _BOILERPLATE.sub("\n", folded)
     cjk: set[str] = set()
     words: set[tuple[str, ...]] = set()
     han_run: list[str] = []
@@ -169,6 +203,7 @@ class _Needle:
     text: str  # squashed (FULL fold, separators out)
     cls: str
     bounded: bool  # a short Latin needle: must stand as a word of its own
+    marked: str = ""  # a Vietnamese name part: its words with their diacritics
 
 
 def _needles(cls: str, term: str) -> list[_Needle]:
@@ -180,7 +215,10 @@ def _needles(cls: str, term: str) -> list[_Needle]:
         out.append(_Needle(base[:7], cls, False))
     if cls in ("person", "handle"):
         bare = term.lstrip("@")
-        for part in name_parts(bare):
+        vietnamese = vietnamese_name_parts(bare)
+        for marked in vietnamese:
+            out.append(_Needle(squashed(marked), "name", True, marked))
+        for part in name_parts(bare) if not vietnamese else ():
             if len(part) >= 2:
                 out.append(_Needle(part, "name", _short_latin(part)))
         for spelling in romanisations(bare):
@@ -198,16 +236,24 @@ class _Spaced:
 
     spaced: str
     squashed: str
+    marked: str = ""  # folded like ``spaced`` but keeping diacritics
 
 
 def _spaced(text: str) -> _Spaced:
     folded = FULL(text)
     spaced = "".join(" " if is_separator(ch) else ch for ch in folded)
     spaced = re.sub(r" +", " ", spaced)
-    return _Spaced(f" {spaced} ", spaced.replace(" ", ""))
+    return _Spaced(f" {spaced} ", spaced.replace(" ", ""), f" {WIDTH(text).casefold()} ")
 
 
 def _contains(hay: _Spaced, needle: _Needle) -> bool:
+    if needle.marked:
+        # the words with the name's own diacritics, or written without any (Thu Ha for Thu Hà)
+        spelled = [r"\s?".join(map(re.escape, w)) for w in needle.marked.split()]
+        bare = [r"\s?".join(map(re.escape, strip_marks(w))) for w in needle.marked.split()]
+        gap = r"[^\w]{0,3}"
+        pattern = rf"(?<![^\W_])(?:{gap.join(spelled)}|{gap.join(bare)})(?![^\W_])"
+        return re.search(pattern, hay.marked) is not None
     if not needle.bounded:
         return needle.text in hay.squashed
     # A short Latin needle must be whole words of the spaced text (An is not in Anh).

@@ -26,6 +26,7 @@ from typing import Any
 
 import regex
 
+from caseforge.synth import values
 from caseforge.synth.policy import is_reserved_domain
 
 _L = r"(?<![0-9A-Za-z])"  # no ASCII letter or digit just before
@@ -33,7 +34,7 @@ _R = r"(?![0-9A-Za-z])"  # no ASCII letter or digit just after
 _VI_LETTER = r"[A-Za-zÀ-ỹ]"
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
-NUMBER = r"[0-9]{1,3}(?:[,.][0-9]{3})+(?:[.,][0-9]{1,2})?|[0-9]+(?:[.,][0-9]+)?"
+NUMBER = values.NUMBER
 _CUR_BEFORE = (
     r"(?:NT\$|NTD|US\$|USD|HK\$|HKD|S\$|SGD|A\$|C\$|RMB|CNY|TWD|VND|EUR|JPY|GBP|\$|¥|€|£|₫)"
 )
@@ -299,6 +300,13 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool] | _At | _After],
     ),
     (
         "error_code",
+        "dashed_segments",
+        rf"(?<![0-9A-Za-z-])[A-Z][A-Z0-9]{{1,9}}(?:-[A-Z][A-Z0-9]{{1,9}})+-[0-9]{{2,6}}{_R}",
+        0.8,
+        _has("-"),
+    ),
+    (
+        "error_code",
         "snake_digits",
         rf"{_L}[A-Z][A-Z0-9]{{1,9}}(?:_[A-Z][A-Z0-9]*)*_[0-9]{{2,6}}(?![0-9A-Za-z_])",
         0.75,
@@ -324,7 +332,7 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool] | _At | _After],
     (
         "ticket_key",
         "key",
-        rf"{_L}[A-Z][A-Z0-9]{{1,9}}(?:-[0-9]{{1,6}}){{1,3}}(?![0-9A-Za-z]|[-.][0-9])",
+        r"(?<![0-9A-Za-z-])[A-Z][A-Z0-9]{1,9}(?:-[0-9]{1,6}){1,3}(?![0-9A-Za-z]|[-.][0-9])",
         0.85,
         _upper,
     ),
@@ -336,12 +344,20 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool] | _At | _After],
         "money",
         "money_number",
         rf"(?=[0-9NUHSACRTVEJG$¥€£₫])(?<![0-9A-Za-z.,$])"
-        rf"(?:(?P<before>{_CUR_BEFORE})\s?|(?=[0-9][0-9.,]*(?:\s?{_MULT_CJK})?(?:\s?{_DASH}\s?[0-9][0-9.,]*)?\s?(?:{_MULT}|{_CUR_CJK}|{_CUR_AFTER})"
-        rf"|[0-9]{{1,3}}(?P<sep>[,.])[0-9]{{3}}(?P=sep)[0-9]{{3}}))"
+        rf"(?:(?P<before>{_CUR_BEFORE})\s?|(?=(?:{NUMBER})(?:\s?{_MULT_CJK})?(?:\s?{_DASH}\s?[0-9][0-9.,]*)?\s?(?:{_MULT}|{_CUR_CJK}|{_CUR_AFTER})"
+        rf"|[0-9]{{1,3}}(?P<sep>[,. ])[0-9]{{3}}(?P=sep)[0-9]{{3}}))"
         rf"(?P<num>(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)*(?:{NUMBER})(?:\s?{_MULT})?)"
         rf"(?:\s?{_DASH}\s?{_CUR_BEFORE}?(?:(?:{NUMBER})\s?{_MULT_CJK}\s?)*(?:{NUMBER})(?:\s?{_MULT})?)?"
         rf"(?:\s?(?P<after>{_CUR_CJK}|{_CUR_AFTER}(?!{_VI_LETTER})))?(?![0-9])",
         0.85,
+        _digits,
+    ),
+    (
+        "money",
+        "money_decimal",
+        r"(?<![0-9A-Za-z.:/-])(?:(?<![0-9],)[0-9]{3}|[0-9]{4,9})[.,][0-9]{2}(?![0-9]|[.,][0-9])"
+        r"(?!\s?(?:%|％|ms|s\b|sec|kb|mb|gb|tb|km|kg|mm|cm|m\b|px|fps|°|度|秒|分|倍))",
+        0.55,
         _digits,
     ),
     (
@@ -535,7 +551,7 @@ _TABLE: tuple[tuple[str, str, str, float, Callable[[str], bool] | _At | _After],
     (
         "messaging_id",
         "messaging_after_word",
-        rf"{_MESSAGING}\s{{0,2}}(?:ID|id|Id|號|号)?\s{{0,2}}[:：=]?\s{{0,2}}"
+        rf"{_MESSAGING}\s{{0,2}}(?:ID|id|Id|號|号)?\s{{0,2}}[:：=]?\s{{0,2}}(?:是|為|为|là|la|is)?\s{{0,2}}"
         r"(?P<v>@?[A-Za-z][A-Za-z0-9._-]{2,30}[A-Za-z0-9]|\+?[0-9][0-9 .-]{6,14}[0-9])"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         0.85,
@@ -878,6 +894,19 @@ _VERSION_CONTEXT = (
     "build",
     "firmware",
 )
+# Words that say "address" even next to a version number.
+_IP_WORDS = (
+    "ip",
+    "address",
+    "位址",
+    "地址",
+    "伺服器",
+    "服务器",
+    "máy chủ",
+    "ping",
+    "ssh",
+    "subnet",
+)
 _IP_CONTEXT = (
     "ip",
     "server",
@@ -1014,6 +1043,39 @@ _HOST_CONTEXT = (
     "部署",
 )
 _HOST_STOP = frozenset(_words("utf-8 iso-8601 sha-256 sha-1 base-64 x-86 covid-19 e2e"))
+
+# A weekday written after a date belongs to it: 2026年2月17日 週二, 115年2月16日（一）, 5/23（六）.
+WEEKDAY_AFTER = re.compile(
+    r"\s?(?:[（(]\s?(?:(?:週|周|星期|禮拜|礼拜)?[一二三四五六日天]|(?i:thứ\s?(?:hai|ba|tư|tu|năm|nam|sáu|sau|bảy|bay)|"
+    r"chủ nhật|cn|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?)\s?[)）]"
+    r"|(?:週|周|星期|禮拜|礼拜)[一二三四五六日天]"
+    r"|,?\s?(?i:thứ\s(?:hai|ba|tư|năm|sáu|bảy)|chủ nhật)"
+    r"|,?\s?(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?(?![A-Za-z]))"
+)
+
+
+# ... or before it: Thứ Hai, 09/03/2026 · Fri, 17 Apr 2026 · Wednesday, October 21, 2026.
+WEEKDAY_BEFORE = re.compile(
+    r"(?:(?i:thứ\s(?:hai|ba|tư|tu|năm|nam|sáu|sau|bảy|bay)|chủ nhật)|(?:Monday|Tuesday|Wednesday|"
+    r"Thursday|Friday|Saturday|Sunday|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?|(?:週|周|星期|禮拜|礼拜)[一二三四五六日天])"
+    r",?\s?$"
+)
+
+
+WEEKDAY_LEAD = re.compile(WEEKDAY_BEFORE.pattern.removesuffix("$"))
+
+
+def with_weekday(text: str, end: int) -> int:
+    """The end of a date match, a weekday written right after it included."""
+    match = WEEKDAY_AFTER.match(text, end)
+    return match.end() if match else end
+
+
+def weekday_before(text: str, start: int) -> int:
+    """The start of a date match, a weekday written right before it included."""
+    match = WEEKDAY_BEFORE.search(text[max(0, start - 16) : start])
+    return start - (len(match.group()) if match else 0)
+
 
 _CONTEXT_BEFORE = 48
 _CONTEXT_AFTER = 24
@@ -1160,8 +1222,15 @@ _BUDGET_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _CJK_MULTIPLIED = re.compile(rf"{_MULT_CJK}")
+# What a count follows: 日活约 3 万, 下載 12 萬, 3 triệu lượt tải.
+_COUNT_BEFORE = re.compile(
+    r"(?:日活|月活|用戶|用户|人數|人数|下載|下载|次數|次数|訪問|访问|流量|粉絲|粉丝|會員|会员|訂閱|订阅|"
+    r"瀏覽|浏览|點擊|点击|dau|mau|pv|uv|users?|downloads?|installs?|views?|người dùng|lượt|khách)"
+    r"\s?(?:約|约|大約|大约|超過|超过|近|達|达|about|khoảng|hơn)?\s?[:：]?\s?$",
+    re.IGNORECASE,
+)
 _VI_MULTIPLIED = re.compile(r"(?i:triệu|trieu|tỷ|tỉ)$")
-_GROUPED = re.compile(r"[0-9]{1,3}([,.])[0-9]{3}\1[0-9]{3}")
+_GROUPED = re.compile(r"[0-9]{1,3}([,. ])[0-9]{3}\1[0-9]{3}")
 _COUNT_AFTER_RE = re.compile(rf"\s?(?:{_COUNT_CJK}|{_COUNT_AFTER})")
 
 
@@ -1175,7 +1244,7 @@ def _money(match: Any, text: str) -> float | None:
     if number.isdigit():  # a plain number (the common case): no amount without a currency
         return None
     counted = _COUNT_AFTER_RE.match(text, match.end()) is not None
-    if counted:
+    if counted or _COUNT_BEFORE.search(text[max(0, match.start() - 12) : match.start()]):
         return None
     if _BUDGET_BEFORE.search(text[max(0, match.start() - 30) : match.start()]):
         return 0.8 if (_CJK_MULTIPLIED.search(number) or _GROUPED.search(number)) else None
@@ -1234,8 +1303,10 @@ def check(pattern: Pattern, text: str, start: int, end: int, match: Any = None) 
     if cls == "ip":
         if "." not in value:
             return 0.8 if _valid_ipv6(value) else None
-        if has_context(text, start, end, _VERSION_CONTEXT) and not has_context(
-            text, start, end, _IP_CONTEXT
+        if (
+            not _private_ip(value)
+            and _has_word(text, start, end, _VERSION_CONTEXT)
+            and not _has_word(text, start, end, _IP_WORDS)
         ):
             return None
         if _private_ip(value) or has_context(text, start, end, _IP_CONTEXT) or ":" in value:

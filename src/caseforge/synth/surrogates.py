@@ -42,7 +42,7 @@ from typing import Any
 
 from caseforge.synth import pools
 from caseforge.synth.identifiers import CLASSES, MONTHS_EN, NUMBER, TICKET_STOP, Span
-from caseforge.synth.patterns import tw_national_id_valid
+from caseforge.synth.patterns import WEEKDAY_AFTER, WEEKDAY_LEAD, tw_national_id_valid
 from caseforge.synth.policy import (
     DOC_NETS_V4,
     RESERVED_DOMAINS,
@@ -579,11 +579,26 @@ class SurrogateMaker:
         return "".join(out) + original[end:]
 
     def _date(self, original: str, attempt: int) -> str:
-        written = prepare(original)  # 二〇二六年三月五日 → 2026年3月5日
+        # the offset is whole weeks, so a weekday written before or after the date stays true
+        lead = WEEKDAY_LEAD.match(original)
+        head = lead.group() if lead else ""
+        rest = original[len(head) :]
+        tail = next(
+            (rest[i:] for i in range(1, len(rest)) if WEEKDAY_AFTER.fullmatch(rest[i:])), ""
+        )
+        core = rest[: len(rest) - len(tail)]
+        written = prepare(core)  # 二〇二六年三月五日 → 2026年3月5日
+        roc = re.fullmatch(r"((?:民國|民国)\s?)?([0-9]{2,3})(\s?年.*)", written)
+        if roc and int(roc.group(2)) < 200:  # the ROC calendar: 115年 is 2026
+            western = f"{int(roc.group(2)) + 1911}{roc.group(3)}"
+            shifted = shift_date(western, self.date_offset_days)
+            if shifted is not None:
+                year = int(shifted[:4]) - 1911
+                return head + (roc.group(1) or "") + f"{year}{shifted[4:]}" + tail
         shifted = shift_date(written, self.date_offset_days, dayfirst=self.locale != "en_US")
-        if shifted is None:
-            return _shape_scramble(original, self._rng("date", original, attempt))
-        return shifted
+        if shifted is not None:
+            return head + shifted + tail
+        return _shape_scramble(original, self._rng("date", original, attempt))
 
     # --- contacts ---------------------------------------------------------------------------
 

@@ -26,7 +26,11 @@ from caseforge.synth.policy import SMALL_INTEGER
 
 # --- numbers ----------------------------------------------------------------------------------
 
-NUMBER = r"[0-9]{1,3}(?:[,.][0-9]{3})+(?:[.,][0-9]{1,2})?|[0-9]+(?:[.,][0-9]+)?"
+# 1,280,000 · 1.280.000 · 1 280 000 (spaces, as in Vietnamese and French) · 1280000.50
+NUMBER = (
+    r"[0-9]{1,3}(?:[,.][0-9]{3})+(?:[.,][0-9]{1,2})?|[0-9]{1,3}(?: [0-9]{3})+(?:[.,][0-9]{1,2})?"
+    r"|[0-9]+(?:[.,][0-9]+)?"
+)
 
 
 @dataclass(frozen=True)
@@ -75,11 +79,16 @@ def parse_number(text: str) -> Number | None:
     One separator followed by exactly three digits is a thousands separator; otherwise it is
     the decimal mark. Both present: the last one is the decimal mark.
     """
-    if not re.fullmatch(r"[0-9][0-9.,]*", text) or text[-1] in ".,":
+    if not re.fullmatch(r"[0-9][0-9., ]*", text) or text[-1] in "., ":
         return None
     thousands: str | None = None
     decimal: str | None = None
-    if "," in text and "." in text:
+    if " " in text:
+        if not re.fullmatch(r"[0-9]{1,3}(?: [0-9]{3})+(?:[.,][0-9]+)?", text):
+            return None
+        thousands = " "
+        decimal = "," if "," in text else "." if "." in text else None
+    elif "," in text and "." in text:
         decimal = "," if text.rfind(",") > text.rfind(".") else "."
         thousands = "." if decimal == "," else ","
     elif "," in text or "." in text:
@@ -146,7 +155,8 @@ CURRENCY_AFTER = (
 # A number, optionally compound (1億2千萬) or with a multiplier (128萬, 1.28M, 2,5 triệu).
 _MULTIPLIED = rf"(?:{NUMBER})\s?(?:{_MULT})(?![{_LATIN_WORD}])"
 _AMOUNT = re.compile(
-    rf"(?P<before>{CURRENCY_BEFORE})?\s?"
+    # a number glued to a word (AC3, mp4, v2, H264) is part of the word, unless a currency
+    rf"(?:(?P<before>{CURRENCY_BEFORE})\s?|(?<![{_LATIN_WORD}_0-9.,]))"
     rf"(?P<num>(?:{_MULTIPLIED}\s?)*(?:{_MULTIPLIED}|(?:{NUMBER})))"
     rf"\s?(?P<after>{CURRENCY_AFTER}(?![{_LATIN_WORD}]))?"
 )
@@ -207,7 +217,13 @@ def prepare(text: str) -> str:
     """The text the value finders read: NFKC and format characters out, Chinese numerals as
     digits."""
     # A full-width comma ends a clause; folded to "," it would glue 1,280,000，2026 together.
-    return _chinese_numerals(WIDTH(text.replace("，", " , ").replace("、", " 、 ")))
+    text = _chinese_numerals(WIDTH(text.replace("，", " , ").replace("、", " 、 ")))
+    if "角" in text or "分" in text:  # 60650元9角5分 is 60650.95元
+        text = _JIAO.sub(lambda m: f"{m.group(1)}.{m.group(2)}{m.group(3) or ''}元", text)
+    return text
+
+
+_JIAO = re.compile(r"([0-9]+)\s?[元圆圓]\s?([0-9])\s?角(?:\s?([0-9])\s?分)?")
 
 
 def numbers(text: str) -> list[Value]:
@@ -222,8 +238,6 @@ def numbers(text: str) -> list[Value]:
     for match in _AMOUNT.finditer(text):
         raw = match.group("num")
         start = match.start("num")
-        if start > 0 and re.match(rf"[{_LATIN_WORD}_]", text[start - 1]):
-            continue  # glued to a word: AC3, mp4, v2, H264
         if re.match(r"[0-9]", text[match.end("num") : match.end("num") + 1] or " "):
             continue
         value = _compound(raw)
