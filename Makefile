@@ -47,6 +47,8 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/validate_scale.py
 	$(BIN)/python benchmarks/runner_overhead.py
+	$(BIN)/python benchmarks/scan_throughput.py
+	$(BIN)/python benchmarks/overlap_threshold.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -25,7 +25,8 @@ from caseforge.errors import CaseforgeError
 from caseforge.llm import ModelClient
 from caseforge.synth.overlap import Original, fields_of
 from caseforge.synth.private import PrivateStore
-from caseforge.synth.resynth import content_fields, resynth
+from caseforge.synth.resynth import resynth
+from caseforge.synth.verify import content_fields
 from tests.llm.wire import completion
 
 CLARIFIER = Path(__file__).resolve().parents[2] / "examples" / "ac-clarifier"
@@ -300,3 +301,65 @@ def test_substituted_text_goes_only_to_an_allow_listed_endpoint(
 def test_fields_of_walks_every_leaf() -> None:
     leaves = dict(fields_of({"a": {"b": [1, "x"], "c": None, "d": True}, "e": "y"}))
     assert leaves == {"a.b[0]": "1", "a.b[1]": "x", "e": "y"}
+
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def test_no_planted_identifier_of_the_corpus_reaches_the_request(
+    suite: Path, tmp_path: Path
+) -> None:
+    """Each sensitive ticket of the corpus as a flagged case, its identifiers also in the goal
+    state: the default request carries none of the 320, in any form the overlap check knows."""
+    tickets = YAML(typ="safe", pure=True).load((CORPUS / "sensitive.yaml").read_text("utf-8"))
+    private = PrivateStore.for_suite(suite, "ac-clarifier", tmp_path / "corpus-private")
+    leaked: list[tuple[str, str]] = []
+    for ticket in tickets:
+        identifiers = [str(v) for _, v in ticket["identifiers"]]
+        case = {
+            "id": f"sens-{ticket['id']}",
+            "input": {"card": ticket["text"], "reporter": identifiers[0]},
+            "expect": {
+                "ac_flags": {
+                    "mode": "exact_set",
+                    "values": ["2:conflict", "2:mismatch", "3:unverifiable"],
+                },
+                "scope_in": {"mode": "must_include", "values": identifiers[1:3]},
+                "goal": {"mode": "judge", "values": [identifiers[-1] + " 必須處理"]},
+            },
+            "tags": ["sensitive", identifiers[3]],
+        }
+        private.write(f"cases/{case['id']}.yaml", json.dumps(case, ensure_ascii=False))
+        private.write(
+            f"glossaries/{case['id']}.yaml",
+            json.dumps(ticket.get("glossary") or {}, ensure_ascii=False),
+        )
+        result = asyncio.run(
+            resynth(suite, case["id"], "課程上架", None, private, None, dry_run=True)
+        )
+        assert result.passed, (ticket["id"], result.checks[0].detail)
+        wire = json.dumps(result.payload.to_json(), ensure_ascii=False)
+        leaked += [(ticket["id"], v) for v in identifiers if v in wire]
+    assert leaked == []
+
+
+def test_the_cli_dry_run_needs_no_model_and_prints_the_request(suite: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+    env["CASEFORGE_PRIVATE"] = str(tmp_path / "cli-private")
+    args = [sys.executable, "-m", "caseforge", "resynth", str(suite), "ac-conflict-001"]
+    result = subprocess.run(
+        [*args, "--domain", "課程上架", "--dry-run"], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout[: result.stdout.index("\n[pass] payload")])
+    assert printed["mode"] == "structure" and printed["endpoint"] is None
+    assert "source item 3 of 7" in printed["messages"][1]["content"]
+    assert "dry run: nothing was sent" in result.stdout
+    assert not any(v in result.stdout for v in ORIGINAL_VALUES)
+    sent = subprocess.run([*args, "--domain", "課程上架"], capture_output=True, text=True, env=env)
+    assert sent.returncode == 1 and "resynth needs a model" in sent.stderr
+    assert "Traceback" not in sent.stderr

@@ -17,10 +17,9 @@ from caseforge.audit.leaks import Leak, Matcher, PrivateData, is_data_file, lint
 from caseforge.audit.sources import Text, Unreadable
 from caseforge.case.load import load_case, load_suite
 from caseforge.errors import CaseforgeError
-from caseforge.synth.overlap import Settings, fields_of
+from caseforge.synth.overlap import Settings
 from caseforge.synth.private import PrivateStore
-
-META_KEYS = ("id", "split", "added", "source", "provenance", "clock", "seed")
+from caseforge.synth.verify import content_fields
 
 
 @dataclass
@@ -80,8 +79,7 @@ def private_data(store: PrivateStore, fictional: set[str]) -> PrivateData:
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
         if path.stem in fictional:
             continue
-        case = load_case(path).model_dump(mode="json")
-        texts.extend(t for _, t in fields_of({k: v for k, v in case.items() if k not in META_KEYS}))
+        texts.extend(t for _, t in content_fields(load_case(path).model_dump(mode="json")))
     return PrivateData(terms, texts, secret)
 
 

@@ -195,4 +195,5 @@ from caseforge.cli import audit_cmd  # noqa: E402
 
 app.command(name="scan")(audit_cmd.scan)
 app.command(name="resynth")(audit_cmd.resynth)
+app.command(name="verify")(audit_cmd.verify)
 app.command(name="audit")(audit_cmd.audit)

@@ -133,6 +133,63 @@ def resynth(
     )
 
 
+def verify(
+    original: Annotated[Path, typer.Argument(help="The original case file (private).")],
+    variant: Annotated[Path, typer.Argument(help="The rewritten case file.")],
+    suite: Annotated[
+        Path | None,
+        typer.Option(help="The suite: its other cases are public boilerplate, its settings apply."),
+    ] = None,
+    glossary: Annotated[
+        Path | None, typer.Option(help="Glossary of the original (default: none).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Check a rewritten case against its original, whatever its goal state: no shared run,
+    number, date, name or identifier in any fold, and no redaction mark. Exit 1 on a finding;
+    the original is never printed."""
+    from caseforge.case.load import load_case, load_suite
+    from caseforge.synth.identifiers import load_glossary
+    from caseforge.synth.overlap import Settings
+    from caseforge.synth.verify import content_fields, know_original, verify_variant
+
+    source = load_case(original)
+    rewritten = load_case(variant)
+    safe: list[str] = []
+    settings = Settings()
+    if suite is not None:
+        loaded = load_suite(suite)
+        settings = Settings(
+            cjk_run=loaded.config.privacy.cjk_run, word_run=loaded.config.privacy.word_run
+        )
+        for other in loaded.cases:
+            if other.case.id not in (source.id, rewritten.id):
+                safe.extend(t for _, t in content_fields(other.case.model_dump(mode="json")))
+    known = know_original(
+        source.model_dump(mode="json"),
+        load_glossary(glossary) if glossary else None,
+        safe=safe,
+        settings=settings,
+    )
+    checks = verify_variant(known.original, rewritten.model_dump(mode="json"))
+    if as_json:
+        print(
+            json.dumps(
+                [{"name": c.name, **c.to_json(), "findings": c.findings} for c in checks],
+                ensure_ascii=False,
+                indent=1,
+            )
+        )
+    else:
+        for check in checks:
+            mark = "pass" if check.passed else "FAIL"
+            out.print(f"[{mark}] {check.name}: {check.detail}", markup=False)
+            for finding in check.findings[5:]:
+                out.print(f"       {finding}", markup=False)
+    if not all(c.passed for c in checks):
+        raise typer.Exit(1)
+
+
 def audit(
     suite: Annotated[Path, typer.Argument(help="The suite folder.")],
     since: Annotated[str | None, typer.Option(help="Only commits after this one.")] = None,

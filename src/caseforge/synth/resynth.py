@@ -26,7 +26,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,12 +36,16 @@ from caseforge.errors import CaseforgeError
 from caseforge.files import write_yaml
 from caseforge.synth import contract as contracts
 from caseforge.synth.outbound import Payload, check_payload, require_allowed
-from caseforge.synth.overlap import Original, Settings, fields_of
+from caseforge.synth.overlap import Original, Settings
 from caseforge.synth.private import PrivateStore
-from caseforge.synth.verify import Check, check_overlap, check_redaction, check_structure
-
-# Case keys that say nothing about the ticket: compared neither way.
-META_KEYS = ("id", "split", "added", "source", "provenance", "clock", "seed")
+from caseforge.synth.verify import (
+    Check,
+    KnownOriginal,
+    check_structure,
+    content_fields,
+    know_original,
+    verify_variant,
+)
 
 
 @dataclass
@@ -60,11 +63,6 @@ class ResynthResult:
 
     def failed(self) -> list[Check]:
         return [c for c in self.checks if not c.passed]
-
-
-def content_fields(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """The leaves of a case that carry content (everything but ids, dates and provenance)."""
-    return fields_of({k: v for k, v in data.items() if k not in META_KEYS})
 
 
 def source_case(suite_dir: Path, case_id: str, private: PrivateStore) -> Case:
@@ -123,29 +121,13 @@ def _original(
     glossary_file: Path | None,
     settings: Settings,
     safe: list[str],
-) -> tuple[Original, dict[str, list[str]], list[tuple[str, Any]]]:
-    """The original as the overlap check sees it, the originals by class, and the spans."""
-    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
+) -> KnownOriginal:
+    from caseforge.synth.identifiers import load_glossary
 
     glossary_path = glossary_file or private.glossary_path(case.id)
     glossary = load_glossary(glossary_path) if glossary_path.is_file() else None
-    data = case.model_dump(mode="json")
-    fields = list(content_fields(data))
-    fields += [
-        (f"fixtures[{i}]", t) for i, t in enumerate(_fixture_texts(suite_dir, case.id, private))
-    ]
-    detector = IdentifierDetector(glossary)
-    spans = [(path, span) for path, text in fields for span in detector.scan(text)]
-    originals: dict[str, list[str]] = {}
-    for _, span in spans:
-        bucket = originals.setdefault(span.cls, [])
-        if span.text not in bucket:
-            bucket.append(span.text)
-    for cls, values in glossary.terms.items() if glossary else []:
-        bucket = originals.setdefault(cls, [])
-        bucket.extend(v for v in values if v not in bucket)
-    terms = [(cls, v) for cls, values in originals.items() for v in values]
-    return Original(fields, terms, safe, settings), originals, spans
+    fixtures = _fixture_texts(suite_dir, case.id, private)
+    return know_original(case.model_dump(mode="json"), glossary, fixtures, safe, settings)
 
 
 def _substituted_section(
@@ -228,8 +210,11 @@ async def resynth(
     if reproduce is not None and reproduce not in suite.config.configs:
         raise CaseforgeError(f"--reproduce {reproduce!r}: the suite has no such configuration")
     known = _known(suite_dir, case.id, private)
-    original, originals, spans = _original(
-        suite_dir, case, private, glossary_file, settings, known.texts
+    known_original = _original(suite_dir, case, private, glossary_file, settings, known.texts)
+    original, originals, spans = (
+        known_original.original,
+        known_original.originals,
+        known_original.spans,
     )
     shape = private.read(f"shapes/{case.id}.txt")
     shape_text = (shape or "").strip() or contracts.derived_shape(contract)
@@ -310,8 +295,7 @@ async def resynth(
         check_structure(contract.flags[name], variant["expect"][name]["values"], items)
         for name in contract.flags
     ]
-    checks.append(check_overlap(original, content_fields(variant)))
-    checks.append(check_redaction(content_fields(variant)))
+    checks += verify_variant(original, variant)
     reproduction: dict[str, Any] = {}
     if all(c.passed for c in checks) and reproduce is not None:
         reproduction = await _reproduce(

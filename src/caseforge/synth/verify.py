@@ -12,13 +12,19 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from caseforge.synth.contract import flag_structure
-from caseforge.synth.overlap import Original
+from caseforge.synth.overlap import Original, Settings, fields_of
 from caseforge.synth.policy import redaction_marks
+
+if TYPE_CHECKING:
+    from caseforge.synth.identifiers import Glossary, Span
+
+# Case keys that say nothing about the ticket: compared neither way.
+META_KEYS = ("id", "split", "added", "source", "provenance", "clock", "seed")
 
 
 @dataclass
@@ -32,6 +38,54 @@ class Check:
 
     def to_json(self) -> dict[str, Any]:
         return {"passed": self.passed, "detail": self.detail}
+
+
+def content_fields(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The leaves of a case that carry content (everything but ids, dates and provenance)."""
+    return fields_of({k: v for k, v in data.items() if k not in META_KEYS})
+
+
+@dataclass
+class KnownOriginal:
+    """An original case as verification sees it: the overlap check built from every field,
+    and what the scanner and the glossary found in it, by class."""
+
+    original: Original
+    originals: dict[str, list[str]]
+    spans: list[tuple[str, Span]]
+
+
+def know_original(
+    data: dict[str, Any],
+    glossary: Glossary | None = None,
+    fixtures: Iterable[str] = (),
+    safe: Iterable[str] = (),
+    settings: Settings | None = None,
+) -> KnownOriginal:
+    """Everything distinctive about the original case ``data`` (a case as JSON), its recorded
+    ``fixtures`` (texts) included; ``safe`` texts are already public (other committed cases)."""
+    from caseforge.synth.identifiers import IdentifierDetector
+
+    fields = list(content_fields(data))
+    fields += [(f"fixtures[{i}]", text) for i, text in enumerate(fixtures)]
+    detector = IdentifierDetector(glossary)
+    spans = [(path, span) for path, text in fields for span in detector.scan(text)]
+    originals: dict[str, list[str]] = {}
+    for _, span in spans:
+        bucket = originals.setdefault(span.cls, [])
+        if span.text not in bucket:
+            bucket.append(span.text)
+    for cls, values in glossary.items() if glossary else []:
+        bucket = originals.setdefault(cls, [])
+        bucket.extend(v for v in values if v not in bucket)
+    terms = [(cls, v) for cls, values in originals.items() for v in values]
+    return KnownOriginal(Original(fields, terms, safe, settings), originals, spans)
+
+
+def verify_variant(original: Original, variant: dict[str, Any]) -> list[Check]:
+    """The checks every variant passes, whatever its goal state: overlap and redaction."""
+    fields = list(content_fields(variant))
+    return [check_overlap(original, fields), check_redaction(fields)]
 
 
 def check_structure(original: list[str], variant: list[str], items: int | None = None) -> Check:
