@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from caseforge.cli import app
+from tests.gitrepo import git
 
 runner = CliRunner()
 CASE = """id: c1
@@ -15,15 +15,6 @@ input: {card: "AC1 優惠碼只能用一次"}
 expect:
   ac_flags: {mode: %s, values: ["3:conflict", "3:mismatch"]}
 """
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 def test_audit_cli_flags_a_loosening_until_it_carries_a_reason(tmp_path: Path) -> None:

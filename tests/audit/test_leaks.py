@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from caseforge.synth.private import PrivateStore
+from tests.gitrepo import git
 
 NAME = "林佩萱"
 ORIGINAL = """id: tk-001
@@ -25,15 +26,6 @@ expect:
   flags: {mode: exact_set, values: ["3:conflict"]}
 """
 CASE = "id: {id}\ninput: {{ticket: '{text}'}}\nexpect:\n  x: {{mode: exact, value: 1}}\n"
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 def audit(suite: Path, store: Path, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -12,15 +12,7 @@ import pytest
 from caseforge.errors import CaseforgeError
 from caseforge.synth import private as private_module
 from caseforge.synth.private import PrivateStore, suite_identity
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
+from tests.gitrepo import git
 
 
 def make_repo(path: Path, suites: list[str]) -> Path:

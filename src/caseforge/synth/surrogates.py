@@ -144,7 +144,7 @@ class SurrogateMaker:
             "messaging_id": self._messaging_id,
             "national_id": self._national_id,
             "business_id": self._business_id,
-            "hostname": self._hostname,
+            "hostname": self._error_code,  # pay-db-01 → mint-db-07: words and digits swapped
             "project_code": self._project_code,
         }
 
@@ -430,22 +430,6 @@ class SurrogateMaker:
             body = "0" + "".join(str(rng.randrange(10)) for _ in range(8))
             return body + str(mst.calc_check_digit(body)) + (match.group(2) or "")
         return _shape_scramble(original, rng)
-
-    def _hostname(self, original: str, attempt: int) -> str:
-        """``pay-db-01`` → ``mint-db-07``: words replaced, dashes and digit counts kept."""
-        rng = self._rng("hostname", original, attempt)
-        tokens = re.findall(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+", original)
-        out = []
-        for token in tokens:
-            if token.isalpha():
-                generic = token.lower() in pools.GENERIC_WORDS
-                out.append(token if generic and attempt == 0 else self._word(token))
-            elif token.isdigit():
-                out.append(_digits(token, rng))
-            else:
-                out.append(token)
-        result = "".join(out)
-        return result if result != original else self._word(tokens[0]) + result[len(tokens[0]) :]
 
     def _project_code(self, original: str, attempt: int) -> str:
         rng = self._rng("project_code", original, attempt)
