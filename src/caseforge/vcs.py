@@ -42,6 +42,41 @@ def git_toplevel(path: Path) -> Path | None:
     return Path(out.stdout.strip()) if out is not None and out.returncode == 0 else None
 
 
+def git_marker_above(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` holding a ``.git`` (folder or file), if any."""
+    folder = _existing_folder(path.expanduser().resolve())
+    for candidate in [folder, *folder.parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def work_tree(path: Path) -> Path | None:
+    """Like ``git_toplevel``, for questions whose wrong answer would leak: None only when no
+    ``.git`` is above ``path``; a ``.git`` that git cannot read (git missing, a repository
+    owned by another user, a broken one) is an environment error, never "not in git"."""
+    marker = git_marker_above(path)
+    if marker is None:
+        return None
+    out = git(["rev-parse", "--show-toplevel"], _existing_folder(path.expanduser().resolve()))
+    if out is None or out.returncode != 0:
+        why = (
+            "git is not on PATH" if out is None else (out.stderr.strip().splitlines() or ["?"])[-1]
+        )
+        raise CaseforgeError(
+            f"{marker}: a git repository caseforge cannot read ({why}); it will not guess "
+            "whether private data would be committed from here",
+            exit_code=5,
+        )
+    return Path(out.stdout.strip())
+
+
+def is_shallow(top: Path) -> bool:
+    """Whether the repository at ``top`` is a shallow clone (CI checkouts usually are)."""
+    out = git(["rev-parse", "--is-shallow-repository"], top)
+    return out is not None and out.stdout.strip() == "true"
+
+
 def dataset_state(folder: Path) -> tuple[str | None, bool | None]:
     """The commit of ``folder``'s repository and whether ``folder`` has uncommitted changes."""
     head = git(["rev-parse", "HEAD"], folder)

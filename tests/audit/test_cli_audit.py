@@ -28,6 +28,7 @@ def test_audit_cli_flags_a_loosening_until_it_carries_a_reason(tmp_path: Path) -
     git(repo, "commit", "-q", "-m", "add c1")
     (suite / "cases" / "c1.yaml").write_text(CASE % "must_include", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "relax c1")
+    (tmp_path / "no-store").mkdir()
     private = ["--private", str(tmp_path / "no-store")]
     failed = runner.invoke(app, ["audit", str(suite), *private])
     assert failed.exit_code == 1

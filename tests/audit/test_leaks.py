@@ -103,7 +103,7 @@ def test_every_planted_leak_form_is_reported_without_the_original(repo: Path, st
     report = result.stdout + result.stderr
     for original in (NAME, "木棉市集", "1,280,000", "陈昱廷", "陳昱廷", "Pei-Hsuan", "折抵"):
         assert original not in report
-    where = {line.split(":", 1)[0] for line in result.stderr.splitlines()}
+    where = {line.split(":", 1)[0] for line in result.stdout.splitlines()}
     for path in (
         "README.md",
         "notes.txt",
@@ -117,17 +117,17 @@ def test_every_planted_leak_form_is_reported_without_the_original(repo: Path, st
         "zw.md",
         "suite/cases/copy.yaml",
     ):
-        assert path in where, (path, result.stderr)
+        assert path in where, (path, result.stdout)
     assert "ignored.txt" not in where
-    lines = result.stderr.splitlines()
+    lines = result.stdout.splitlines()
     assert any(line.startswith("history ") and ":old.md:" in line for line in lines), lines
     assert any(line.startswith("commit:") for line in lines), lines
-    assert "private string (person #" in result.stderr
-    assert "private value (money #" in result.stderr
-    assert "private value (date #" in result.stderr
-    assert "original content (run)" in result.stderr
+    assert "private string (person #" in result.stdout
+    assert "private value (money #" in result.stdout
+    assert "private value (date #" in result.stdout
+    assert "original content (run)" in result.stdout
     assert "not audited: logo.png (PNG image)" in result.stdout
-    tags = {line.rsplit("#", 1)[-1] for line in result.stderr.splitlines() if "(person #" in line}
+    tags = {line.rsplit("#", 1)[-1] for line in result.stdout.splitlines() if "(person #" in line}
     assert len(tags) == 2 and all(len(t.rstrip(")")) == 8 for t in tags)  # two names, two tags
 
 
@@ -135,11 +135,11 @@ def test_the_tag_is_keyed_by_the_store_secret(repo: Path, store: Path, tmp_path:
     (repo / "README.md").write_text(NAME)
     git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "readme")
-    first = audit(repo / "suite", store).stderr
+    first = audit(repo / "suite", store).stdout
     other = tmp_path / "other"
     private = PrivateStore.for_suite(repo / "suite", "leaky", other)
     private.write("glossaries/tk-001.yaml", f"person: [{NAME}]\n")
-    second = audit(repo / "suite", other).stderr
+    second = audit(repo / "suite", other).stdout
     tag = next(line for line in first.splitlines() if "README.md" in line).rsplit("#", 1)[1]
     assert tag not in second  # another secret, another tag: nothing to enumerate across stores
 
@@ -160,6 +160,7 @@ def test_an_empty_store_is_an_error_and_no_store_means_lint_only(
     PrivateStore.for_suite(repo / "suite", "leaky", empty).secret()
     result = audit(repo / "suite", empty)
     assert result.returncode == 1 and "holds no private strings" in result.stderr
+    (tmp_path / "none").mkdir()
     none = audit(repo / "suite", tmp_path / "none")
     assert none.returncode == 0 and "no private store at" in none.stdout
     assert "data files only" in none.stdout
@@ -173,12 +174,13 @@ def test_lint_runs_with_or_without_a_store(repo: Path, store: Path, tmp_path: Pa
     (repo / "suite" / "templates" / "reply.txt").write_text("Dear {{customer_name}},")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "cases")
+    (tmp_path / "none").mkdir()
     for where in (store, tmp_path / "none"):
         result = audit(repo / "suite", where)
         assert result.returncode == 1
-        assert "masked.yaml:2:" in result.stderr and "(dot mask)" in result.stderr
-        assert "ssn.yaml:2:" in result.stderr and "(national_id)" in result.stderr
-        assert "reply.txt" not in result.stderr  # a template, not a data file
+        assert "masked.yaml:2:" in result.stdout and "(dot mask)" in result.stdout
+        assert "ssn.yaml:2:" in result.stdout and "(national_id)" in result.stdout
+        assert "reply.txt" not in result.stdout  # a template, not a data file
 
 
 def test_a_fictional_original_is_exempt(repo: Path, tmp_path: Path) -> None:
@@ -192,17 +194,17 @@ def test_a_fictional_original_is_exempt(repo: Path, tmp_path: Path) -> None:
     private.write("glossaries/tk-001.yaml", f"person: [{NAME}]\n")
     private.write("glossaries/real-002.yaml", "person: [周承翰]\n")
     result = audit(repo / "suite", base)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, result.stdout
     (repo / "notes.md").write_text("周承翰 called\n", encoding="utf-8")
     leaked = audit(repo / "suite", base)
-    assert leaked.returncode == 1 and "notes.md:1:1: private string (person #" in leaked.stderr
+    assert leaked.returncode == 1 and "notes.md:1:1: private string (person #" in leaked.stdout
 
 
-def test_a_shallow_clone_is_said_and_can_fail_closed(
+def test_a_shallow_clone_finds_the_store_and_is_said(
     repo: Path, store: Path, tmp_path: Path
 ) -> None:
-    (repo / "a.md").write_text("one\n")
-    git(repo, "add", "a.md")
+    (repo / "README.md").write_text(f"maintainer: {NAME}\n", encoding="utf-8")
+    git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "two")
     clone = tmp_path / "clone"
     subprocess.run(
@@ -210,13 +212,28 @@ def test_a_shallow_clone_is_said_and_can_fail_closed(
         check=True,
         capture_output=True,
     )
-    copied = PrivateStore.for_suite(clone / "suite", "leaky", tmp_path / "private")
-    assert copied.root.exists() is False  # a shallow clone has another root commit
-    copied.write("glossaries/tk-001.yaml", f"person: [{NAME}]\n")
-    result = audit(clone / "suite", tmp_path / "private")
-    assert result.returncode == 0 and "this clone is shallow" in result.stdout
-    strict = audit(clone / "suite", tmp_path / "private", "--require-history")
+    # the clone lacks the root commit that keys the store: found by the suite's name and folder
+    result = audit(clone / "suite", store)
+    assert result.returncode == 1 and "this clone is shallow" in result.stdout
+    assert "README.md:1:13: private string (person #" in result.stdout
+    strict = audit(clone / "suite", store, "--require-history")
     assert strict.returncode == 5 and "shallow" in strict.stderr
+    (tmp_path / "empty-root").mkdir()
+    nowhere = audit(clone / "suite", tmp_path / "empty-root", "--require-history")
+    assert nowhere.returncode == 5  # fails closed with no store at all
+    lint_only = audit(clone / "suite", tmp_path / "empty-root")
+    assert lint_only.returncode == 0 and "no private store" in lint_only.stdout
+
+
+def test_a_named_store_root_must_exist_and_may_be_the_store_itself(
+    repo: Path, store: Path, tmp_path: Path
+) -> None:
+    (repo / "README.md").write_text(f"maintainer: {NAME}\n", encoding="utf-8")
+    typo = audit(repo / "suite", tmp_path / "no-such-folder")
+    assert typo.returncode == 2 and "no-such-folder" in typo.stderr
+    folder = PrivateStore.for_suite(repo / "suite", "leaky", store).root
+    direct = audit(repo / "suite", folder)
+    assert direct.returncode == 1 and "README.md:1:13: private string" in direct.stdout
 
 
 def test_an_unreadable_store_is_an_environment_error(repo: Path, store: Path) -> None:
@@ -226,3 +243,68 @@ def test_an_unreadable_store_is_an_environment_error(repo: Path, store: Path) ->
     secret.mkdir()
     result = audit(repo / "suite", store)
     assert result.returncode == 5 and "cannot read the private store" in result.stderr
+
+
+def test_a_committed_leak_edited_away_unstaged_is_still_found(repo: Path, store: Path) -> None:
+    notes = repo / "notes.md"
+    notes.write_text(f"聯絡人 {NAME}\n", encoding="utf-8")
+    git(repo, "add", "notes.md")
+    git(repo, "commit", "-q", "-m", "notes")
+    notes.write_text("聯絡人 (removed)\n", encoding="utf-8")  # edited, not staged
+    edited = audit(repo / "suite", store)
+    assert edited.returncode == 1 and ":notes.md:1:5: private string" in edited.stdout
+    notes.unlink()  # deleted, not staged
+    deleted = audit(repo / "suite", store)
+    assert deleted.returncode == 1 and ":notes.md:1:5: private string" in deleted.stdout
+
+
+def test_a_fictional_case_is_still_searched_for_other_cases_private_data(
+    repo: Path, store: Path
+) -> None:
+    path = repo / "suite" / "cases" / "fic.yaml"
+    real = CASE.format(id="fic", text=f"客戶 {NAME} 的單")
+    path.write_text(real, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "real content first")
+    path.write_text(
+        CASE.format(id="fic", text="課程上架") + "provenance: {fictional_original: true}\n",
+        encoding="utf-8",
+    )
+    git(repo, "commit", "-q", "-am", "now marked fictional")
+    result = audit(repo / "suite", store)
+    assert result.returncode == 1
+    assert ":suite/cases/fic.yaml:2:" in result.stdout  # the older version, in the history
+
+
+def test_the_sensitive_cases_amounts_dates_and_name_parts_are_searched(
+    repo: Path, store: Path
+) -> None:
+    (repo / "n.md").write_text("預算大約 128萬\n負責人：佩萱\n截止 2026-03-05\n", encoding="utf-8")
+    result = audit(repo / "suite", store)
+    assert result.returncode == 1
+    for line in ("n.md:1:", "n.md:2:", "n.md:3:"):
+        assert line in result.stdout, result.stdout
+
+
+def test_an_invalid_private_case_is_named_without_its_values(repo: Path, store: Path) -> None:
+    private = PrivateStore.for_suite(repo / "suite", "leaky", store)
+    private.write(
+        "cases/bad.yaml",
+        f"id: bad\ninput: {{t: x}}\nexpect:\n  f: {{mode: exact_set, values: '{NAME}'}}\n",
+    )
+    result = audit(repo / "suite", store)
+    assert result.returncode == 5 and "bad.yaml:4:" in result.stderr
+    assert NAME not in result.stdout + result.stderr
+
+
+def test_an_older_mapping_and_a_huge_file_do_not_pass_silently(repo: Path, store: Path) -> None:
+    private = PrivateStore.for_suite(repo / "suite", "leaky", store)
+    private.write(
+        "mappings/old.json", json.dumps({"source_case": "x", "replacements": {"周承翰": "王大同"}})
+    )
+    (repo / "old.md").write_text("周承翰\n", encoding="utf-8")
+    with (repo / "big.log").open("wb") as handle:
+        handle.write(b"x" * (64 * 2**20 + 10))
+    result = audit(repo / "suite", store)
+    assert result.returncode == 1 and "old.md:1:1: private string (identifier #" in result.stdout
+    assert "not audited: big.log (larger than 64 MB" in result.stdout

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from caseforge import vcs
 from caseforge.errors import CaseforgeError
-from caseforge.synth import private as private_module
 from caseforge.synth.private import PrivateStore, suite_identity
 from tests.gitrepo import git
 
@@ -63,14 +63,29 @@ def test_refuses_an_unignored_work_tree(tmp_path: Path) -> None:
     assert (outside.root / "secret.key").stat().st_mode & 0o777 == 0o600
 
 
-def test_fails_closed_when_git_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        (None, "git is not on PATH"),
+        (
+            subprocess.CompletedProcess(
+                [], 128, "", "fatal: detected dubious ownership in repository"
+            ),
+            "dubious ownership",
+        ),
+    ],
+)
+def test_fails_closed_when_git_cannot_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: object, why: str
+) -> None:
     repo = make_repo(tmp_path / "repo", ["suite"])
     (repo / ".gitignore").write_text("private/\n")
-    monkeypatch.setattr(private_module, "git_available", lambda: False)
+    monkeypatch.setattr(vcs, "git", lambda args, cwd: answer)
     ignored = PrivateStore(repo / "private" / "support")
-    with pytest.raises(CaseforgeError, match="git is missing"):
+    with pytest.raises(CaseforgeError, match=why) as raised:
         ignored.write("glossaries/a.yaml", "person: [林佩萱]\n")  # cannot tell: refuse
-    with pytest.raises(CaseforgeError, match="git is not on PATH"):
+    assert raised.value.exit_code == 5 and not (repo / "private").exists()
+    with pytest.raises(CaseforgeError, match=why):
         PrivateStore.for_suite(repo / "suite", "support", tmp_path / "private")
     outside = PrivateStore(tmp_path / "nowhere-near-git" / "support")
     assert outside.write("glossaries/a.yaml", "person: [林佩萱]\n").is_file()

@@ -284,6 +284,7 @@ def test_substituted_text_goes_only_to_an_allow_listed_endpoint(
     )
     private = PrivateStore.for_suite(suite, "ac-clarifier", tmp_path / "private")
     private.write("glossaries/ac-conflict-001.yaml", GLOSSARY)
+    private.write("secret.key", "ab" * 32 + "\n")  # the same surrogates on every run
     with pytest.raises(CaseforgeError, match=r"not in privacy\.allowed_endpoints"):
         run(suite, private, course_answer())
     config.write_text(
@@ -355,7 +356,7 @@ def test_the_cli_dry_run_needs_no_model_and_prints_the_request(suite: Path, tmp_
         [*args, "--domain", "課程上架", "--dry-run"], capture_output=True, text=True, env=env
     )
     assert result.returncode == 0, result.stderr
-    printed = json.loads(result.stdout[: result.stdout.index("\n[pass] payload")])
+    printed = json.loads(result.stdout[: result.stdout.index("\nprivate store: ")])
     assert printed["mode"] == "structure" and printed["endpoint"] is None
     assert "source item 3 of 7" in printed["messages"][1]["content"]
     assert "dry run: nothing was sent" in result.stdout
@@ -363,3 +364,71 @@ def test_the_cli_dry_run_needs_no_model_and_prints_the_request(suite: Path, tmp_
     sent = subprocess.run([*args, "--domain", "課程上架"], capture_output=True, text=True, env=env)
     assert sent.returncode == 1 and "resynth needs a model" in sent.stderr
     assert "Traceback" not in sent.stderr
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("4:unverifiable", "9:unverifiable"), r"a flag on item 9, but card has items 1 to 7"),
+        (("4:unverifiable", "4:weird"), r"flag kind 'weird' has no meaning.*privacy\.flag_kinds"),
+        (("mode: exact_set", "mode: must_include"), r"expect\.ac_flags is must_include"),
+        (('"3:conflict"', '"AC3:conflict"'), r"write flags as <n>:<kind>"),
+    ],
+)
+def test_a_goal_state_it_cannot_keep_is_refused_with_the_reason(
+    suite: Path, private: PrivateStore, edit: tuple[str, str], message: str
+) -> None:
+    path = suite / "cases" / "ac-conflict-001.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
+    with pytest.raises(CaseforgeError, match=message):
+        asyncio.run(resynth(suite, "ac-conflict-001", "課程", None, private, None, dry_run=True))
+
+
+def test_a_stated_miss_must_be_one_of_the_flags(suite: Path, private: PrivateStore) -> None:
+    with pytest.raises(CaseforgeError, match=r"--miss mismatch: not one of the case's flags"):
+        asyncio.run(
+            resynth(
+                suite,
+                "ac-conflict-001",
+                "課程",
+                None,
+                private,
+                None,
+                dry_run=True,
+                original_miss=["mismatch"],
+            )
+        )
+
+
+def test_the_fixtures_and_the_flag_meanings_are_checked_before_a_send(
+    suite: Path, private: PrivateStore
+) -> None:
+    (suite / "fixtures").mkdir(exist_ok=True)
+    (suite / "fixtures" / "ac-conflict-001.json").write_text(
+        json.dumps({"total": "NT$86,420", "placed": "2026-09-17"}), encoding="utf-8"
+    )
+    private.write("shapes/ac-conflict-001.txt", "the order of 86,420 placed on 17 September")
+    result, requests = run(suite, private, course_answer())
+    assert requests == [] and "payload.shape: shares a number" in result.checks[0].detail
+    private.write("shapes/ac-conflict-001.txt", "a reviewer misses a second flag")
+    config = suite / "caseforge.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + "privacy: {flag_kinds: {conflict: 去年那批折價券被貼到比價論壇}}\n",
+        encoding="utf-8",
+    )
+    result, requests = run(suite, private, course_answer())
+    assert requests == [] and "payload.flag_kinds.conflict: shares a run" in result.checks[0].detail
+
+
+def test_a_bad_allowed_endpoint_is_a_config_error(suite: Path) -> None:
+    from caseforge.case.load import load_config
+
+    config = suite / "caseforge.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + "privacy: {send: substituted, allowed_endpoints: ['http://localhost:80000']}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(CaseforgeError, match="Port out of range"):
+        load_config(suite)

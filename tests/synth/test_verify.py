@@ -3,10 +3,17 @@ the field and the class, never the original), redaction marks in any field."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from caseforge.synth.overlap import Original, Settings, fields_of
-from caseforge.synth.verify import check_overlap, check_redaction, check_structure
+from caseforge.synth.verify import (
+    check_overlap,
+    check_redaction,
+    check_structure,
+    content_fields,
+)
 
 FLAGS = ["3:conflict", "3:mismatch", "4:unverifiable", "7:unverifiable"]
 ORIGINAL = {
@@ -15,6 +22,7 @@ ORIGINAL = {
         "所以這次的碼務必設使用次數限制，不能再讓人鑽漏洞一直折。"
         "預算 NT$1,280,000，2026/3/5 上線。",
         "reporter": "pei.lin@mumian.example.com",
+        "phone": "0912-345-678",
     },
     "tags": ["coupon", "木棉市集"],
     "expect": {
@@ -28,6 +36,7 @@ TERMS = [
     ("commit_sha", "3f9a2c1d4e5b"),
     ("error_code", "ERR_PAY_4012"),
     ("email", "pei.lin@mumian.example.com"),
+    ("phone", "0912-345-678"),
 ]
 CLEAN = "【需求】課程上架流程，提出：周承翰，修正 ERR_CRS_7731 之後再上線。講師送審後需主管核准。"
 
@@ -57,6 +66,11 @@ def test_a_faithful_variant_passes_every_check(original: Original) -> None:
         ("input.card", CLEAN + "民國115年3月5日", "a calendar date"),
         ("tags[1]", "木棉市集", "organization"),
         ("input.reporter", "PEI.LIN@MUMIAN.EXAMPLE.COM", "email"),
+        ("input.card", CLEAN + " 找 林~佩★萱", "person"),  # symbols inside the name
+        ("input.card", CLEAN + " 預算 1 280 000 đồng", "a number"),  # spaces for thousands
+        ("input.card", CLEAN + " 預算 １，２８０，０００元", "a number"),  # full-width commas
+        ("input.card", unicodedata.normalize("NFD", CLEAN + " ngày 5 tháng 3 năm 2026"), "date"),
+        ("input.card", CLEAN + " 請打 +886 912 345 678", "phone"),  # the same number abroad
     ],
 )
 def test_leaks_fail_naming_the_field_and_class(
@@ -84,7 +98,20 @@ def test_copied_latin_clauses_are_caught() -> None:
     assert not original.findings([("t", "Two customers arrive; both want the aisle seat")])
 
 
-@pytest.mark.parametrize("mark", ["█████", "■■", "[REDACTED]", "王○明", "<PERSON>", "{{name}}"])
+@pytest.mark.parametrize(
+    "mark",
+    [
+        "█████",
+        "■■",
+        "[REDACTED]",
+        "王○明",
+        "<PERSON>",
+        "{{name}}",
+        "王某",
+        "林O明",
+        "[redacted email]",
+    ],
+)
 def test_redaction_marks_are_rejected_in_any_field(mark: str) -> None:
     result = check_redaction([("input.card", CLEAN), ("note", f"客戶 {mark} 反映")])
     assert not result.passed and result.detail.startswith("redaction marks in note: ")
@@ -97,3 +124,24 @@ def test_dropping_the_double_flag_is_rejected() -> None:
     assert "4 flags became 3" in check_structure(FLAGS, FLAGS[:3], 12).detail
     outside = ["13:conflict", "13:mismatch", "3:unverifiable", "11:unverifiable"]
     assert "lacks" in check_structure(FLAGS, outside, 12).detail
+
+
+def test_content_keys_and_written_provenance_are_compared_without_printing_them(
+    original: Original,
+) -> None:
+    variant = {
+        "input": {"by_customer": {"林佩萱": "VIP"}},
+        "provenance": {"synth_run": "resynth-1", "source": "木棉市集 的單"},
+    }
+    found = check_overlap(original, content_fields(variant))
+    assert not found.passed
+    assert "input.by_customer{0}.key: shares" in found.detail  # the key's position, not its text
+    assert "provenance.source: shares" in found.detail
+    assert "林佩萱" not in found.detail
+
+
+def test_an_organisation_is_found_without_its_suffix() -> None:
+    original = Original([], [("organization", "金蘭食品行")])
+    assert [f.cls for f in original.findings([("t", "合作廠商 ＫＮ金蘭食品 出貨")])] == [
+        "organization"
+    ]

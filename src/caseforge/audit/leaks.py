@@ -93,16 +93,25 @@ class Matcher:
     """Finds the private data in a text, in every fold."""
 
     def __init__(self, data: PrivateData, settings: Settings | None = None) -> None:
-        from caseforge.synth.identifiers import Glossary, IdentifierDetector, TermFinder
+        from caseforge.synth.identifiers import (
+            CLASSES,
+            Glossary,
+            IdentifierDetector,
+            TermFinder,
+        )
 
         self.data = data
         self.settings = settings or Settings()
         by_class: dict[str, list[str]] = {}
+        self.short_terms = 0
         for cls, original in data.terms:
-            by_class.setdefault(cls, []).append(original)
-        self._finder = TermFinder(
-            Glossary.from_mapping({c: v for c, v in by_class.items() if c not in ("money", "date")})
-        )
+            if len(_squashed(original)) < 2:  # one character would be found everywhere
+                self.short_terms += 1
+                continue
+            if cls not in ("money", "date"):
+                # a class this caseforge does not know (an older mapping): searched all the same
+                by_class.setdefault(cls if cls in CLASSES else "project", []).append(original)
+        self._finder = TermFinder(Glossary.from_mapping(by_class))
         self._originals = {_squashed(o): (c, o) for c, o in data.terms}
         self._amounts: dict[float, tuple[str, str]] = {}
         self._days: dict[Any, tuple[str, str]] = {}
@@ -225,7 +234,7 @@ def lint_text(origin: str, text: str) -> list[Leak]:
 def _lint_reason(cls: str, value: str) -> str | None:
     if cls == "email":
         domain = value.rpartition("@")[2]
-        return None if is_reserved_domain(domain) else f"e-mail on {domain}, not a reserved domain"
+        return None if is_reserved_domain(domain) else "an e-mail on a domain that is not reserved"
     if cls == "ip":
         return (
             None if is_documentation_ip(value) else "an IP address outside the documentation ranges"

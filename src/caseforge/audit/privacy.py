@@ -1,14 +1,16 @@
 """The privacy half of ``caseforge audit``: search the repository and its history for what
 the private store knows, and lint the suite's data files.
 
-No store at all means lint only, and the report says so. A store that cannot be read is an
-environment error; a store that exists but holds no private strings is an error too (an
-audit against nothing would pass anything).
+What the store knows: its glossary entries; the originals recorded in mappings; and, for each
+sensitive case it keeps, every identifier the scanner finds in it (with that case's
+glossary) and its runs of text. No store at all means lint only, and the report says so. A
+store that cannot be read is an environment error; a store that exists but holds no private
+strings is an error too (an audit against nothing would pass anything). A shallow clone is
+found before anything else, so ``--require-history`` fails whether or not a store exists.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from caseforge.errors import CaseforgeError
 from caseforge.synth.overlap import Settings
 from caseforge.synth.private import PrivateStore
 from caseforge.synth.verify import content_fields
+from caseforge.vcs import is_shallow
 
 
 @dataclass
@@ -31,6 +34,7 @@ class PrivacyReport:
     not_audited: list[Unreadable] = field(default_factory=list)
     store: Path | None = None
     private_strings: int = 0
+    short_terms_ignored: int = 0
     files: int = 0
     history_versions: int = 0
     commits: int = 0
@@ -40,46 +44,65 @@ class PrivacyReport:
     fictional: list[str] = field(default_factory=list)
 
 
-def _fictional(suite_dir: Path) -> tuple[set[str], set[Path]]:
-    """Ids and files of cases marked ``provenance.fictional_original``."""
-    ids: set[str] = set()
-    paths: set[Path] = set()
-    for loaded in load_suite(suite_dir).cases:
-        if loaded.case.provenance.get("fictional_original") is True:
-            ids.add(loaded.case.id)
-            paths.add(loaded.path.resolve())
-    return ids, paths
+def _fictional(suite_dir: Path) -> set[str]:
+    """Ids of the cases marked ``provenance.fictional_original``."""
+    return {
+        loaded.case.id
+        for loaded in load_suite(suite_dir).cases
+        if loaded.case.provenance.get("fictional_original") is True
+    }
 
 
-def _resynthesised(suite_dir: Path) -> set[Path]:
+def _made_up(suite_dir: Path) -> set[Path]:
+    """Case files whose ids and numbers were made up: fictional originals and variants."""
     return {
         loaded.path.resolve()
         for loaded in load_suite(suite_dir).cases
-        if loaded.case.provenance.get("synth_run")
+        if loaded.case.provenance.get("fictional_original") is True
+        or loaded.case.provenance.get("synth_run")
     }
+
+
+def _private_case(path: Path) -> dict[str, object]:
+    """A sensitive case of the store, as JSON; an invalid one is named without its values."""
+    try:
+        return load_case(path).model_dump(mode="json")
+    except CaseforgeError as exc:
+        where = exc.problems[0] if exc.problems else None
+        at = f"{where.line}:{where.col}: {where.field}" if where else "?"
+        raise CaseforgeError(
+            f"{path}:{at}: not a valid case (the values are not shown: the file is private); "
+            "fix it in the private store",
+            exit_code=5,
+        ) from None
 
 
 def private_data(store: PrivateStore, fictional: set[str]) -> PrivateData:
     """What the store knows, minus what only fictional originals contribute."""
+    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
+
     try:
         raw = store.private_terms()
         secret = store.secret()
-    except CaseforgeError:
-        raise
     except OSError as exc:
         raise CaseforgeError(
             f"{store.root}: cannot read the private store: {exc}", exit_code=5
         ) from None
-    real_sources: dict[tuple[str, str], set[str]] = {}
-    for cls, original, source in raw:
-        real_sources.setdefault((cls, original), set()).add(source)
-    terms = [key for key, found_in in real_sources.items() if not found_in <= fictional]
     texts: list[str] = []
     folder = store.root / "cases"
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
         if path.stem in fictional:
             continue
-        texts.extend(t for _, t in content_fields(load_case(path).model_dump(mode="json")))
+        fields = list(content_fields(_private_case(path)))
+        texts.extend(t for _, t in fields)
+        glossary_path = store.glossary_path(path.stem)
+        glossary = load_glossary(glossary_path) if glossary_path.is_file() else None
+        detector = IdentifierDetector(glossary)
+        raw.extend((span.cls, span.text, path.stem) for _, t in fields for span in detector.scan(t))
+    sources_of: dict[tuple[str, str], set[str]] = {}
+    for cls, original, source in raw:
+        sources_of.setdefault((cls, original), set()).add(source)
+    terms = [key for key, found_in in sources_of.items() if not found_in <= fictional]
     return PrivateData(terms, texts, secret)
 
 
@@ -95,11 +118,19 @@ def audit_privacy(
     data, and lint the suite's data files."""
     suite_dir = suite_dir.resolve()
     report = PrivacyReport()
-    fictional_ids, fictional_paths = _fictional(suite_dir)
-    report.fictional = sorted(fictional_ids)
+    fictional = _fictional(suite_dir)
+    report.fictional = sorted(fictional)
     top, files = sources.repo_files(suite_dir)
+    in_git = (top / ".git").exists()
+    report.shallow = in_git and is_shallow(top)
+    if report.shallow and require_history:
+        raise CaseforgeError(
+            f"{top}: the clone is shallow: the audit cannot read the whole history; fetch it "
+            "(git fetch --unshallow, or fetch-depth: 0 in CI)",
+            exit_code=5,
+        )
     if store.exists():
-        data = private_data(store, fictional_ids)
+        data = private_data(store, fictional)
         if not data.terms and not data.source_texts:
             raise CaseforgeError(
                 f"{store.root}: the private store holds no private strings (no glossary entries, "
@@ -107,36 +138,28 @@ def audit_privacy(
                 "anything; add glossaries, or remove the empty store to lint only"
             )
         report.store = store.root
-        report.private_strings = len(data.terms)
         matcher = Matcher(data, settings)
+        report.private_strings = len(data.terms) - matcher.short_terms
+        report.short_terms_ignored = matcher.short_terms
+        read: set[str] = set()
         work_tree = [
             item
             for path in files
-            if path.resolve() not in fictional_paths
-            for item in sources.read_file(path, str(path.relative_to(top)))
+            for item in sources.read_file(path, str(path.relative_to(top)), read)
         ]
-        report.files = len(files) - len(fictional_paths & {p.resolve() for p in files})
+        report.files = len(files)
         found, unreadable = search(work_tree, matcher)
         report.leaks.extend(found)
         report.not_audited.extend(unreadable)
-        if history and (top / ".git").exists():
-            past = sources.history(top, sources.current_blobs(top))
+        if history and in_git:
+            past = sources.history(top, read)
             report.history_read = True
-            report.shallow = past.shallow
             report.commits = past.commits
             report.history_versions = sum(1 for t in past.texts if isinstance(t, Text) and t.blob)
-            if past.shallow and require_history:
-                raise CaseforgeError(
-                    f"{top}: the clone is shallow ({past.commits} commits): the audit cannot read "
-                    "the whole history; fetch it (git fetch --unshallow, or fetch-depth: 0 in CI)",
-                    exit_code=5,
-                )
-            found, unreadable = search(
-                _outside_fictional(past.texts, fictional_paths, top), matcher
-            )
+            found, unreadable = search(past.texts, matcher)
             report.leaks.extend(_with_commits(found, past.texts, top))
             report.not_audited.extend(unreadable)
-    exempt = fictional_paths | _resynthesised(suite_dir)
+    made_up = _made_up(suite_dir)
     for path in files:
         relative = path.relative_to(suite_dir) if path.is_relative_to(suite_dir) else None
         if relative is None or not is_data_file(relative):
@@ -147,22 +170,11 @@ def audit_privacy(
             if isinstance(item, Unreadable):
                 continue
             for leak in lint_text(shown, item.text):
-                if path.resolve() in exempt and leak.kind.startswith("a "):
+                if path.resolve() in made_up and leak.kind.startswith("a "):
                     continue  # ids in a fictional or re-synthesised case were made up
                 if leak not in report.lint:
                     report.lint.append(leak)
     return report
-
-
-def _outside_fictional(
-    texts: list[Text | Unreadable], fictional: set[Path], top: Path
-) -> Iterator[Text | Unreadable]:
-    skip = {str(p.relative_to(top)) for p in fictional if p.is_relative_to(top)}
-    for item in texts:
-        path = item.origin.split(":", 2)[-1] if item.origin.startswith("history:") else None
-        if path is not None and path in skip:
-            continue
-        yield item
 
 
 def _with_commits(leaks: list[Leak], texts: list[Text | Unreadable], top: Path) -> list[Leak]:

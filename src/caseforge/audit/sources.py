@@ -15,6 +15,7 @@ every commit message — decoded, whatever the encoding or container.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import html
 import io
 import re
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from caseforge.vcs import GitBatch, git, git_toplevel
+from caseforge.vcs import GitBatch, git, work_tree
 
 MAX_BYTES = 64 * 1024 * 1024  # a file, or a member of an archive, read at most this far
 _SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".caseforge"})
@@ -200,7 +201,7 @@ def decode(origin: str, data: bytes) -> Iterator[Text | Unreadable]:
 def repo_files(folder: Path) -> tuple[Path, list[Path]]:
     """The top of the repository holding ``folder`` and every file git would publish from it:
     tracked, and untracked but not ignored. Outside git: ``folder`` and every file in it."""
-    top = git_toplevel(folder)
+    top = work_tree(folder)
     if top is None:
         files = [
             p
@@ -213,13 +214,24 @@ def repo_files(folder: Path) -> tuple[Path, list[Path]]:
     return top, [top / name for name in names if name and (top / name).is_file()]
 
 
-def read_file(path: Path, shown: str) -> Iterator[Text | Unreadable]:
+def blob_id(data: bytes) -> str:
+    """The object id git gives these bytes (so a history version equal to it is not re-read)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def read_file(path: Path, shown: str, read: set[str] | None = None) -> Iterator[Text | Unreadable]:
+    """The texts of one work-tree file; its blob id goes into ``read`` when it was read whole."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES)
+            data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         yield Unreadable(shown, f"cannot read: {exc.strerror or exc}")
         return
+    if len(data) > MAX_BYTES:
+        yield Unreadable(shown, f"larger than {MAX_BYTES // 2**20} MB: only the start was read")
+        data = data[:MAX_BYTES]
+    elif read is not None:
+        read.add(blob_id(data))
     yield from decode(shown, data)
 
 
@@ -233,8 +245,8 @@ class History:
 
 
 def history(top: Path, current: set[str]) -> History:
-    """Every blob in the history (but those the work tree already has, ``current`` object
-    ids) and every commit message, decoded."""
+    """Every blob in the history (but those already read whole from the work tree, ``current``
+    object ids) and every commit message, decoded."""
     shallow_out = git(["rev-parse", "--is-shallow-repository"], top)
     shallow = shallow_out is not None and shallow_out.stdout.strip() == "true"
     listed = git(["rev-list", "--all", "--reflog", "--objects"], top)
@@ -266,17 +278,6 @@ def history(top: Path, current: set[str]) -> History:
             if decoded != message:
                 texts.append(Text(f"commit:{sha[:10]}", decoded, "escapes decoded"))
     return History(texts, commits, shallow)
-
-
-def current_blobs(top: Path) -> set[str]:
-    """The object ids of the tracked files as they are in the index."""
-    out = git(["ls-files", "-s", "-z"], top)
-    ids = set()
-    for entry in out.stdout.split("\0") if out is not None and out.returncode == 0 else []:
-        parts = entry.split()
-        if len(parts) >= 2:
-            ids.add(parts[1])
-    return ids
 
 
 def first_commit_with(top: Path, blob: str) -> str | None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class AgentSpec(BaseModel):
@@ -117,6 +118,19 @@ class PrivacyConfig(BaseModel):
         default_factory=dict,
         description="What each flag kind means, in words the rewrite request may carry.",
     )
+
+    @field_validator("allowed_endpoints")
+    @classmethod
+    def _base_urls(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            parts = urlsplit(url.strip())
+            try:
+                parts.port  # noqa: B018 - raises on a port out of range
+            except ValueError as exc:
+                raise ValueError(f"{url!r}: {exc}") from None
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"{url!r}: give a base URL such as http://10.0.0.5:8000/v1")
+        return urls
 
     @model_validator(mode="after")
     def _endpoints_for_substituted(self) -> PrivacyConfig:

@@ -86,6 +86,11 @@ def resynth(
     from caseforge.synth.private import PrivateStore
     from caseforge.synth.resynth import resynth as run_resynth
 
+    if not domain.strip():
+        err.print(
+            "--domain: give the domain to rewrite the case into (e.g. 課程上架)", markup=False
+        )
+        raise typer.Exit(2)
     config = load_config(suite)
     private = PrivateStore.for_suite(suite, config.name)
     try:
@@ -113,14 +118,21 @@ def resynth(
     )
     if dry_run and result.payload is not None:
         print(result.payload.render())
+        out.print(f"private store: {private.root}", markup=False)
     for check in result.checks:
         mark = "pass" if check.passed else "FAIL"
         out.print(f"[{mark}] {check.name}: {check.detail}", markup=False)
     out.print(f"payload kept in {result.payload_path}", markup=False)
     if not result.passed:
         failed = ", ".join(c.name for c in result.failed())
-        where = "nothing was sent" if not result.sent else f"kept in {private.root}/rejected/"
-        err.print(f"the variant stays out of the suite: {failed} failed ({where})", markup=False)
+        if not result.sent:
+            err.print(f"the request was blocked ({failed} failed): nothing was sent", markup=False)
+        else:
+            err.print(
+                f"the variant stays out of the suite: {failed} failed "
+                f"(kept in {private.root}/rejected/)",
+                markup=False,
+            )
         raise typer.Exit(1)
     if dry_run:
         out.print("dry run: nothing was sent", markup=False)
@@ -141,7 +153,11 @@ def verify(
         typer.Option(help="The suite: its other cases are public boilerplate, its settings apply."),
     ] = None,
     glossary: Annotated[
-        Path | None, typer.Option(help="Glossary of the original (default: none).")
+        Path | None,
+        typer.Option(
+            help="Glossary of the original (default: the private store's, found next to the "
+            "original or through --suite)."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
@@ -151,14 +167,26 @@ def verify(
     from caseforge.case.load import load_case, load_suite
     from caseforge.synth.identifiers import load_glossary
     from caseforge.synth.overlap import Settings
+    from caseforge.synth.private import PrivateStore
     from caseforge.synth.verify import content_fields, know_original, verify_variant
 
     source = load_case(original)
     rewritten = load_case(variant)
     safe: list[str] = []
     settings = Settings()
+    fixtures: list[str] = []
+    beside = original.resolve().parent.parent / "glossaries" / f"{source.id}.yaml"
+    if glossary is None and original.resolve().parent.name == "cases" and beside.is_file():
+        glossary = beside  # the original sits in a private store, its glossary next to it
     if suite is not None:
         loaded = load_suite(suite)
+        store = PrivateStore.for_suite(suite, loaded.config.name, lookup=True)
+        if glossary is None and store.glossary_path(source.id).is_file():
+            glossary = store.glossary_path(source.id)
+        for folder in (suite / "fixtures", store.root / "fixtures"):
+            for path in sorted(folder.glob(f"{source.id}*")) if folder.is_dir() else []:
+                if path.is_file():
+                    fixtures.append(path.read_text(encoding="utf-8", errors="replace"))
         settings = Settings(
             cjk_run=loaded.config.privacy.cjk_run, word_run=loaded.config.privacy.word_run
         )
@@ -168,9 +196,15 @@ def verify(
     known = know_original(
         source.model_dump(mode="json"),
         load_glossary(glossary) if glossary else None,
+        fixtures=fixtures,
         safe=safe,
         settings=settings,
     )
+    if glossary is None:
+        out.print(
+            "note: no glossary for the original: names only a glossary knows are not checked",
+            markup=False,
+        )
     checks = verify_variant(known.original, rewritten.model_dump(mode="json"))
     if as_json:
         print(
@@ -209,13 +243,20 @@ def audit(
     from caseforge.audit.privacy import audit_privacy
     from caseforge.synth.overlap import Settings
     from caseforge.synth.private import PrivateStore
-    from caseforge.vcs import git_toplevel
+    from caseforge.vcs import work_tree
 
     config = load_config(suite)
-    in_git = git_toplevel(suite) is not None
+    if private_dir is not None and not private_dir.is_dir():
+        err.print(
+            f"--private {private_dir}: no such folder (give the folder that holds the stores, "
+            "or a store itself)",
+            markup=False,
+        )
+        raise typer.Exit(2)
+    in_git = work_tree(suite) is not None
     found = loosenings(suite, since) if in_git else []
     problems = [x for x in found if not x.excused]
-    store = PrivateStore.for_suite(suite, config.name, private_dir)
+    store = PrivateStore.for_suite(suite, config.name, private_dir, lookup=True)
     privacy = config.privacy
     report = audit_privacy(
         suite,
@@ -250,7 +291,7 @@ def audit(
         )
     else:
         for x in problems:
-            err.print(
+            out.print(
                 f"{x.path}: commit {x.short} loosened {x.case_id}.{x.field} ({x.kind}): "
                 f"{json.dumps(x.before, ensure_ascii=False, default=str)} → "
                 f"{json.dumps(x.after, ensure_ascii=False, default=str)} "
@@ -258,7 +299,7 @@ def audit(
                 markup=False,
             )
         for leak in leaks:
-            err.print(leak.format(), markup=False)
+            out.print(leak.format(), markup=False)
         for unread in report.not_audited:
             out.print(f"not audited: {unread.origin} ({unread.why})", markup=False)
         if report.shallow:
@@ -284,6 +325,11 @@ def audit(
                     else ""
                 )
                 + f"; {report.data_files} data files linted"
+                + (
+                    f"; {report.short_terms_ignored} one-character glossary entries ignored"
+                    if report.short_terms_ignored
+                    else ""
+                )
             )
         excused = len(found) - len(problems)
         out.print(

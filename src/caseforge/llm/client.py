@@ -487,10 +487,11 @@ def synth_client(suite_dir: Path, command: str, *, cache: bool = True) -> ModelC
         prices=config.prices,
     )
     if client is None:
-        raise CaseforgeError(
-            f"{command} needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
-            "(or OPENAI_BASE_URL)"
-        )
+        if config.synth is not None or os.environ.get("CASEFORGE_MODEL"):
+            what = "set OPENAI_API_KEY (or OPENAI_BASE_URL for a self-hosted endpoint)"
+        else:
+            what = "set synth.model in caseforge.yaml and OPENAI_API_KEY (or OPENAI_BASE_URL)"
+        raise CaseforgeError(f"{command} needs a model: {what}")
     return client
 
 

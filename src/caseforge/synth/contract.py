@@ -37,6 +37,7 @@ from caseforge.case.model import (
 from caseforge.errors import CaseforgeError
 from caseforge.synth.fold import HAN
 from caseforge.synth.policy import detect_language
+from caseforge.synth.policy import language as canonical_language
 
 ITEM_LINE = re.compile(r"(?m)^\s*AC\s*(\d+)\b")
 FLAG = re.compile(r"^(\d+):(\w+)$")
@@ -152,15 +153,47 @@ def text_field(case: Case) -> str:
     return max(strings, key=lambda k: len(strings[k]))
 
 
-def derive(case: Case, language: str | None = None) -> Contract:
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def _near_flags(case: Case) -> str:
+    """Why a goal state that looks like flags is not one (a hint for the refusal)."""
+    for name, check in case.expect.items():
+        values = [str(v) for v in getattr(check, "values", None) or []]
+        if values and all(re.fullmatch(r"[A-Za-z]*\s?\d+:\w+", v) for v in values):
+            if not isinstance(check, ExactSetCheck):
+                return (
+                    f"; expect.{name} is {getattr(check, 'mode', '?')}: flags must be an exact_set"
+                )
+            return f"; expect.{name}: write flags as <n>:<kind> (3:conflict), not {values[0]}"
+    return ""
+
+
+def derive(
+    case: Case, language: str | None = None, kinds: Mapping[str, str] | None = None
+) -> Contract:
     """The contract of ``case``; ``CaseforgeError`` when its goal state has no contract."""
     flags = flag_fields(case)
     if not flags:
         raise CaseforgeError(
             f"case {case.id}: resynth refuses to run before the goal state is written — it "
             "needs an exact_set of <item>:<kind> flags (the structure that made the agent "
-            "fail) to preserve and verify"
+            f"fail) to preserve and verify{_near_flags(case)}"
         )
+    meanings = {**DEFAULT_KINDS, **(kinds or {})}
+    for name, values in flags.items():
+        unknown = sorted({v.split(":", 1)[1] for v in values} - set(meanings))
+        if unknown:
+            raise CaseforgeError(
+                f"case {case.id}: expect.{name}: flag kind {unknown[0]!r} has no meaning to "
+                "write into the request; add it to privacy.flag_kinds in caseforge.yaml"
+            )
+    if language is not None:
+        try:
+            language = canonical_language(language)
+        except ValueError as exc:
+            raise CaseforgeError(f"--lang: {exc}") from None
     wording: dict[str, Wording] = {}
     carried: list[str] = []
     for name, check in case.expect.items():
@@ -195,6 +228,13 @@ def derive(case: Case, language: str | None = None) -> Contract:
     items = len(set(ITEM_LINE.findall(original))) or max(
         n for values in flags.values() for n in flag_structure(values)
     )
+    for name, values in flags.items():
+        outside = sorted(n for n in flag_structure(values) if not 1 <= n <= items)
+        if outside:
+            raise CaseforgeError(
+                f"case {case.id}: expect.{name}: a flag on item {outside[0]}, but "
+                f"{field_name} has items 1 to {items}"
+            )
     inputs = {
         key: (
             f"text holding numbered items AC1…AC{items}"
@@ -261,7 +301,7 @@ def prompt(
     lines.append("Goal state (what the agent under test is graded on):")
     for name, values in contract.flags.items():
         structure = flag_structure(values)
-        lines.append(f"- {name}: exact_set of {len(values)} flags on the numbered items:")
+        lines.append(f"- {name}: exact_set of {plural(len(values), 'flag')} on the numbered items:")
         for item, item_kinds in sorted(structure.items()):
             described = "; ".join(f"{k} ({meanings.get(k, k)})" for k in item_kinds)
             lines.append(f"  - source item {item} of {contract.items} carries {described}")
@@ -272,15 +312,16 @@ def prompt(
             )
         lines.append("  - no other item may have a problem of these kinds")
     for name, wording in contract.wording.items():
-        what = {
-            "must_include": "values the agent's answer must contain",
-            "must_not_include": "values the agent's answer must not contain",
-            "judge": "facts a judge checks the agent's answer states",
+        noun, what = {
+            "must_include": ("value", "the agent's answer must contain"),
+            "must_not_include": ("value", "the agent's answer must not contain"),
+            "judge": ("fact", "a judge checks the agent's answer states"),
             "must_include+must_not_include": (
-                f"the first {wording.split} must be in the agent's answer, the rest must not"
+                "value",
+                f"(the first {wording.split} must be in the agent's answer, the rest must not)",
             ),
         }[wording.mode]
-        lines.append(f"- {name}: {wording.count} new {what} ({wording.shape})")
+        lines.append(f"- {name}: {plural(wording.count, 'new ' + noun)} {what} ({wording.shape})")
     lines += [
         "",
         f"The failure this case catches: {shape}",

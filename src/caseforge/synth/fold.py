@@ -20,8 +20,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 _HAN_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN = re.compile(f"[{_HAN_RANGES}]")
@@ -81,17 +82,19 @@ class Folded:
     """A folded text and where each of its characters came from (``None``: one to one)."""
 
     text: str
-    origin: tuple[int, ...] | None
+    origin: Sequence[int] | Any | None  # a tuple, or a numpy array of indices
     source_length: int
+    ends: Sequence[int] | None = None  # where each folded character's source ends, if not +1
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original ``[start, end)`` that folded ``[start, end)`` came from."""
         if self.origin is None:
             return start, end
         if start >= end:
-            at = self.origin[start] if start < len(self.origin) else self.source_length
+            at = int(self.origin[start]) if start < len(self.origin) else self.source_length
             return at, at
-        return self.origin[start], self.origin[end - 1] + 1
+        last = int(self.ends[end - 1]) if self.ends is not None else int(self.origin[end - 1]) + 1
+        return int(self.origin[start]), last
 
 
 class Folder:
@@ -103,6 +106,8 @@ class Folder:
 
     def __call__(self, text: str) -> str:
         """The folded text (no offset map)."""
+        if not unicodedata.is_normalized("NFC", text):
+            text = unicodedata.normalize("NFC", text)
         return text.translate(self._table)
 
     def char(self, ch: str) -> str:
@@ -110,13 +115,36 @@ class Folder:
 
     def with_origin(self, text: str) -> Folded:
         """The folded text and its map back to ``text``."""
+        if not unicodedata.is_normalized("NFC", text):
+            return self._by_cluster(text)
         folded = text.translate(self._table)
-        if len(folded) == len(text) and not (self._table.irregular & set(text)):
+        irregular = self._table.irregular & set(text)
+        if len(folded) == len(text) and not irregular:
             return Folded(folded, None, len(text))
+        import numpy as np
+
+        # only the characters that fold to zero or several characters need a Python step
+        lengths = np.ones(len(text), dtype=np.int64)
+        pattern = re.compile("[" + re.escape("".join(sorted(irregular))) + "]")
+        for match in pattern.finditer(text):
+            lengths[match.start()] = len(self._table[ord(match.group())])
+        origin = np.repeat(np.arange(len(text), dtype=np.int64), lengths)
+        return Folded(folded, origin, len(text))
+
+    def _by_cluster(self, text: str) -> Folded:
+        """Decomposed text (``a`` + U+0301): each base character with its marks composed and
+        folded together, mapped back to where the cluster starts."""
+        import regex
+
+        parts: list[str] = []
         origin: list[int] = []
-        for index, ch in enumerate(text):
-            origin.extend([index] * len(self._table[ord(ch)]))
-        return Folded(folded, tuple(origin), len(text))
+        ends: list[int] = []
+        for cluster in regex.finditer(r"\X", text):
+            piece = unicodedata.normalize("NFC", cluster.group()).translate(self._table)
+            parts.append(piece)
+            origin.extend([cluster.start()] * len(piece))
+            ends.extend([cluster.end()] * len(piece))
+        return Folded("".join(parts), tuple(origin), len(text), tuple(ends))
 
 
 WIDTH = Folder(_width)
@@ -125,27 +153,13 @@ FULL = Folder(_full)
 # Separators a disguise may add or drop: white space, punctuation, symbols, and the
 # characters a name is broken up with (林·佩萱, Pei-Hsuan, Nguyen_Van).
 _SEPARATOR_CATEGORIES = frozenset(
-    {"Zs", "Zl", "Zp", "Cc", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"}
+    {"Zs", "Zl", "Zp", "Cc", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sk", "So"}
 )
 
 
 @functools.cache
 def is_separator(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch) in _SEPARATOR_CATEGORIES
-
-
-def squash(text: str) -> Folded:
-    """``FULL`` fold with every separator removed, and the map back to ``text``."""
-    folded = FULL.with_origin(text)
-    keep = [i for i, ch in enumerate(folded.text) if not is_separator(ch)]
-    if len(keep) == len(folded.text):
-        return folded
-    origin = folded.origin
-    return Folded(
-        "".join(folded.text[i] for i in keep),
-        tuple(origin[i] if origin is not None else i for i in keep),
-        len(text),
-    )
 
 
 def squashed(text: str) -> str:
@@ -356,3 +370,36 @@ _COMMON_NAME_WORDS = _VI_FAMILY | frozenset(
         "peter",
     ]
 )
+
+
+def phone_forms(number: str) -> list[str]:
+    """Other spellings of a phone number that a squashed search should find: its digits
+    without the trunk ``0`` (``0912-345-678`` is ``+886 912 345 678``)."""
+    digits = re.sub(r"[^0-9]", "", WIDTH(number))
+    if len(digits) >= 9 and digits.startswith("0") and not digits.startswith("00"):
+        return [digits[1:]]
+    return []
+
+
+def organization_stem(name: str) -> str:
+    """An organisation's name without its legal or trade suffix or prefix (金蘭食品行 → 金蘭食品,
+    Công ty TNHH Minh Phát → Minh Phát, Brightline Foods Ltd. → Brightline Foods), when what
+    is left still names it (three Han characters or four letters); else ``""``."""
+    from caseforge.synth import pools
+
+    text = WIDTH(name).strip()
+    for prefix in sorted(pools.ORG_PREFIXES_VI, key=len, reverse=True):
+        if text.casefold().startswith(prefix.casefold() + " "):
+            text = text[len(prefix) :].strip()
+            break
+    for suffix in sorted((*pools.ORG_SUFFIXES_CJK, "行", "店", "社"), key=len, reverse=True):
+        if text.endswith(suffix) and len(text) > len(suffix):
+            text = text[: -len(suffix)]
+            break
+    for suffix in sorted(pools.ORG_SUFFIXES_EN, key=len, reverse=True):
+        if text.casefold().endswith(" " + suffix.casefold()):
+            text = text[: -len(suffix)].rstrip(" ,")
+            break
+    stem = squashed(text)
+    long_enough = len(HAN.findall(stem)) >= 3 or (not HAN.search(stem) and len(stem) >= 4)
+    return text if long_enough and stem != squashed(name) else ""

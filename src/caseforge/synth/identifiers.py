@@ -26,7 +26,17 @@ from typing import Any
 
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.synth import patterns as pat
-from caseforge.synth.fold import FULL, HAN, WIDTH, Folded, is_separator, romanisations
+from caseforge.synth.fold import (
+    FULL,
+    HAN,
+    WIDTH,
+    Folded,
+    is_separator,
+    name_parts,
+    organization_stem,
+    phone_forms,
+    romanisations,
+)
 from caseforge.synth.policy import language
 
 MONTHS_EN = pat.MONTHS_EN
@@ -280,14 +290,18 @@ def _needle(term: str) -> str:
 
 
 def _glossary_needles(glossary: Glossary) -> dict[str, tuple[str, str]]:
-    """``{needle: (class, term)}``: every term folded, plus Latin spellings of Han person
-    names."""
+    """``{needle: (class, term)}``: every term folded; for a person also the parts of the name
+    that identify them alone and the Latin spellings of a Han name; for a phone number its
+    digits without the trunk 0 (so +886 912… is the same number as 0912…)."""
     needles: dict[str, tuple[str, str]] = {}
     for cls, terms in glossary.items():
         for term in terms:
             forms = {_needle(term)}
             if cls in ("person", "handle"):
-                forms |= romanisations(term.lstrip("@"))
+                forms |= romanisations(term.lstrip("@")) | name_parts(term.lstrip("@"))
+            forms |= set(phone_forms(term)) if cls in ("phone", "messaging_id") else set()
+            if cls == "organization" and (stem := organization_stem(term)):
+                forms.add(_needle(stem))
             for form in forms:
                 if len(form) >= (1 if HAN.search(form) else 2):
                     needles.setdefault(form, (cls, term))

@@ -67,8 +67,11 @@ def endpoint_allowed(endpoint: str, allowed: Iterable[str]) -> bool:
 
 
 def check_payload(payload: Payload, original: Original) -> list[Finding]:
-    """What the payload shares with the original (empty: it may go)."""
-    fields: list[tuple[str, str]] = [
+    """What the payload shares with the original (empty: it may go). The parts a person
+    wrote (the domain, the shape, the flag meanings) are checked by name first, so a finding
+    says which of them to rewrite; then the whole messages."""
+    fields: list[tuple[str, str]] = [(f"payload.{k}", v) for k, v in payload.parts.items()]
+    fields += [
         (f"payload.messages[{i}]", str(m.get("content", "")))
         for i, m in enumerate(payload.messages)
     ]

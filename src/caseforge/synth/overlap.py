@@ -30,12 +30,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from caseforge.errors import CaseforgeError
 from caseforge.synth.fold import (
     FULL,
     HAN,
     WIDTH,
     is_separator,
     name_parts,
+    organization_stem,
+    phone_forms,
     pinyin,
     romanisations,
     squashed,
@@ -85,19 +88,96 @@ DESCRIPTIONS = {
 }
 
 
+# Keys that name structure wherever they appear: the case's and the checks' own fields.
+STRUCTURAL_KEYS = frozenset(
+    [
+        "id",
+        "input",
+        "expect",
+        "tags",
+        "source",
+        "split",
+        "added",
+        "note",
+        "provenance",
+        "clock",
+        "seed",
+        "group",
+        "conversation",
+        "mode",
+        "value",
+        "values",
+        "must_include",
+        "must_not_include",
+        "must_call",
+        "must_not_call",
+        "order",
+        "reason",
+        "field",
+        "oracle",
+        "args",
+        "rubric",
+        "tolerance",
+        "case_sensitive",
+        "normalize",
+        "word",
+        "any_of",
+        "strict_types",
+        "name",
+        "count",
+        "max_calls",
+        "script",
+        "user",
+        "max_turns",
+    ]
+)
+MAX_FIELDS = 200_000
+
+
 def fields_of(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
-    """Every leaf of a case (or any JSON-like value) as ``(dotted path, text)``; keys that
-    name structure (check modes, field names) are not leaves, their values are."""
+    """Every leaf of a case (or any JSON-like value) as ``(path, text)``.
+
+    The keys that name structure — the case's fields, the input's field names, the checks'
+    names and options — are part of the path. Any other key (``{"林佩萱": "VIP"}`` inside an
+    input) is content: a leaf of its own, and the path names it by position (``{0}``), never
+    by its text. Shared YAML anchors are walked once; a value with more than ``MAX_FIELDS``
+    leaves is refused (nested aliases can expand without end)."""
+    budget = [MAX_FIELDS]
+    yield from _fields(data, prefix, 0, set(), budget)
+
+
+def _fields(
+    data: Any, prefix: str, depth: int, seen: set[int], budget: list[int]
+) -> Iterator[tuple[str, str]]:
+    if isinstance(data, Mapping | list | tuple | set | frozenset):
+        if id(data) in seen:
+            return
+        seen.add(id(data))
     if isinstance(data, Mapping):
-        for key, value in data.items():
-            yield from fields_of(value, f"{prefix}.{key}" if prefix else str(key))
+        for index, (key, value) in enumerate(data.items()):
+            structural = depth < 2 or str(key) in STRUCTURAL_KEYS
+            if structural:
+                path = f"{prefix}.{key}" if prefix else str(key)
+            else:
+                path = f"{prefix}{{{index}}}"
+                yield from _leaf(f"{path}.key", str(key), budget)
+            yield from _fields(value, path, depth + 1, seen, budget)
     elif isinstance(data, list | tuple | set | frozenset):
         for index, value in enumerate(data):
-            yield from fields_of(value, f"{prefix}[{index}]")
+            yield from _fields(value, f"{prefix}[{index}]", depth + 1, seen, budget)
     elif data is None or isinstance(data, bool):
         return
     else:
-        yield prefix, str(data)
+        yield from _leaf(prefix, str(data), budget)
+
+
+def _leaf(path: str, text: str, budget: list[int]) -> Iterator[tuple[str, str]]:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise CaseforgeError(
+            f"more than {MAX_FIELDS:,} fields in one value (YAML aliases nested in each other?)"
+        )
+    yield path, text
 
 
 # --- units of one text ------------------------------------------------------------------------
@@ -213,6 +293,10 @@ def _needles(cls: str, term: str) -> list[_Needle]:
         out.append(_Needle(base, cls, _short_latin(base)))
     if cls == "commit_sha" and len(base) > 7:  # a short SHA is a prefix of the full one
         out.append(_Needle(base[:7], cls, False))
+    if cls in ("phone", "messaging_id"):
+        out.extend(_Needle(form, cls, False) for form in phone_forms(term))
+    if cls == "organization" and (stem := organization_stem(term)):
+        out.append(_Needle(squashed(stem), cls, _short_latin(squashed(stem))))
     if cls in ("person", "handle"):
         bare = term.lstrip("@")
         vietnamese = vietnamese_name_parts(bare)
@@ -255,7 +339,15 @@ def _contains(hay: _Spaced, needle: _Needle) -> bool:
         pattern = rf"(?<![^\W_])(?:{gap.join(spelled)}|{gap.join(bare)})(?![^\W_])"
         return re.search(pattern, hay.marked) is not None
     if not needle.bounded:
-        return needle.text in hay.squashed
+        if needle.text not in hay.squashed:
+            return False
+        if not (needle.text[0].isdigit() or needle.text[-1].isdigit()):
+            return True
+        # a needle that starts or ends with a digit is not in a longer number (150 in 1500)
+        body = r"\s?".join(map(re.escape, needle.text))
+        left = r"(?<![0-9])" if needle.text[0].isdigit() else ""
+        right = r"(?!\s?[0-9])" if needle.text[-1].isdigit() else ""
+        return re.search(left + body + right, hay.spaced) is not None
     # A short Latin needle must be whole words of the spaced text (An is not in Anh).
     pattern = r"(?<![^\W_])" + r"\s?".join(map(re.escape, needle.text)) + r"(?![^\W_])"
     return re.search(pattern, hay.spaced) is not None

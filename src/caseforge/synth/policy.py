@@ -118,6 +118,7 @@ _H = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
 _NUMERAL = "〇零一二三四五六七八九十百千萬万億亿兩两年月日號号"
 _NAME_HAN = rf"[{_H}](?<![{_NUMERAL}])"  # a Han character that is not a numeral or date word
 _DOTS = "○〇●◯◦•⚫⬤"
+_O = "OＯ"  # a Latin O written for the circle (林O明)
 _STARS = "*＊✱✲∗⁎"
 
 # Words a placeholder in brackets is made of, in the languages caseforge reads.
@@ -133,7 +134,7 @@ _PLACEHOLDER_WORDS = (
     r"電話(?:號碼)?|电话(?:号码)?|手機(?:號碼)?|手机(?:号码)?|地址|信箱|郵箱|邮箱|電子郵件|电子邮件|"
     r"公司(?:名稱|名称)?|廠商|厂商|單位|单位|帳號|账号|賬號|身分證(?:字號)?|身份证(?:号)?|證號|证号|"
     r"金額|金额|日期|生日|卡號|卡号|統編|统编|已?隱藏|已?隐藏|已?刪除|已?删除|已?遮蔽|已?屏蔽|遮罩|"
-    r"已?移除|保密|機密|机密|匿名|略|某某|手機號碼?|手机号码?|已?脫敏|已?脱敏|暱稱|昵称|用戶暱稱|用户昵称|"
+    r"已?移除|保密|機密|机密|已?匿名|略|某某|手機號碼?|手机号码?|已?脫敏|已?脱敏|暱稱|昵称|用戶暱稱|用户昵称|"
     r"帳戶名稱|账户名称|真實姓名|真实姓名|"
     r"tên(?: khách hàng| người dùng| công ty)?|khách hàng|họ tên|số điện thoại|sđt|điện thoại|"
     r"địa chỉ|email|công ty|tài khoản|số tài khoản|cccd|cmnd|mã số thuế|đã ẩn|ẩn|đã xóa|bí mật|"
@@ -163,12 +164,17 @@ def _brackets() -> str:
     parts = []
     for open_, close in _OPEN_CLOSE:
         o, c = re.escape(open_), re.escape(close)
-        parts.append(rf"{o}\s*(?i:{_PLACEHOLDER_WORDS})(?:\s*[#_-]?\s*[0-9]{{1,3}})?\s*{c}")
+        # one placeholder word, or several ([redacted email], [removed by admin], （已匿名）)
+        parts.append(
+            rf"{o}\s*(?:已|已經|已经)?(?i:{_PLACEHOLDER_WORDS})(?:[\s_-]+[\w\u3400-\u9fff]+){{0,3}}"
+            rf"(?:\s*[#_-]?\s*[0-9]{{1,3}})?\s*{c}"
+        )
         parts.append(rf"{o}\s*{_UPPER_ENTITY}\s*{c}")
     return "|".join(parts)
 
 
 _STOCK_NAMES = (
+    r"(?<![A-Za-z])REDACTED(?![A-Za-z])|[王張张李陳陈林黃黄劉刘吳吴趙赵周徐孫孙楊杨]某(?!些|天|處|处|種|种|个|個|年|月|日|次|地|時|时|位|人)(?:先生|小姐|女士|某)?|"
     r"張三|张三|李四|王五|趙六|赵六|某某(?:某)?(?:公司|先生|小姐|女士|人)?|某公司|某人|王小明|陳大文|陈大文|"
     r"(?:ABC|XYZ|XXX|ＸＸＸ)(?:公司|科技|集團|集团|股份有限公司)|"
     r"(?i:công ty (?:abc|xyz|xxx))|"
@@ -184,6 +190,7 @@ MASK_FAMILIES: tuple[tuple[str, str], ...] = (
     (
         "dot mask",
         rf"{_NAME_HAN}[{_DOTS}]+|[{_DOTS}]+{_NAME_HAN}|[0-9][-\s]?[{_DOTS}]{{2,}}"
+        rf"|(?<=[{_H}])[{_O}]{{1,2}}(?=[{_H}])"
         rf"|[{_DOTS}]{{2,}}[-\s]?[0-9]|[{_DOTS}]{{3,}}",
     ),
     # * ＊ inside a name or a number (张**, j***@, 4111-****-1111); **bold** is markdown

@@ -28,7 +28,7 @@ from typing import Any
 
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
-from caseforge.vcs import git_available, git_toplevel, is_ignored, root_commit
+from caseforge.vcs import is_ignored, is_shallow, root_commit, work_tree
 
 SECRET_FILE = "secret.key"
 IDENTITY_FILE = "identity.json"
@@ -41,22 +41,12 @@ def default_root() -> Path:
     return Path(base) / "caseforge" / "private"
 
 
-def _git_marker_above(path: Path) -> Path | None:
-    """The nearest folder above ``path`` holding a ``.git`` (folder or file), if any."""
-    for folder in [path, *path.parents]:
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
 def inside_unignored_work_tree(path: Path) -> Path | None:
     """The work tree ``path`` would be committed from, or None when it is outside every work
-    tree or git-ignored there. Without git, a ``.git`` above the path counts as a work tree
-    (fail closed)."""
+    tree or git-ignored there. A ``.git`` above the path that git cannot read is an error
+    (fail closed), never "outside"."""
     path = path.expanduser().resolve()
-    if not git_available():
-        return _git_marker_above(path)
-    top = git_toplevel(path)
+    top = work_tree(path)
     return None if top is None or is_ignored(path) else top
 
 
@@ -66,7 +56,7 @@ class SuiteIdentity:
 
     name: str
     relative: str  # the suite folder relative to the repository top (or its absolute path)
-    root: str  # the repository's root commit, or ``path`` outside git
+    root: str  # the repository's root commit, ``path`` outside git, ``shallow`` in a shallow clone
 
     @property
     def key(self) -> str:
@@ -78,19 +68,22 @@ class SuiteIdentity:
 def suite_identity(suite_dir: Path, name: str) -> SuiteIdentity:
     """The identity of the suite in ``suite_dir`` (see :class:`SuiteIdentity`)."""
     folder = suite_dir.expanduser().resolve()
-    if not git_available():
-        if _git_marker_above(folder) is not None:
-            raise CaseforgeError(
-                f"{suite_dir}: cannot tell which repository this suite belongs to: git is not "
-                "on PATH (install git; caseforge will not guess where private data goes)"
-            )
-        return SuiteIdentity(name, str(folder), "path")
-    top = git_toplevel(folder)
+    top = work_tree(folder)
     if top is None:
         return SuiteIdentity(name, str(folder), "path")
     relative = folder.relative_to(top.resolve()).as_posix() or "."
+    if is_shallow(top):  # its "first" commit is only where the clone was cut
+        return SuiteIdentity(name, relative, "shallow")
     commit = root_commit(top)
     return SuiteIdentity(name, relative, commit or f"unborn:{top.resolve()}")
+
+
+def _read_identity(folder: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((folder / IDENTITY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 class PrivateStore:
@@ -101,10 +94,26 @@ class PrivateStore:
         self.identity = identity
 
     @classmethod
-    def for_suite(cls, suite_dir: Path, name: str, base: Path | None = None) -> PrivateStore:
-        """The store of the suite in ``suite_dir`` under ``base`` (default: ``default_root``)."""
+    def for_suite(
+        cls, suite_dir: Path, name: str, base: Path | None = None, *, lookup: bool = False
+    ) -> PrivateStore:
+        """The store of the suite in ``suite_dir`` under ``base`` (default: ``default_root``).
+
+        ``base`` may also be a store folder itself (it holds ``identity.json``). In a shallow
+        clone, which lacks the root commit, the one store under ``base`` whose identity has
+        the suite's name and folder is used, and none or several are an error — unless
+        ``lookup`` (only reading, as the audit does): then a store that does not exist."""
         identity = suite_identity(suite_dir, name)
         base = base or default_root()
+        if (base / IDENTITY_FILE).is_file() or (base / SECRET_FILE).is_file():
+            return cls(base, identity)
+        if identity.root == "shallow":
+            try:
+                return cls._in_shallow_clone(identity, base)
+            except CaseforgeError:
+                if not lookup:
+                    raise
+                return cls(base / f"{identity.key}-not-found", identity)
         store = cls(base / identity.key, identity)
         legacy = base / name
         if not store.root.exists() and (legacy / SECRET_FILE).is_file():
@@ -114,6 +123,25 @@ class PrivateStore:
                 f"`mv {legacy} {store.root}`"
             )
         return store
+
+    @classmethod
+    def _in_shallow_clone(cls, identity: SuiteIdentity, base: Path) -> PrivateStore:
+        matches = [
+            folder
+            for folder in (sorted(base.iterdir()) if base.is_dir() else [])
+            if (found := _read_identity(folder))
+            and found.get("name") == identity.name
+            and found.get("relative") == identity.relative
+        ]
+        if len(matches) == 1:
+            return cls(matches[0], identity)
+        what = "no store" if not matches else f"{len(matches)} stores"
+        raise CaseforgeError(
+            f"{base}: {what} for suite {identity.name!r} ({identity.relative}), and this shallow "
+            "clone lacks the root commit that names it; fetch the whole history (git fetch "
+            "--unshallow, fetch-depth: 0 in CI) or pass the store folder itself",
+            exit_code=5,
+        )
 
     def _guard(self, path: Path) -> None:
         tree = inside_unignored_work_tree(path)

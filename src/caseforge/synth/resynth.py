@@ -206,7 +206,14 @@ async def resynth(
     privacy = suite.config.privacy
     settings = Settings(cjk_run=privacy.cjk_run, word_run=privacy.word_run)
     case = source_case(suite_dir, case_id, private)
-    contract = contracts.derive(case, lang)
+    contract = contracts.derive(case, lang, privacy.flag_kinds)
+    if original_miss is not None:
+        flags = {f for values in contract.flags.values() for f in values}
+        wrong = [m for m in original_miss if m not in flags]
+        if wrong:
+            raise CaseforgeError(
+                f"--miss {wrong[0]}: not one of the case's flags ({', '.join(sorted(flags))})"
+            )
     if reproduce is not None and reproduce not in suite.config.configs:
         raise CaseforgeError(f"--reproduce {reproduce!r}: the suite has no such configuration")
     known = _known(suite_dir, case.id, private)
@@ -232,14 +239,17 @@ async def resynth(
             {"role": "user", "content": user_prompt},
         ],
         schema=contracts.answer_schema(contract),
+        parts={
+            "domain": domain,
+            "shape": shape_text,
+            **{f"flag_kinds.{k}": v for k, v in privacy.flag_kinds.items()},
+        },
     )
-    # caseforge's own words in the request are not the original's: exempt them from runs.
-    own_words = [contracts.SYSTEM, contracts.prompt(contract, "", "", privacy.flag_kinds)]
+    # caseforge's own words in the request are not the original's: exempt them from runs
+    # (the suite's flag_kinds are not caseforge's words: they are checked like the shape)
+    own_words = [contracts.SYSTEM, contracts.prompt(contract, "", "", None)]
     payload_original = Original(
-        list(content_fields(case.model_dump(mode="json"))),
-        [(c, v) for c, vs in originals.items() for v in vs],
-        [*known.texts, *own_words],
-        settings,
+        known_original.fields, known_original.terms, [*known.texts, *own_words], settings
     )
     findings = check_payload(payload, payload_original)
     run_id = "resynth-" + secrets.token_hex(4)
@@ -271,7 +281,10 @@ async def resynth(
         result.passed = not findings
         return result
     if client is None:
-        raise CaseforgeError("resynth needs a model: set synth.model and OPENAI_API_KEY")
+        raise CaseforgeError(
+            "resynth needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
+            "(or OPENAI_BASE_URL); --dry-run shows the request without one"
+        )
     answer, _ = await client.chat_json(
         payload.messages,
         payload.schema,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from caseforge.errors import CaseforgeError
 from caseforge.synth.overlap import fields_of
+from caseforge.synth.verify import content_fields
 
 MAX_BYTES = 256 * 1024 * 1024
 
@@ -37,6 +38,8 @@ def read_for_scan(path: Path) -> tuple[list[tuple[str, str]], str]:
     note = "" if text.encoding == "utf-8" else f" (read as {text.encoding})"
     if path.suffix.lower() in (".yaml", ".yml", ".json"):
         data_tree = _parse(path, text.text)
+        if isinstance(data_tree, dict) and "input" in data_tree and "expect" in data_tree:
+            return list(content_fields(data_tree)), note + " (a case, field by field)"
         if isinstance(data_tree, dict | list):
             return list(fields_of(data_tree)), note + " (field by field)"
     return [("", text.text)], note

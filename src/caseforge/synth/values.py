@@ -16,6 +16,7 @@ corpora of honest rewrites, each of these was shared by chance; none carries an 
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
 import warnings
@@ -163,7 +164,11 @@ _AMOUNT = re.compile(
 _DOTTED = re.compile(r"(?<![0-9.,])[0-9]+(?:[.,][0-9]+){2,}(?![0-9])")
 # Numbers that are part of something else: a phone number, a clock time, an HTTP status.
 _NOT_VALUES = re.compile(
-    r"(?:\+[0-9]{1,3}[ .-]?)?\(?0?[0-9]{2,4}\)?[ -][0-9]{3,4}[ -][0-9]{3,4}(?![0-9])"
+    # a phone number starts with +, a trunk 0, an area code in parentheses or 1[3-9] (China);
+    # 12 800 000 đồng, with none of these, is an amount
+    r"(?:\+[0-9]{1,3}[ .-]?(?:\(0?[0-9]{1,4}\)[ .-]?)?[0-9]{1,4}|\(0?[0-9]{1,4}\)\s?[0-9]{2,4}"
+    r"|(?<![0-9])0[0-9]{1,3}|(?<![0-9])1[3-9][0-9])[ -][0-9]{3,4}[ -][0-9]{3,4}(?![0-9])"
+    r"|\(0?[0-9]{2,4}\)\s?[0-9]{3,4}[ -][0-9]{4}(?![0-9])"
     r"|(?<![0-9.,])0[0-9]{2,3}\.[0-9]{3}\.[0-9]{3}(?![0-9]|[.,][0-9])"
     r"|(?<![0-9])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?![0-9])"
     r"|(?i:http|status|code|狀態碼|状态码|錯誤碼|错误码|回傳|返回|mã lỗi|mã)"
@@ -216,13 +221,16 @@ def _chinese_numerals(text: str) -> str:
 def prepare(text: str) -> str:
     """The text the value finders read: NFKC and format characters out, Chinese numerals as
     digits."""
-    # A full-width comma ends a clause; folded to "," it would glue 1,280,000，2026 together.
-    text = _chinese_numerals(WIDTH(text.replace("，", " , ").replace("、", " 、 ")))
+    # A full-width comma ends a clause — folded to "," it would glue 1,280,000，2026 together —
+    # unless it groups thousands (１，２８０，０００元).
+    text = _CLAUSE_COMMA.sub(" , ", text).replace("、", " 、 ")
+    text = _chinese_numerals(WIDTH(text))
     if "角" in text or "分" in text:  # 60650元9角5分 is 60650.95元
         text = _JIAO.sub(lambda m: f"{m.group(1)}.{m.group(2)}{m.group(3) or ''}元", text)
     return text
 
 
+_CLAUSE_COMMA = re.compile(r"(?<![0-9０-９])，|，(?![0-9０-９]{3}(?![0-9０-９]))")
 _JIAO = re.compile(r"([0-9]+)\s?[元圆圓]\s?([0-9])\s?角(?:\s?([0-9])\s?分)?")
 
 
@@ -230,11 +238,10 @@ def numbers(text: str) -> list[Value]:
     """Every number in ``text`` (already ``prepare``-d), amounts marked."""
     found: list[Value] = []
     text = _NOT_VALUES.sub(lambda m: " " * len(m.group()), text)
-    for dotted in _DOTTED.finditer(text):  # 1.4.12.8 is a version, 1.280.000 a number
-        if parse_number(dotted.group()) is None:
-            text = (
-                text[: dotted.start()] + re.sub(r"[.,]", " ", dotted.group()) + text[dotted.end() :]
-            )
+    # 1.4.12.8 is a version (its parts are read one by one), 1.280.000 a number
+    text = _DOTTED.sub(
+        lambda m: m.group() if parse_number(m.group()) else re.sub(r"[.,]", " ", m.group()), text
+    )
     for match in _AMOUNT.finditer(text):
         raw = match.group("num")
         start = match.start("num")
@@ -373,10 +380,13 @@ def _date(year: int, month: int, day: int) -> dt.date | None:
 def dates(text: str) -> Dates:
     """Every calendar day in ``text`` (already ``prepare``-d)."""
     out = Dates()
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # sorted, never overlapping
     for form, pattern in _DATE_FORMS:
         for match in pattern.finditer(text):
-            if any(s < match.end() and match.start() < e for s, e in taken):
+            at = bisect.bisect_left(taken, (match.start(), match.start()))
+            if (at > 0 and taken[at - 1][1] > match.start()) or (
+                at < len(taken) and taken[at][0] < match.end()
+            ):
                 continue
             groups = match.groupdict()
             if form == "dmy":
@@ -391,11 +401,11 @@ def dates(text: str) -> Dates:
                     if not (1 <= month <= 12 and 1 <= day <= 31):
                         continue
                     out.partial.add((month, day))
-                    taken.append((match.start(), match.end()))
+                    bisect.insort(taken, (match.start(), match.end()))
                     continue
             valid = [d for d in readings if d is not None]
             if valid:
                 out.full.update(valid)
-                taken.append((match.start(), match.end()))
-    out.spans = sorted(taken)
+                bisect.insort(taken, (match.start(), match.end()))
+    out.spans = taken
     return out

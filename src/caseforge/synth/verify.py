@@ -24,7 +24,19 @@ if TYPE_CHECKING:
     from caseforge.synth.identifiers import Glossary, Span
 
 # Case keys that say nothing about the ticket: compared neither way.
-META_KEYS = ("id", "split", "added", "source", "provenance", "clock", "seed")
+META_KEYS = ("id", "split", "added", "source", "clock", "seed")
+# Provenance caseforge writes itself; every other provenance value is compared.
+GENERATED_PROVENANCE = (
+    "synth_run",
+    "method",
+    "sent",
+    "model",
+    "identifier_classes_replaced",
+    "verification",
+    "reproduction",
+    "reviewed_on",
+    "fictional_original",
+)
 
 
 @dataclass
@@ -41,8 +53,14 @@ class Check:
 
 
 def content_fields(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """The leaves of a case that carry content (everything but ids, dates and provenance)."""
-    return fields_of({k: v for k, v in data.items() if k not in META_KEYS})
+    """The leaves of a case that carry content: everything but its id, dates, split and the
+    provenance caseforge writes itself."""
+    kept = {k: v for k, v in data.items() if k not in META_KEYS}
+    if isinstance(kept.get("provenance"), dict):
+        kept["provenance"] = {
+            k: v for k, v in kept["provenance"].items() if k not in GENERATED_PROVENANCE
+        }
+    return fields_of(kept)
 
 
 @dataclass
@@ -53,6 +71,8 @@ class KnownOriginal:
     original: Original
     originals: dict[str, list[str]]
     spans: list[tuple[str, Span]]
+    fields: list[tuple[str, str]]
+    terms: list[tuple[str, str]]
 
 
 def know_original(
@@ -79,7 +99,7 @@ def know_original(
         bucket = originals.setdefault(cls, [])
         bucket.extend(v for v in values if v not in bucket)
     terms = [(cls, v) for cls, values in originals.items() for v in values]
-    return KnownOriginal(Original(fields, terms, safe, settings), originals, spans)
+    return KnownOriginal(Original(fields, terms, safe, settings), originals, spans, fields, terms)
 
 
 def verify_variant(original: Original, variant: dict[str, Any]) -> list[Check]:
