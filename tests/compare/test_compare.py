@@ -15,8 +15,8 @@ from caseforge.case.model import Case
 from caseforge.cli import app
 from caseforge.compare import compare_runs
 from caseforge.compare.outcomes import CaseOutcome, RunOutcomes
-from caseforge.grade.trial import TrialStatus
-from caseforge.report.summary import TrialRecord, summarize
+from caseforge.report.summary import summarize
+from caseforge.results import TrialRecord, TrialStatus
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite

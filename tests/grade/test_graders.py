@@ -8,8 +8,9 @@ import pytest
 
 from caseforge.agent.protocol import AgentResult, ToolCall
 from caseforge.case.model import Case
-from caseforge.grade import CheckStatus, GradeOptions, TrialStatus, grade_trial
+from caseforge.grade import GradeOptions, grade_trial
 from caseforge.grade.modes import outcome_matches
+from caseforge.results import CheckStatus, TrialStatus
 
 
 def case(expect: dict[str, Any]) -> Case:

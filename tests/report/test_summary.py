@@ -9,8 +9,8 @@ import pytest
 from caseforge.agent.protocol import AgentResult
 from caseforge.case.model import Case
 from caseforge.grade import grade_trial
-from caseforge.grade.trial import TrialStatus
-from caseforge.report.summary import TrialRecord, summarize
+from caseforge.report.summary import summarize
+from caseforge.results import TrialRecord, TrialStatus
 
 # Four cases × three trials. Each trial reports these flags (None = the agent errored).
 PLAN: dict[str, tuple[list[str], list[list[str] | None]]] = {

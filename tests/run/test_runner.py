@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from caseforge.agent.fixtures import FixtureMode
 from caseforge.report.build import build_report
-from caseforge.run.fixtures import FixtureMode
 from caseforge.run.runner import Runner, RunOptions, RunOutcome
 from caseforge.run.trial import RetryPolicy
 from caseforge.store.db import RunStore

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from caseforge.llm.client import ModelClient
     from caseforge.llm.prices import PriceTable
 
-from caseforge.run.fixtures import FixtureSession
+from caseforge.agent.fixtures import FixtureSession
 
 
 @dataclass
@@ -77,7 +77,7 @@ class AgentContext:
     def http(self) -> httpx.AsyncClient:
         """An ``httpx.AsyncClient`` whose traffic goes through the fixtures."""
         if self._http is None:
-            from caseforge.run.fixtures import FixtureTransport
+            from caseforge.agent.fixtures import FixtureTransport
 
             transport: httpx.AsyncBaseTransport = (
                 FixtureTransport(self.fixtures) if self.fixtures else httpx.AsyncHTTPTransport()
@@ -116,7 +116,7 @@ class AgentContext:
         return client
 
     def _recording(self) -> bool:
-        from caseforge.run.fixtures import FixtureMode
+        from caseforge.agent.fixtures import FixtureMode
 
         return self.fixtures is not None and self.fixtures.store.mode is FixtureMode.RECORD
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from caseforge.audit.sources import Text, Unreadable
+from caseforge.decoding import Text, Unreadable
 from caseforge.synth.fold import FULL, is_separator
 from caseforge.synth.overlap import Settings, run_units
 from caseforge.synth.policy import (

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from caseforge.audit import sources
 from caseforge.audit.leaks import Leak, Matcher, PrivateData, is_data_file, lint_text, search
-from caseforge.audit.sources import Text, Unreadable
 from caseforge.case.load import load_case, load_suite
+from caseforge.decoding import Text, Unreadable
 from caseforge.errors import CaseforgeError
 from caseforge.synth.overlap import Settings
 from caseforge.synth.private import PrivateStore

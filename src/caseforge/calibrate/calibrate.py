@@ -21,16 +21,16 @@ from typing import Any
 
 import httpx
 
+from caseforge.agent.fixtures import FixtureMode, FixtureStore, FixtureTransport
 from caseforge.calibrate.agreement import Agreement, cohen_kappa
 from caseforge.calibrate.labels import VERDICTS, LabeledOutput, labels_dir, load_labels
 from caseforge.case.load import load_suite
 from caseforge.case.model import JudgeCheck
 from caseforge.errors import CaseforgeError
-from caseforge.grade.judge import Judge
+from caseforge.grade.judge import Judge, make_judge
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.client import ModelClient, ModelError
-from caseforge.run.fixtures import FixtureMode, FixtureStore, FixtureTransport
-from caseforge.vcs import git_toplevel
+from caseforge.paths import suite_paths
 
 RECORDINGS = "judge-recordings"
 REPLAY_BASE_URL = "http://judge-recordings.invalid/v1"
@@ -102,9 +102,8 @@ def judge_factory(suite_dir: Path, record: bool = False, live: bool = False) -> 
     settings = suite.config.judge
     folder = labels_dir(suite_dir) / RECORDINGS
     mode = _mode(record, live, folder)
-    top = git_toplevel(suite_dir) or suite_dir
     # Recording means asking the endpoint: only --live may answer from the cache.
-    cache = LLMCache(top / ".caseforge" / "cache" / "llm.db") if mode is None else None
+    cache = LLMCache(suite_paths(suite_dir).llm_cache) if mode is None else None
     store = FixtureStore(suite_dir, mode, folder) if mode is not None else None
 
     def make(case_id: str) -> Judge:
@@ -113,24 +112,22 @@ def judge_factory(suite_dir: Path, record: bool = False, live: bool = False) -> 
             if store is not None
             else None
         )
+        replay: ModelClient | None = None
         if mode is FixtureMode.REPLAY:
             if settings is None:
                 raise CaseforgeError(f"{suite_dir / 'caseforge.yaml'}: no judge.model to replay")
-            client: ModelClient | None = ModelClient(
+            replay = ModelClient(
                 model=settings.model, base_url=REPLAY_BASE_URL, http_client=http, max_attempts=1
             )
-        else:
-            client = ModelClient.from_settings(
-                settings, http_client=http, prices=suite.config.prices
-            )
-            if client is not None:
-                client.cache = cache
-        if client is None:
+        judge = make_judge(settings, suite.config.prices, client=replay, http_client=http)
+        if judge is None:
             raise CaseforgeError(
                 "no judge to calibrate: set judge.model in caseforge.yaml and OPENAI_API_KEY "
                 f"(or OPENAI_BASE_URL), or ship recordings in {folder}"
             )
-        return Judge(client)
+        if replay is None:
+            judge.client.cache = cache
+        return judge
 
     make.store = store  # type: ignore[attr-defined]
     make.cache = cache  # type: ignore[attr-defined]

@@ -82,7 +82,7 @@ def resynth(
     ] = None,
 ) -> None:
     """Re-synthesise a sensitive failed case into a new domain, keeping what made it fail."""
-    from caseforge.llm.client import synth_client
+    from caseforge.synth.client import synth_client
     from caseforge.synth.private import PrivateStore
     from caseforge.synth.resynth import resynth as run_resynth
 

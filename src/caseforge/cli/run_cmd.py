@@ -14,14 +14,14 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from caseforge.agent.fixtures import FixtureMode
 from caseforge.compare.compare import compare_runs, comparison_text
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
 from caseforge.report.build import build_report, load_report
 from caseforge.report.render import FORMATS, pct, to_text
-from caseforge.report.summary import TrialRecord
-from caseforge.run.fixtures import FixtureMode
+from caseforge.results import TrialRecord
 from caseforge.run.runner import Progress as RunProgress
 from caseforge.run.runner import RunHandle, Runner, RunOptions
 from caseforge.store.db import RunStore

@@ -51,7 +51,7 @@ def write(
     limit: Annotated[int | None, typer.Option(help="At most this many new drafts.")] = None,
 ) -> None:
     """One model call per tuple writes the ticket; drafts go to the review queue."""
-    from caseforge.llm.client import synth_client
+    from caseforge.synth.client import synth_client
     from caseforge.synth.writer import write_drafts
 
     client = synth_client(suite, "synth write")

@@ -1,15 +1,6 @@
-"""Grading: one grader per check mode, and grading a whole case-trial."""
+"""Grading: one grader per check mode, and grading a whole case-trial into results."""
 
-from caseforge.grade.base import GRADERS, CheckResult, CheckStatus, grader
-from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial, trial_status
+from caseforge.grade.base import GRADERS, grader
+from caseforge.grade.trial import GradeOptions, grade_trial
 
-__all__ = [
-    "GRADERS",
-    "CheckResult",
-    "CheckStatus",
-    "GradeOptions",
-    "TrialStatus",
-    "grade_trial",
-    "grader",
-    "trial_status",
-]
+__all__ = ["GRADERS", "GradeOptions", "grade_trial", "grader"]

@@ -13,10 +13,16 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from caseforge.case.model import JudgeCheck
+import httpx
+
+from caseforge.agent.protocol import AgentResult
+from caseforge.case.model import Case, JudgeCheck
+from caseforge.case.suite import ModelSettings
 from caseforge.llm.client import ChatResult, ModelClient
+from caseforge.results import CheckResult, CheckStatus, TrialRecord, trial_status
 
 JUDGE_PROMPT_VERSION = "judge-v1"
 VERDICTS = ("conveyed", "missing", "contradicted")
@@ -173,6 +179,12 @@ class Judge:
     def __init__(self, client: ModelClient) -> None:
         self.client = client
 
+    async def aclose(self) -> None:
+        """Close the client and its cache."""
+        await self.client.aclose()
+        if self.client.cache is not None:
+            self.client.cache.close()
+
     @property
     def description(self) -> dict[str, Any]:
         return {
@@ -256,3 +268,80 @@ class Judge:
 
 def _cost(results: list[ChatResult]) -> float:
     return sum(r.cost_usd for r in results)
+
+
+def make_judge(
+    settings: ModelSettings | None,
+    prices: dict[str, dict[str, float]] | None = None,
+    cache_dir: Path | None = None,
+    client: ModelClient | None = None,
+    http_client: httpx.AsyncClient | None = None,
+) -> Judge | None:
+    """The one judge factory of run, rescore and calibrate: ``client`` when given, else one
+    from the suite's ``judge:`` settings and the environment; None when neither is there."""
+    if client is None:
+        if settings is None:
+            return None  # no judge configured: the model client is not even built
+        client = ModelClient.from_settings(
+            settings, cache_dir=cache_dir, prices=prices, http_client=http_client
+        )
+    return Judge(client) if client is not None else None
+
+
+async def judge_record(
+    judge: Judge, case: Case, result: AgentResult | None, record: TrialRecord
+) -> None:
+    """Replace the record's not-judged judge checks with the judge's verdicts.
+
+    A rejected key or an unknown model raises (the run stops: nothing would be judged);
+    a judge that stays unavailable or answers nonsense leaves the check ``not_judged``.
+    """
+    from caseforge.grade.trial import MISSING, lookup
+    from caseforge.llm.client import (
+        ModelAuthError,
+        ModelError,
+        ModelNotFoundError,
+        ModelOutputError,
+    )
+
+    if result is None:
+        return
+    checks = {name: check for name, _, check in case.checks()}
+    for index, check_result in enumerate(record.checks):
+        if check_result.mode != "judge" or check_result.status is not CheckStatus.NOT_JUDGED:
+            continue
+        check = checks[check_result.name]
+        assert isinstance(check, JudgeCheck)
+        value = lookup(result, check.field or "reply")
+        if value is MISSING:
+            record.checks[index] = CheckResult(
+                check_result.name,
+                "judge",
+                CheckStatus.FAIL,
+                check_result.expected,
+                None,
+                f"no field {check.field!r} in the output to judge",
+            )
+            continue
+        text = (
+            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        )
+        try:
+            verdict = await judge.judge(check, text, case.input)
+        except (ModelAuthError, ModelNotFoundError):
+            raise
+        except ModelOutputError as exc:
+            check_result.reason = f"the judge's answer stayed invalid after one repair: {exc}"
+            continue
+        except ModelError as exc:
+            check_result.reason = f"the judge was unavailable: {exc}"
+            continue
+        record.checks[index] = CheckResult(
+            check_result.name,
+            "judge",
+            CheckStatus.PASS if verdict.passed else CheckStatus.FAIL,
+            check_result.expected,
+            verdict.actual(),
+            verdict.reason,
+        )
+    record.status = trial_status(record.checks)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from caseforge.agent.protocol import AgentResult
@@ -17,19 +16,11 @@ from caseforge.case.model import (
     ToolCallsCheck,
 )
 from caseforge.grade import modes as _modes  # noqa: F401  (registers the graders)
-from caseforge.grade.base import GRADERS, CheckResult, CheckStatus
+from caseforge.grade.base import GRADERS
+from caseforge.results import CheckResult, CheckStatus, TrialStatus, trial_status
 
 APPROVAL_CHECK = "approval_pause"
 MISSING = object()  # what lookup() returns for a field the output lacks
-
-
-class TrialStatus(StrEnum):
-    """A case-trial's verdict. Only ``pass`` counts as passing."""
-
-    PASS = "pass"
-    FAIL = "fail"
-    ERROR = "error"  # the agent crashed, timed out or answered nonsense; or a check could not run
-    INCOMPLETE = "incomplete"  # every code check passed but a judge check was not judged
 
 
 @dataclass(frozen=True)
@@ -155,16 +146,3 @@ def _approval_check(case: Case) -> CheckResult:
         True,
         "paused for supervisor approval, but the case does not expect approval",
     )
-
-
-def trial_status(results: list[CheckResult]) -> TrialStatus:
-    """error if a check could not run; else fail if any failed; else incomplete if a judge
-    check was not judged; else pass."""
-    statuses = {r.status for r in results}
-    if CheckStatus.ERROR in statuses:
-        return TrialStatus.ERROR
-    if CheckStatus.FAIL in statuses:
-        return TrialStatus.FAIL
-    if CheckStatus.NOT_JUDGED in statuses:
-        return TrialStatus.INCOMPLETE
-    return TrialStatus.PASS

@@ -473,28 +473,6 @@ class ModelClient:
         await self._client.close()
 
 
-def synth_client(suite_dir: Path, command: str, *, cache: bool = True) -> ModelClient:
-    """The model for synthesis (``synth:`` in caseforge.yaml), with the suite's cache (unless
-    ``cache=False``) and prices; a one-line error naming what to set when there is none."""
-    from caseforge.case.load import load_config
-    from caseforge.vcs import git_toplevel
-
-    config = load_config(suite_dir)
-    top = git_toplevel(suite_dir) or suite_dir
-    client = ModelClient.from_settings(
-        config.synth,
-        cache_dir=top / ".caseforge" / "cache" if cache else None,
-        prices=config.prices,
-    )
-    if client is None:
-        if config.synth is not None or os.environ.get("CASEFORGE_MODEL"):
-            what = "set OPENAI_API_KEY (or OPENAI_BASE_URL for a self-hosted endpoint)"
-        else:
-            what = "set synth.model in caseforge.yaml and OPENAI_API_KEY (or OPENAI_BASE_URL)"
-        raise CaseforgeError(f"{command} needs a model: {what}")
-    return client
-
-
 def _with_schema_prompt(
     messages: list[dict[str, Any]], schema: dict[str, Any]
 ) -> list[dict[str, Any]]:

@@ -10,7 +10,8 @@ from typing import Any
 
 from caseforge.case.model import Case
 from caseforge.errors import CaseforgeError
-from caseforge.report.summary import TrialRecord, summarize
+from caseforge.report.summary import summarize
+from caseforge.results import TrialRecord, iter_records
 from caseforge.store.db import RunStore
 
 SCHEMA_VERSION = 1
@@ -25,8 +26,6 @@ def expect_digest(case: Case) -> str:
 
 def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
     """The full report of a run: metadata, ``summary``, ``checks`` and ``cases``."""
-    from caseforge.run.runner import iter_records  # the runner imports report modules
-
     info = store.get_run(run_id)
     cases = {cid: Case.model_validate(data) for cid, data in store.cases(run_id).items()}
     responses = {(r["case_id"], r["trial"]): r for r in store.results(run_id)}

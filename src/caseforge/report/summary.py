@@ -13,31 +13,14 @@ from __future__ import annotations
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from caseforge.case.model import Case
-from caseforge.grade.base import CheckResult, CheckStatus
 from caseforge.grade.modes import item_key
-from caseforge.grade.trial import TrialStatus
+from caseforge.results import CheckStatus, TrialRecord, TrialStatus
 from caseforge.stats import clustered_se, pass_at_k, pass_hat_k, wilson_interval
-
-
-@dataclass(slots=True)
-class TrialRecord:
-    """One graded case-trial as the summary needs it."""
-
-    case_id: str
-    trial: int
-    status: TrialStatus
-    checks: list[CheckResult] = field(default_factory=list)
-    error: str | None = None
-    latency_s: float = 0.0
-    cost_usd: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
 
 
 def _rate(numerator: float, denominator: float) -> float | None:

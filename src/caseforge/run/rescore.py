@@ -13,12 +13,14 @@ from caseforge import __version__
 from caseforge.agent.protocol import AgentResult
 from caseforge.case.load import load_suite
 from caseforge.errors import CaseforgeError
-from caseforge.grade.trial import GradeOptions, TrialStatus, grade_trial
-from caseforge.report.summary import TrialRecord
+from caseforge.grade.judge import judge_record, make_judge
+from caseforge.grade.trial import GradeOptions, grade_trial
+from caseforge.paths import suite_paths
+from caseforge.results import NO_JUDGE_REASON, TrialRecord, TrialStatus, needs_judge
 from caseforge.run.executor import TrialOutcome, TrialTask
-from caseforge.run.runner import NO_JUDGE_REASON, judge_record, needs_judge, store_row
+from caseforge.run.runner import store_row
 from caseforge.store.db import RunStore, new_run_id
-from caseforge.vcs import dataset_state, git_toplevel
+from caseforge.vcs import dataset_state
 
 if TYPE_CHECKING:
     from caseforge.grade.judge import Judge
@@ -48,16 +50,11 @@ async def rescore(
         )
     suite = load_suite(suite_dir or Path(info.suite_path))
     current = {c.case.id: c.case for c in suite.cases}
-    from caseforge.grade.judge import Judge
-    from caseforge.llm.client import ModelClient
-
     judge: Judge | None = None
     if judge_mode != "off":
-        top = git_toplevel(suite.root) or suite.root
-        client = judge_client or ModelClient.from_settings(
-            suite.config.judge, cache_dir=top / ".caseforge" / "cache", prices=suite.config.prices
+        judge = make_judge(
+            suite.config.judge, suite.config.prices, suite_paths(suite.root).cache, judge_client
         )
-        judge = Judge(client) if client is not None else None
     options = GradeOptions(
         judge="skip" if judge_mode == "off" else "not_judged", judge_reason=NO_JUDGE_REASON
     )
@@ -103,18 +100,26 @@ async def rescore(
             status, checks = grade_trial(case, outcome.result, outcome.outcomes, options)
         else:
             status, checks = TrialStatus.ERROR, []
-        record = TrialRecord(case.id, row["trial"], status, checks, error=row["error"])
+        record = TrialRecord(
+            case.id,
+            row["trial"],
+            status,
+            checks,
+            error=row["error"],
+            latency_s=row["latency_s"],
+            cost_usd=row["cost_usd"],
+            input_tokens=row["input_tokens"],
+            output_tokens=row["output_tokens"],
+        )
         if judge is not None and needs_judge(record):
-            await judge_record(judge, outcome, record)
-        rows.append(store_row(new_id, outcome, record.status, record.checks))
+            await judge_record(judge, case, outcome.result, record)
+        rows.append(store_row(outcome, record))
         graded += 1
     store.write_results(rows)
     if judge is not None:
         store.update_options(
             new_id, {"judge": {**judge.description, **judge.client.stats.to_json()}}
         )
-        await judge.client.aclose()
-        if judge.client.cache is not None:
-            judge.client.cache.close()
+        await judge.aclose()
     store.set_status(new_id, "finished")
     return Rescored(new_id, run_id, graded, skipped)

@@ -21,27 +21,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from caseforge import __version__
+from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.agent.transports import import_object, resolve_agent
 from caseforge.case.load import Suite, load_suite
-from caseforge.case.model import Case, JudgeCheck
+from caseforge.case.model import Case
 from caseforge.errors import CaseforgeError
-from caseforge.grade.base import CheckResult, CheckStatus
-from caseforge.grade.trial import (
-    MISSING,
-    GradeOptions,
-    TrialStatus,
-    grade_trial,
-    lookup,
-    trial_status,
-)
+from caseforge.grade.judge import judge_record
+from caseforge.grade.trial import GradeOptions, grade_trial
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
-from caseforge.report.summary import TrialRecord
+from caseforge.paths import suite_paths
+from caseforge.results import NO_JUDGE_REASON, CheckResult, TrialRecord, TrialStatus, needs_judge
 from caseforge.run.executor import Executor, LocalExecutor, TrialOutcome, TrialTask
-from caseforge.run.fixtures import FixtureMode, FixtureStore
 from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
 from caseforge.store.db import RunStore, new_run_id, utcnow
-from caseforge.vcs import dataset_state, git_toplevel
+from caseforge.vcs import dataset_state
 
 if TYPE_CHECKING:
     from caseforge.grade.judge import Judge
@@ -116,34 +110,19 @@ class RunOutcome:
     skipped: int = 0
 
 
-def store_row(
-    run_id: str, outcome: TrialOutcome, status: TrialStatus, checks: list[Any]
-) -> dict[str, Any]:
-    """The store row of a graded case-trial: status, raw response, probe outcomes, grades."""
+def store_row(outcome: TrialOutcome, record: TrialRecord) -> dict[str, Any]:
+    """The store row of a graded case-trial: the record, the raw response, the probe's reading."""
     result = outcome.result
-    usage = result.usage if result is not None else None
-    error = outcome.error
     if outcome.stderr_tail:
-        error = f"{error}\n--- stderr (tail) ---\n{outcome.stderr_tail}"
-    return {
-        "run_id": run_id,
-        "case_id": outcome.task.case.id,
-        "trial": outcome.task.trial,
-        "status": status.value,
-        "error": error,
-        "latency_s": outcome.latency_s,
-        "cost_usd": usage.cost_usd if usage else 0.0,
-        "input_tokens": usage.input_tokens if usage else 0,
-        "output_tokens": usage.output_tokens if usage else 0,
-        "response_json": result.model_dump_json() if result is not None else None,
-        "outcomes_json": (
-            json.dumps(outcome.outcomes, ensure_ascii=False, default=str)
-            if outcome.outcomes is not None
-            else None
-        ),
-        "checks_json": json.dumps([c.to_json() for c in checks], ensure_ascii=False, default=str),
-        "finished_at": utcnow(),
-    }
+        record.error = f"{record.error}\n--- stderr (tail) ---\n{outcome.stderr_tail}"
+    return record.to_row(
+        outcome.task.run_id,
+        utcnow(),
+        result.model_dump_json() if result is not None else None,
+        json.dumps(outcome.outcomes, ensure_ascii=False, default=str)
+        if outcome.outcomes is not None
+        else None,
+    )
 
 
 def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
@@ -168,75 +147,6 @@ def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
         input_tokens=usage.input_tokens if usage else 0,
         output_tokens=usage.output_tokens if usage else 0,
     )
-
-
-NO_JUDGE_REASON = (
-    "no judge model configured: not judged (set judge.model in caseforge.yaml and "
-    "OPENAI_API_KEY or OPENAI_BASE_URL, or pass --no-judge to skip judge checks on purpose)"
-)
-
-
-def needs_judge(record: TrialRecord) -> bool:
-    """Whether a graded case-trial has judge checks still waiting for the judge."""
-    return any(c.mode == "judge" and c.status is CheckStatus.NOT_JUDGED for c in record.checks)
-
-
-async def judge_record(judge: Judge, outcome: TrialOutcome, record: TrialRecord) -> None:
-    """Replace the record's not-judged judge checks with the judge's verdicts.
-
-    A rejected key or an unknown model raises (the run stops: nothing would be judged);
-    a judge that stays unavailable or answers nonsense leaves the check ``not_judged``.
-    """
-    from caseforge.llm.client import (
-        ModelAuthError,
-        ModelError,
-        ModelNotFoundError,
-        ModelOutputError,
-    )
-
-    case = outcome.task.case
-    result = outcome.result
-    if result is None:
-        return
-    checks = {name: check for name, _, check in case.checks()}
-    for index, check_result in enumerate(record.checks):
-        if check_result.mode != "judge" or check_result.status is not CheckStatus.NOT_JUDGED:
-            continue
-        check = checks[check_result.name]
-        assert isinstance(check, JudgeCheck)
-        value = lookup(result, check.field or "reply")
-        if value is MISSING:
-            record.checks[index] = CheckResult(
-                check_result.name,
-                "judge",
-                CheckStatus.FAIL,
-                check_result.expected,
-                None,
-                f"no field {check.field!r} in the output to judge",
-            )
-            continue
-        text = (
-            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        )
-        try:
-            verdict = await judge.judge(check, text, case.input)
-        except (ModelAuthError, ModelNotFoundError):
-            raise
-        except ModelOutputError as exc:
-            check_result.reason = f"the judge's answer stayed invalid after one repair: {exc}"
-            continue
-        except ModelError as exc:
-            check_result.reason = f"the judge was unavailable: {exc}"
-            continue
-        record.checks[index] = CheckResult(
-            check_result.name,
-            "judge",
-            CheckStatus.PASS if verdict.passed else CheckStatus.FAIL,
-            check_result.expected,
-            verdict.actual(),
-            verdict.reason,
-        )
-    record.status = trial_status(record.checks)
 
 
 def select_cases(suite: Suite, split: str, case_ids: list[str]) -> list[Case]:
@@ -288,8 +198,8 @@ class Runner:
         fixtures = (
             FixtureStore(suite.root, fixture_mode) if fixture_mode != FixtureMode.OFF else None
         )
-        top = git_toplevel(suite.root) or suite.root
-        work_dir = top / ".caseforge" / "work" / handles[0].run_id
+        paths = suite_paths(suite.root)
+        work_dir = paths.work / handles[0].run_id
         runner = TrialRunner(
             agent=agent,
             timeout_s=timeout_s,
@@ -299,11 +209,11 @@ class Runner:
             workspace_setup=self._hooks[0],
             outcome_probe=self._hooks[1],
             keep_workspaces=opts.keep_workspaces,
-            llm_cache=None if opts.no_cache else LLMCache(top / ".caseforge" / "cache" / "llm.db"),
+            llm_cache=None if opts.no_cache else LLMCache(paths.llm_cache),
             reuse_trials=opts.reuse_trials,
             llm_prices=PriceTable(config.prices),
         )
-        judge = None if opts.judge == "off" else self._judge(suite, top)
+        judge = None if opts.judge == "off" else self._judge(suite)
         grade_options = GradeOptions(
             judge="skip" if opts.judge == "off" else "not_judged",
             judge_reason=NO_JUDGE_REASON,
@@ -392,9 +302,7 @@ class Runner:
                 fixtures.flush()
             await agent.aclose()
             if judge is not None:
-                await judge.client.aclose()
-                if judge.client.cache is not None:
-                    judge.client.cache.close()
+                await judge.aclose()
             if runner.llm_cache is not None:
                 runner.llm_cache.close()
             if work_dir.exists() and not opts.keep_workspaces:
@@ -405,7 +313,7 @@ class Runner:
 
     def _finish(self, outcome: TrialOutcome, record: TrialRecord) -> None:
         """Store a graded case-trial, count it, and stop dispatching past the budget."""
-        self._buffer.append(store_row(outcome.task.run_id, outcome, record.status, record.checks))
+        self._buffer.append(store_row(outcome, record))
         if len(self._buffer) >= FLUSH_ROWS:
             self._flush()
         progress = self._progress
@@ -430,7 +338,7 @@ class Runner:
     ) -> None:
         try:
             async with gate:
-                await judge_record(judge, outcome, record)
+                await judge_record(judge, outcome.task.case, outcome.result, record)
         except Exception as exc:  # kept for the driver, which stops the run with it
             if self._fatal is None:
                 self._fatal = exc
@@ -464,20 +372,15 @@ class Runner:
             import_object(config.outcome_probe, suite.root) if config.outcome_probe else None,
         )
 
-    def _judge(self, suite: Suite, top: Path) -> Judge | None:
-        if self.judge_client is None and suite.config.judge is None:
-            return None  # no judge configured: don't even load the model client
-        from caseforge.grade.judge import Judge
-        from caseforge.llm.client import ModelClient
+    def _judge(self, suite: Suite) -> Judge | None:
+        from caseforge.grade.judge import make_judge
 
-        if self.judge_client is not None:
-            return Judge(self.judge_client)
-        client = ModelClient.from_settings(
+        return make_judge(
             suite.config.judge,
-            cache_dir=None if self.options.no_cache else top / ".caseforge" / "cache",
-            prices=suite.config.prices,
+            suite.config.prices,
+            None if self.options.no_cache else suite_paths(suite.root).cache,
+            self.judge_client,
         )
-        return Judge(client) if client is not None else None
 
     def _flush(self) -> None:
         # Recordings first: a stored result never lacks the fixtures it was made with.
@@ -602,19 +505,3 @@ def _clock_freezer(
     import time_machine
 
     return time_machine.travel(next(iter(clocks)), tick=False)
-
-
-def iter_records(store: RunStore, run_id: str) -> Iterator[TrialRecord]:
-    """The stored case-trials of a run as summary records."""
-    for row in store.results(run_id):
-        yield TrialRecord(
-            case_id=row["case_id"],
-            trial=row["trial"],
-            status=TrialStatus(row["status"]),
-            checks=[CheckResult.from_json(c) for c in json.loads(row["checks_json"])],
-            error=row["error"],
-            latency_s=row["latency_s"],
-            cost_usd=row["cost_usd"],
-            input_tokens=row["input_tokens"],
-            output_tokens=row["output_tokens"],
-        )

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from caseforge.agent.context import AgentContext
+from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.run.executor import TrialOutcome, TrialTask
-from caseforge.run.fixtures import FixtureMissingError, FixtureStore
 
 
 def seed_for(case: Case, trial: int) -> int:

@@ -119,10 +119,9 @@ def default_store_url(start: Path | None = None) -> str:
     env = os.environ.get("CASEFORGE_STORE")
     if env:
         return env
-    from caseforge.vcs import git_toplevel
+    from caseforge.paths import suite_paths
 
-    top = git_toplevel(start or Path.cwd()) or (start or Path.cwd())
-    return f"sqlite:///{(top / '.caseforge' / 'caseforge.db').resolve()}"
+    return f"sqlite:///{suite_paths(start or Path.cwd()).db.resolve()}"
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:

@@ -437,16 +437,15 @@ async def _reproduce(
     original, stated instead of re-running the agent on the original."""
     from caseforge.agent.transports import resolve_agent
     from caseforge.grade.trial import grade_trial
+    from caseforge.paths import suite_paths
     from caseforge.run.executor import TrialTask
     from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
-    from caseforge.vcs import git_toplevel
 
     suite = load_suite(suite_dir)
     config = suite.config.configs[config_name]
     agent = resolve_agent(suite.config.agent, None, suite.root)
-    top = git_toplevel(suite.root) or suite.root
     runner = TrialRunner(
-        agent, suite.config.timeout_s, RetryPolicy(), top / ".caseforge" / "work" / "resynth"
+        agent, suite.config.timeout_s, RetryPolicy(), suite_paths(suite.root).work / "resynth"
     )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
 

@@ -19,7 +19,7 @@ MAX_BYTES = 256 * 1024 * 1024
 def read_for_scan(path: Path) -> tuple[list[tuple[str, str]], str]:
     """``([(field path or "", text)], note)`` for ``path``; ``CaseforgeError`` when it is not
     a readable text file."""
-    from caseforge.audit.sources import Text, decode
+    from caseforge.decoding import Text, decode
 
     if path.is_dir():
         raise CaseforgeError(f"{path}: is a folder; scan one file (a ticket or a case file)")

@@ -1,0 +1,23 @@
+"""Typed records of graded case-trials, and reading them back from the run store."""
+
+from caseforge.results.records import (
+    NO_JUDGE_REASON,
+    CheckResult,
+    CheckStatus,
+    TrialRecord,
+    TrialStatus,
+    iter_records,
+    needs_judge,
+    trial_status,
+)
+
+__all__ = [
+    "NO_JUDGE_REASON",
+    "CheckResult",
+    "CheckStatus",
+    "TrialRecord",
+    "TrialStatus",
+    "iter_records",
+    "needs_judge",
+    "trial_status",
+]

@@ -1,0 +1,158 @@
+"""Typed records of graded case-trials: what grading produces, the store keeps and every
+report, comparison and gate reads.
+
+One record per case-trial, on the hot path, so these are slotted dataclasses (pydantic
+validation would cost tens of µs each); the report models at the edges are pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from caseforge.store.db import RunStore
+
+
+class CheckStatus(StrEnum):
+    """The verdict of one check on one case-trial."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # the check could not run (e.g. no outcome probe)
+    SKIPPED = "skipped"  # `ignore`, written down on purpose
+    NOT_JUDGED = "not_judged"  # a judge check with no judge: keeps the case-trial from passing
+    CANNOT_JUDGE = "cannot_judge"  # paused for approval before replying: reply checks don't apply
+
+
+class TrialStatus(StrEnum):
+    """A case-trial's verdict. Only ``pass`` counts as passing."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # the agent crashed, timed out or answered nonsense; or a check could not run
+    INCOMPLETE = "incomplete"  # every code check passed but a judge check was not judged
+
+
+@dataclass(slots=True)
+class CheckResult:
+    """One check's verdict with what was expected, what was found, and why."""
+
+    name: str
+    mode: str
+    status: CheckStatus
+    expected: Any = None
+    actual: Any = None
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "mode": self.mode,
+            "status": self.status.value,
+            "expected": self.expected,
+            "actual": self.actual,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CheckResult:
+        return cls(
+            name=data["name"],
+            mode=data["mode"],
+            status=CheckStatus(data["status"]),
+            expected=data.get("expected"),
+            actual=data.get("actual"),
+            reason=data.get("reason", ""),
+        )
+
+
+@dataclass(slots=True)
+class TrialRecord:
+    """One graded case-trial."""
+
+    case_id: str
+    trial: int
+    status: TrialStatus
+    checks: list[CheckResult] = field(default_factory=list)
+    error: str | None = None
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> TrialRecord:
+        """A record from a store row (the ``results`` table)."""
+        return cls(
+            case_id=row["case_id"],
+            trial=row["trial"],
+            status=TrialStatus(row["status"]),
+            checks=[CheckResult.from_json(c) for c in json.loads(row["checks_json"])],
+            error=row["error"],
+            latency_s=row["latency_s"],
+            cost_usd=row["cost_usd"],
+            input_tokens=row["input_tokens"],
+            output_tokens=row["output_tokens"],
+        )
+
+    def to_row(
+        self,
+        run_id: str,
+        finished_at: str,
+        response_json: str | None = None,
+        outcomes_json: str | None = None,
+    ) -> dict[str, Any]:
+        """The store row of this record, with the raw response and what the probe read."""
+        return {
+            "run_id": run_id,
+            "case_id": self.case_id,
+            "trial": self.trial,
+            "status": self.status.value,
+            "error": self.error,
+            "latency_s": self.latency_s,
+            "cost_usd": self.cost_usd,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "response_json": response_json,
+            "outcomes_json": outcomes_json,
+            "checks_json": json.dumps(
+                [c.to_json() for c in self.checks], ensure_ascii=False, default=str
+            ),
+            "finished_at": finished_at,
+        }
+
+
+def iter_records(store: RunStore, run_id: str) -> Iterator[TrialRecord]:
+    """The stored case-trials of a run as records, by case and trial."""
+    for row in store.results(run_id):
+        yield TrialRecord.from_row(row)
+
+
+# --- judge bookkeeping ------------------------------------------------------------------------
+
+NO_JUDGE_REASON = (
+    "no judge model configured: not judged (set judge.model in caseforge.yaml and "
+    "OPENAI_API_KEY or OPENAI_BASE_URL, or pass --no-judge to skip judge checks on purpose)"
+)
+
+
+def needs_judge(record: TrialRecord) -> bool:
+    """Whether a graded case-trial has judge checks still waiting for the judge."""
+    return any(c.mode == "judge" and c.status is CheckStatus.NOT_JUDGED for c in record.checks)
+
+
+def trial_status(results: list[CheckResult]) -> TrialStatus:
+    """error if a check could not run; else fail if any failed; else incomplete if a judge
+    check was not judged; else pass."""
+    statuses = {r.status for r in results}
+    if CheckStatus.ERROR in statuses:
+        return TrialStatus.ERROR
+    if CheckStatus.FAIL in statuses:
+        return TrialStatus.FAIL
+    if CheckStatus.NOT_JUDGED in statuses:
+        return TrialStatus.INCOMPLETE
+    return TrialStatus.PASS
