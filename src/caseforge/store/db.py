@@ -19,75 +19,18 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    Boolean,
-    Column,
-    Float,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
     create_engine,
     event,
     func,
     insert,
-    inspect,
     select,
-    text,
     update,
 )
 from sqlalchemy.engine import Engine
 
 from caseforge.errors import CaseforgeError
-
-metadata = MetaData()
-
-runs = Table(
-    "runs",
-    metadata,
-    Column("id", String(64), primary_key=True),
-    Column("suite", String(200), nullable=False, index=True),
-    Column("suite_path", Text, nullable=False),
-    Column("group_id", String(64), nullable=False),
-    Column("created_at", String(40), nullable=False),
-    Column("finished_at", String(40)),
-    Column("status", String(20), nullable=False),
-    Column("dataset_commit", String(64)),
-    Column("dataset_dirty", Boolean),
-    Column("agent", Text, nullable=False),
-    Column("config_name", String(200)),
-    Column("config_json", Text, nullable=False),
-    Column("trials", Integer, nullable=False),
-    Column("split", String(10), nullable=False),
-    Column("caseforge_version", String(40), nullable=False),
-    Column("options_json", Text, nullable=False),
-)
-
-run_cases = Table(
-    "run_cases",
-    metadata,
-    Column("run_id", String(64), primary_key=True),
-    Column("case_id", String(200), primary_key=True),
-    Column("case_json", Text, nullable=False),
-)
-
-results = Table(
-    "results",
-    metadata,
-    Column("run_id", String(64), primary_key=True),
-    Column("case_id", String(200), primary_key=True),
-    Column("trial", Integer, primary_key=True),
-    Column("status", String(20), nullable=False),
-    Column("error", Text),
-    Column("latency_s", Float, nullable=False),
-    Column("cost_usd", Float, nullable=False),
-    Column("input_tokens", Integer, nullable=False),
-    Column("output_tokens", Integer, nullable=False),
-    Column("response_json", Text),
-    Column("outcomes_json", Text),
-    Column("checks_json", Text, nullable=False),
-    Column("finished_at", String(40), nullable=False),
-)
+from caseforge.store import migrate
+from caseforge.store.schema import results, run_cases, runs
 
 UNFINISHED = ("running", "stopped")
 
@@ -150,21 +93,7 @@ class RunStore:
         self.engine: Engine = create_engine(self.url, future=True)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
-        self._add_missing_columns()
-
-    def _add_missing_columns(self) -> None:
-        """Bring a store written by an older caseforge up to date (new nullable columns)."""
-        inspector = inspect(self.engine)
-        with self.engine.begin() as conn:
-            for table in metadata.sorted_tables:
-                present = {c["name"] for c in inspector.get_columns(table.name)}
-                for column in table.columns:
-                    if column.name not in present and column.nullable:
-                        kind = column.type.compile(dialect=self.engine.dialect)
-                        conn.execute(
-                            text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}')
-                        )
+        migrate.upgrade(self.engine, self.url)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -1,0 +1,91 @@
+"""Bring a store's schema to the code's newest migration when it is opened.
+
+A store with no ``alembic_version`` table but with caseforge's tables was written before
+migrations took over: its missing nullable columns are added and it is stamped with the
+baseline revision, then upgraded like any other. A store whose revision the code does not
+know was written by a newer caseforge and is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+
+from caseforge.errors import CaseforgeError
+from caseforge.store.schema import metadata
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+BASELINE = "0001"
+
+
+def _config(connection: Connection | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+@cache
+def head_revision() -> str:
+    """The newest migration this caseforge ships."""
+    head = ScriptDirectory.from_config(_config()).get_current_head()
+    assert head is not None, "the store has no migrations"
+    return head
+
+
+@cache
+def known_revisions() -> frozenset[str]:
+    script = ScriptDirectory.from_config(_config())
+    return frozenset(rev.revision for rev in script.walk_revisions())
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(engine: Engine, url: str) -> None:
+    """Upgrade the store at ``engine`` to :func:`head_revision`, or refuse a newer one."""
+    current = current_revision(engine)
+    if current == head_revision():
+        return
+    if current is not None and current not in known_revisions():
+        raise CaseforgeError(
+            f"{url}: the store's schema is at revision {current!r}, which this caseforge "
+            f"does not know (it knows up to {head_revision()!r}): it was written by a newer "
+            "caseforge. Upgrade caseforge, or point CASEFORGE_STORE at another store.",
+            exit_code=5,
+        )
+    from alembic import command
+
+    try:
+        with engine.begin() as conn:
+            if current is None and inspect(conn).has_table("runs"):
+                _add_missing_columns(conn)
+                command.stamp(_config(conn), BASELINE)
+            command.upgrade(_config(conn), "head")
+    except DBAPIError:
+        # Another process (a shard, a second terminal) migrated the same store first.
+        if current_revision(engine) != head_revision():
+            raise
+
+
+def _add_missing_columns(conn: Connection) -> None:
+    """Columns added (all nullable) before migrations existed, missing from older stores."""
+    inspector = inspect(conn)
+    for table in metadata.sorted_tables:
+        if not inspector.has_table(table.name):
+            continue
+        present = {c["name"] for c in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in present and column.nullable:
+                kind = column.type.compile(dialect=conn.dialect)
+                conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'))

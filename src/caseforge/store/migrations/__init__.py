@@ -1,0 +1,1 @@
+"""Alembic migrations that own the store's schema (see ``store/migrate.py``)."""

@@ -1,0 +1,59 @@
+"""The store's tables as the code expects them at the newest migration.
+
+The schema is owned by the migrations in ``store/migrations/versions``: change a table here
+*and* add a migration (``alembic -c src/caseforge/store/alembic.ini revision -m "…"``), never
+one without the other. ``tests/store/test_migrations.py`` proves the two agree.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text
+
+metadata = MetaData()
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("suite", String(200), nullable=False, index=True),
+    Column("suite_path", Text, nullable=False),
+    Column("group_id", String(64), nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("finished_at", String(40)),
+    Column("status", String(20), nullable=False),
+    Column("dataset_commit", String(64)),
+    Column("dataset_dirty", Boolean),
+    Column("agent", Text, nullable=False),
+    Column("config_name", String(200)),
+    Column("config_json", Text, nullable=False),
+    Column("trials", Integer, nullable=False),
+    Column("split", String(10), nullable=False),
+    Column("caseforge_version", String(40), nullable=False),
+    Column("options_json", Text, nullable=False),
+)
+
+run_cases = Table(
+    "run_cases",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("case_id", String(200), primary_key=True),
+    Column("case_json", Text, nullable=False),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("case_id", String(200), primary_key=True),
+    Column("trial", Integer, primary_key=True),
+    Column("status", String(20), nullable=False),
+    Column("error", Text),
+    Column("latency_s", Float, nullable=False),
+    Column("cost_usd", Float, nullable=False),
+    Column("input_tokens", Integer, nullable=False),
+    Column("output_tokens", Integer, nullable=False),
+    Column("response_json", Text),
+    Column("outcomes_json", Text),
+    Column("checks_json", Text, nullable=False),
+    Column("finished_at", String(40), nullable=False),
+)
