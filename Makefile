@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint schema format bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+
+## schema: regenerate the shipped report.schema.json from the typed RunReport model
+schema: $(STAMP)
+	$(BIN)/python -c "from caseforge.report.model import schema_text; import sys; sys.stdout.write(schema_text())" > src/caseforge/report/report.schema.json
 
 format: $(STAMP)
 	$(BIN)/ruff format src tests benchmarks examples

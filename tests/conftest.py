@@ -105,3 +105,14 @@ def toy_suite(tmp_path: Path) -> MakeToySuite:
 @pytest.fixture
 def store(tmp_path: Path) -> RunStore:
     return RunStore(f"sqlite:///{tmp_path / 'store.db'}")
+
+
+def report_json(store: RunStore, run_id: str) -> dict[str, Any]:
+    """A stored run's report as the JSON document ``caseforge report --format json`` prints."""
+    import json
+
+    from caseforge.report.build import build_report
+    from caseforge.report.render import to_json
+
+    data: dict[str, Any] = json.loads(to_json(build_report(store, run_id)))
+    return data

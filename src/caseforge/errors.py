@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 Severity = Literal["error", "warning"]
 
 
@@ -58,3 +60,12 @@ class CaseforgeError(Exception):
             self.problems = [problems] if isinstance(problems, Problem) else list(problems)
             self.text = "\n".join(p.format() for p in self.problems)
         super().__init__(self.text)
+
+
+def first_validation_error(exc: ValidationError) -> str:
+    """``where.it.is: what is wrong (and N more)`` for the first error pydantic found."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    message = error["msg"].removeprefix("Value error, ")
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}: {message}{more}" if where else f"{message}{more}"

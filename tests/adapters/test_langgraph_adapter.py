@@ -19,11 +19,11 @@ from langgraph.checkpoint.memory import MemorySaver
 
 from caseforge.adapters.langgraph import INTERCEPTED, langgraph_agent
 from caseforge.agent import AgentContext, AgentResult
-from caseforge.report.build import build_report
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.run.trial import RetryPolicy
 from caseforge.store.db import RunStore
 from tests.adapters import graph_suite_agent as suite_agent
+from tests.conftest import report_json
 
 TICKET = "我们年付的,下个月起不用了,剩下几个月的钱能退吗?"
 INPUT = {"ticket": TICKET, "customer_id": "C023"}
@@ -189,7 +189,7 @@ def test_end_to_end_through_the_runner(tmp_path: Path) -> None:
             assert response["paused_for_approval"] is False
             assert "6578" in response["reply"]
 
-    report = build_report(store, run_id)
+    report = report_json(store, run_id)
     trials = {(c["id"], t["trial"]): t for c in report["cases"] for t in c["trials"]}
     assert {k: t["status"] for k, t in trials.items()} == {
         ("refund-c023", 1): "pass",

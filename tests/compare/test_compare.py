@@ -26,7 +26,6 @@ runner = CliRunner()
 
 def outcomes(cases: dict[str, tuple[str, str]]) -> RunOutcomes:
     """cases: id -> (trial letters like "PPF", digest)."""
-    status = {"P": "pass", "F": "fail", "E": "error"}
     return RunOutcomes(
         "x",
         "run",
@@ -36,7 +35,7 @@ def outcomes(cases: dict[str, tuple[str, str]]) -> RunOutcomes:
         None,
         {},
         {
-            cid: CaseOutcome([status[x] for x in letters], digest)
+            cid: CaseOutcome([TrialStatus.from_letter(x) for x in letters], digest)
             for cid, (letters, digest) in cases.items()
         },
     )
@@ -50,7 +49,7 @@ def test_pairing_leaves_out_added_removed_and_changed_cases() -> None:
         {"same": ("P", "d1"), "flip": ("F", "d2"), "edited": ("F", "CHANGED"), "new": ("P", "d5")}
     )
     c = compare_runs(a, b)
-    data = c.to_json()
+    data = c.to_result().model_dump(mode="json")
     assert data["paired_cases"] == 2
     assert (data["cases_added"], data["cases_removed"], data["cases_changed"]) == (
         ["new"],
@@ -81,7 +80,7 @@ def test_majority_of_trials_decides_passing_and_several_trials_use_paired_t() ->
 
 
 def test_no_significant_difference_prints_the_mde() -> None:
-    from caseforge.compare.compare import comparison_text
+    from caseforge.compare.pairing import comparison_text
 
     a = outcomes({f"c{i}": ("P" if i % 2 else "F", "d") for i in range(20)})
     b = outcomes(
@@ -147,16 +146,15 @@ def test_holdout_alarm() -> None:
         )
         for cid in cases
     ]
-    hold = summarize(records, cases, 1)["holdout"]
-    assert hold["dev_pass_rate"] == pytest.approx(0.95) and hold["test_pass_rate"] == pytest.approx(
-        0.3
-    )
-    assert hold["alarm"] is True
+    hold = summarize(records, cases, 1).holdout
+    assert hold is not None
+    assert hold.dev_pass_rate == pytest.approx(0.95) and hold.test_pass_rate == pytest.approx(0.3)
+    assert hold.alarm is True
     fair = [
         TrialRecord(cid, 1, TrialStatus.PASS if int(cid[1:]) % 2 else TrialStatus.FAIL)
         for cid in cases
     ]
-    assert summarize(fair, cases, 1)["holdout"]["alarm"] is False
+    assert summarize(fair, cases, 1).holdout.alarm is False  # type: ignore[union-attr]
 
 
 def test_plan_prints_sample_sizes_and_the_mde() -> None:

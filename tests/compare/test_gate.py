@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from caseforge.cli import app
+from caseforge.results import TrialStatus
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite
@@ -178,7 +179,7 @@ def test_gate_refuses_a_stopped_run_and_missing_trials_fail_must_pass(
     from caseforge.compare.outcomes import CaseOutcome, RunOutcomes
 
     partial = RunOutcomes(
-        "x", "r", "s", None, 3, None, {}, {"m": CaseOutcome(["pass"], tags=["must-pass"])}
+        "x", "r", "s", None, 3, None, {}, {"m": CaseOutcome([TrialStatus.PASS], tags=["must-pass"])}
     )
     verdict = apply(partial, partial, [GateRule(tag="must-pass")])
     assert verdict.verdict == "regression" and "m (P)" in verdict.rules[0].detail

@@ -14,11 +14,10 @@ import respx
 from caseforge.case.model import Case, JudgeCheck
 from caseforge.grade.judge import JUDGE_PROMPT_VERSION, Judge, build_messages, prompt_hash
 from caseforge.llm import ModelAuthError, ModelClient
-from caseforge.report.build import build_report
 from caseforge.run.rescore import rescore
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.store.db import RunStore
-from tests.conftest import MakeToySuite
+from tests.conftest import MakeToySuite, report_json
 from tests.llm.wire import BASE, KEY, completion, error, ok
 
 URL = f"{BASE}/chat/completions"
@@ -137,7 +136,7 @@ def test_runner_judges_and_records_the_judge_without_the_key(
             judge_client=judge_client(),
         ).run()
     )
-    report = build_report(store, outcome.runs[0].run_id)
+    report = report_json(store, outcome.runs[0].run_id)
     statuses = {c["id"]: c["trials"][0]["status"] for c in report["cases"]}
     assert sorted(statuses.values()) == ["fail", "pass"]
     judge = report["options"]["judge"]
@@ -157,7 +156,7 @@ def test_invalid_verdict_twice_is_not_judged_and_never_passes(
             RunOptions(suite_dir=judged_suite(toy_suite)), store, judge_client=judge_client()
         ).run()
     )
-    report = build_report(store, outcome.runs[0].run_id)
+    report = report_json(store, outcome.runs[0].run_id)
     assert report["summary"]["passed"] == 0 and report["summary"]["incomplete"] == 2
     reasons = report["summary"]["incomplete_reasons"]
     assert any("stayed invalid after one repair" in r for r in reasons)
@@ -169,7 +168,7 @@ def test_without_a_model_judge_checks_are_not_judged(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     outcome = asyncio.run(Runner(RunOptions(suite_dir=judged_suite(toy_suite)), store).run())
-    summary = build_report(store, outcome.runs[0].run_id)["summary"]
+    summary = report_json(store, outcome.runs[0].run_id)["summary"]
     assert summary["incomplete"] == 2 and summary["passed"] == 0
     assert any("no judge model configured" in r for r in summary["incomplete_reasons"])
 
@@ -204,7 +203,7 @@ def test_rescore_regrades_stored_outputs_with_todays_expectations(
     data["expect"]["category"]["value"] = "billing"  # today's expectation differs
     case_file.write_text(json.dumps(data))
     done = asyncio.run(rescore(store, first.runs[0].run_id, judge_mode="off"))
-    report = build_report(store, done.run_id)
+    report = report_json(store, done.run_id)
     statuses = {c["id"]: [t["status"] for t in c["trials"]] for c in report["cases"]}
     assert statuses == {"a": ["pass", "pass"], "b": ["fail", "fail"]}
     assert report["options"]["rescored_from"] == first.runs[0].run_id
@@ -238,6 +237,6 @@ def test_a_judge_check_on_a_missing_field_fails_without_asking(
     outcome = asyncio.run(
         Runner(RunOptions(suite_dir=root), store, judge_client=judge_client()).run()
     )
-    trial = build_report(store, outcome.runs[0].run_id)["cases"][0]["trials"][0]
+    trial = report_json(store, outcome.runs[0].run_id)["cases"][0]["trials"][0]
     assert trial["status"] == "fail" and "no field 'summary'" in trial["checks"][0]["reason"]
     assert route.call_count == 0

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from caseforge.cli import app
 from caseforge.report.build import SCHEMA_VERSION, build_report
-from caseforge.report.render import to_html, to_junit, to_markdown, to_text
+from caseforge.report.model import RunReport, schema_text
+from caseforge.report.render import to_html, to_json, to_junit, to_markdown, to_text
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite
@@ -21,7 +22,7 @@ SCRIPT = "<script>alert('x')</script>"
 
 
 @pytest.fixture
-def report(toy_suite: MakeToySuite, store: RunStore) -> dict[str, object]:
+def report(toy_suite: MakeToySuite, store: RunStore) -> RunReport:
     root = toy_suite(
         [
             {"id": "good", "input": {"ticket": "hello"}},
@@ -34,7 +35,8 @@ def report(toy_suite: MakeToySuite, store: RunStore) -> dict[str, object]:
     return build_report(store, outcome.runs[0].run_id)
 
 
-def test_json_keys_match_the_design(report: dict[str, object]) -> None:
+def test_json_keys_match_the_design(report: RunReport) -> None:
+    report = json.loads(to_json(report))  # the contract is the JSON document
     for key in ("run_id", "suite", "dataset_commit", "dataset_dirty", "agent", "config", "trials"):
         assert key in report
     assert report["schema_version"] == SCHEMA_VERSION
@@ -63,17 +65,23 @@ def test_json_keys_match_the_design(report: dict[str, object]) -> None:
     cases = {c["id"]: c for c in report["cases"]}  # type: ignore[union-attr]
     assert [t["status"] for t in cases["good"]["trials"]] == ["pass", "pass"]
     assert cases["evil"]["trials"][0]["checks"][0]["actual"] == SCRIPT
-    json.dumps(report)  # serialisable as is
+    assert RunReport.model_validate(report) is not None  # and it reads back
 
 
-def test_html_escapes_user_strings_and_is_self_contained(report: dict[str, object]) -> None:
+def test_report_json_round_trips_through_the_typed_model(report: RunReport) -> None:
+    again = RunReport.model_validate_json(to_json(report))
+    assert again == report
+    assert to_json(again) == to_json(report)
+
+
+def test_html_escapes_user_strings_and_is_self_contained(report: RunReport) -> None:
     page = to_html(report)
     assert SCRIPT not in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
     assert "<script" not in page and "http://" not in page and "https://" not in page
 
 
-def test_junit_has_one_testcase_per_case(report: dict[str, object]) -> None:
+def test_junit_has_one_testcase_per_case(report: RunReport) -> None:
     root = ET.fromstring(to_junit(report))
     suite = root.find("testsuite")
     assert suite is not None
@@ -85,7 +93,7 @@ def test_junit_has_one_testcase_per_case(report: dict[str, object]) -> None:
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
 
 
-def test_markdown_and_text(report: dict[str, object]) -> None:
+def test_markdown_and_text(report: RunReport) -> None:
     md = to_markdown(report)
     assert md.startswith("### caseforge: toy") and "| pass rate |" in md
     assert SCRIPT not in md and "4 case-trials not passing" in md
@@ -117,15 +125,43 @@ def test_cli_run_out_and_report_formats(toy_suite: MakeToySuite, tmp_path: Path)
     assert bad.exit_code == 1 and "no run 'nope'" in str(bad.exception)
 
 
-def test_report_validates_against_the_shipped_schema(report: dict[str, object]) -> None:
+def test_report_validates_against_the_shipped_schema(report: RunReport) -> None:
     import jsonschema
 
     from caseforge.report.build import report_schema
 
     schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema.validate(json.loads(json.dumps(report)), schema)
-    broken = json.loads(json.dumps(report))
+    jsonschema.validate(json.loads(to_json(report)), schema)
+    broken = json.loads(to_json(report))
     broken["summary"]["pass_rate"] = 1.5
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_the_shipped_schema_is_the_one_generated_from_the_model() -> None:
+    shipped = Path(__file__).parents[2] / "src" / "caseforge" / "report" / "report.schema.json"
+    assert shipped.read_text(encoding="utf-8") == schema_text(), (
+        "report.schema.json is stale: run `make schema`"
+    )
+
+
+def test_a_report_file_with_a_wrong_field_is_a_one_line_error(
+    report: RunReport, tmp_path: Path
+) -> None:
+    from caseforge.errors import CaseforgeError
+    from caseforge.report.build import load_report
+
+    data = json.loads(to_json(report))
+    data["cases"][0]["trials"][0]["status"] = "sort of"
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CaseforgeError) as raised:
+        load_report(str(path))
+    message = str(raised.value)
+    assert message.startswith(f"{path}: not a valid caseforge report: cases.0.trials.0.status")
+    assert "\n" not in message
+    data["schema_version"] = 2
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CaseforgeError, match="schema_version 2"):
+        load_report(str(path))

@@ -17,11 +17,10 @@ from typing import Any
 import pytest
 
 from caseforge.agent.fixtures import FixtureMode
-from caseforge.report.build import build_report
 from caseforge.run.runner import Runner, RunOptions, RunOutcome
 from caseforge.run.trial import RetryPolicy
 from caseforge.store.db import RunStore
-from tests.conftest import MakeToySuite
+from tests.conftest import MakeToySuite, report_json
 
 FAST_RETRY = RetryPolicy(attempts=3, backoff_s=0.001)
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +32,7 @@ def run(store: RunStore, **options: Any) -> RunOutcome:
 
 
 def trials_of(store: RunStore, outcome: RunOutcome, index: int = 0) -> dict[tuple[str, int], Any]:
-    report = build_report(store, outcome.runs[index].run_id)
+    report = report_json(store, outcome.runs[index].run_id)
     return {(c["id"], t["trial"]): t for c in report["cases"] for t in c["trials"]}
 
 
@@ -64,7 +63,7 @@ def test_agent_failures_are_errors_not_crashes(
     assert trials[("ok", 1)]["status"] == "pass"
     assert trials[("bad", 1)]["status"] == "error"
     assert fragment in trials[("bad", 1)]["error"]
-    summary = build_report(store, outcome.runs[0].run_id)["summary"]
+    summary = report_json(store, outcome.runs[0].run_id)["summary"]
     assert (summary["errors"], summary["passed"], summary["pass_rate"]) == (1, 1, 0.5)
 
 

@@ -90,7 +90,7 @@ from caseforge.case.model import (
 )
 from caseforge.case.retire import RETIRED_FILE
 from caseforge.errors import CaseforgeError
-from caseforge.grade.modes import same
+from caseforge.values import same
 from caseforge.vcs import GitBatch
 
 #: How strict each mode is; a change to a lower number is a loosening (``outcome`` aside:

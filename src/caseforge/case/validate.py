@@ -9,7 +9,6 @@ fit in modest memory.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from caseforge.case.retire import RETIRED_FILE, retired_ids
 from caseforge.case.suite import SuiteConfig
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.oracle import OracleError, load_oracles
+from caseforge.values import same
 
 SPLITS = ("dev", "test")
 
@@ -115,18 +115,6 @@ def _normalise(value: Any, as_set: bool = False) -> Any:
     return value
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b if isinstance(a, bool) and isinstance(b, bool) else False
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
     return text if len(text) <= 120 else text[:117] + "..."
@@ -182,7 +170,7 @@ class _OracleChecker:
             as_set = isinstance(check, ExactSetCheck)
             stored = _normalise(check.expected, as_set)
             fresh = _normalise(computed, as_set)
-            if not _same(stored, fresh):
+            if not same(stored, fresh):
                 self._error(
                     loaded,
                     loc,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -12,14 +11,15 @@ from rich.console import Console
 
 from caseforge.case.load import load_config
 from caseforge.compare.baseline import load_baseline, write_baseline
-from caseforge.compare.compare import compare_runs, comparison_text
 from caseforge.compare.gate import gate as apply_gate
 from caseforge.compare.gate import gate_junit, gate_markdown, gate_text
 from caseforge.compare.history import history, history_text
 from caseforge.compare.outcomes import outcomes_from_report
+from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
 from caseforge.report.build import load_report
+from caseforge.results import RunStatus
 from caseforge.stats import (
     half_width,
     mde_paired,
@@ -29,6 +29,7 @@ from caseforge.stats import (
     sample_size_unpaired,
 )
 from caseforge.store.db import RunStore
+from caseforge.values import pct
 
 out = Console(highlight=False, soft_wrap=True)
 StoreOpt = Annotated[
@@ -49,7 +50,7 @@ def compare(
     b = outcomes_from_report(load_report(run_b, store_url))
     result = compare_runs(a, b)
     if as_json:
-        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        print(result.to_result().model_dump_json(indent=2))
     else:
         out.print(comparison_text(result), markup=False)
 
@@ -61,14 +62,14 @@ def baseline(
 ) -> None:
     """Write a small, reviewable JSON baseline of a run, fit to commit."""
     report = load_report(run, store_url)
-    if report.get("status") not in (None, "finished"):
+    if report.status is not RunStatus.FINISHED:
         raise CaseforgeError(
-            f"run {report['run_id']} is {report['status']}: finish it (--resume) first"
+            f"run {report.run_id} is {report.status.value}: finish it (--resume) first"
         )
     data = write_baseline(report, write)
     out.print(
-        f"wrote {write}: {len(data['cases'])} cases × {data['trials']} trials, "
-        f"pass rate {data['metrics'].get('pass_rate', 0):.1%} (run {data['run_id']})",
+        f"wrote {write}: {len(data.cases)} cases × {data.trials} trials, "
+        f"pass rate {pct(report.summary.pass_rate)} (run {data.run_id})",
         markup=False,
     )
 
@@ -86,22 +87,22 @@ def gate(
 ) -> None:
     """Apply the suite's gate rules to a run against a baseline; exit 1 only on regression."""
     report = load_report(run, store_url)
-    if report.get("status") not in (None, "finished"):
+    if report.status is not RunStatus.FINISHED:
         raise CaseforgeError(
-            f"run {report['run_id']} is {report['status']}: finish it with "
+            f"run {report.run_id} is {report.status.value}: finish it with "
             "`caseforge run SUITE --resume` before gating (a partial run proves nothing)"
         )
-    suite_dir = suite or Path(report.get("suite_path", ""))
+    suite_dir = suite or Path(report.suite_path)
     if not (suite_dir / "caseforge.yaml").is_file():
         raise CaseforgeError(
-            f"cannot find the suite of run {report['run_id']} at {suite_dir}: pass --suite"
+            f"cannot find the suite of run {report.run_id} at {suite_dir}: pass --suite"
         )
     rules = load_config(suite_dir).gate.rules
     if not rules:
         raise CaseforgeError(f"{suite_dir / 'caseforge.yaml'}: no gate.rules to apply")
     result = apply_gate(outcomes_from_report(report), load_baseline(baseline_file), rules)
     if as_json:
-        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+        text = result.model_dump_json(indent=2) + "\n"
     elif fmt == "md":
         text = gate_markdown(result)
     elif fmt == "junit":
@@ -131,7 +132,7 @@ def history_cmd(
     finally:
         store.close()
     if as_json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(result.model_dump_json(indent=2))
     else:
         out.print(history_text(result), markup=False)
 

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -15,16 +15,18 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 
 from caseforge.agent.fixtures import FixtureMode
-from caseforge.compare.compare import compare_runs, comparison_text
 from caseforge.compare.outcomes import outcomes_from_report
+from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
 from caseforge.report.build import build_report, load_report
-from caseforge.report.render import FORMATS, pct, to_text
+from caseforge.report.model import RunReport
+from caseforge.report.render import FORMATS, to_text
 from caseforge.results import TrialRecord
 from caseforge.run.runner import Progress as RunProgress
 from caseforge.run.runner import RunHandle, Runner, RunOptions
 from caseforge.store.db import RunStore
+from caseforge.values import pct
 
 EXIT_STOPPED = 3
 out = Console(highlight=False, soft_wrap=True)
@@ -85,30 +87,30 @@ class _Display:
             self.bar.stop()
 
 
-def _matrix_table(reports: list[dict[str, Any]]) -> Table:
-    names = sorted({name for r in reports for name in r["checks"]})
+def _matrix_table(reports: list[RunReport]) -> Table:
+    names = sorted({name for r in reports for name in r.checks})
     table = Table(title="configurations", title_justify="left")
     table.add_column("check")
     for report in reports:
-        table.add_column(str(report["config"]), justify="right")
+        table.add_column(str(report.config), justify="right")
     totals = [[0, 0] for _ in reports]
     for name in names:
         cells = []
         for index, report in enumerate(reports):
-            counts = report["checks"].get(name)
-            graded = counts["pass"] + counts["fail"] if counts else 0
-            cells.append(pct(counts["pass"] / graded) if graded else "–")
-            if graded:
-                totals[index][0] += counts["pass"]
+            counts = report.checks.get(name)
+            graded = counts.passed + counts.fail if counts else 0
+            cells.append(pct(counts.passed / graded) if counts and graded else "–")
+            if counts and graded:
+                totals[index][0] += counts.passed
                 totals[index][1] += graded
         if any(cell != "–" for cell in cells):  # leave out checks nobody graded (ignore, judge)
             table.add_row(name, *cells)
     table.add_section()
     table.add_row("checks passed", *(pct(p / g) if g else "–" for p, g in totals))
-    table.add_row("pass rate", *(pct(r["summary"]["pass_rate"]) for r in reports))
+    table.add_row("pass rate", *(pct(r.summary.pass_rate) for r in reports))
     table.add_row(
         "fully passing cases",
-        *(f"{r['summary']['fully_passing_cases']}/{r['summary']['cases']}" for r in reports),
+        *(f"{r.summary.fully_passing_cases}/{r.summary.cases}" for r in reports),
     )
     return table
 
@@ -185,7 +187,7 @@ def run(
     store.close()
     if out_dir is not None:
         for report in reports:
-            folder = out_dir if len(reports) == 1 else out_dir / str(report["config"])
+            folder = out_dir if len(reports) == 1 else out_dir / str(report.config)
             write_atomic(folder / "report.json", FORMATS["json"](report))
         out.print(f"wrote {out_dir}/" + ("report.json" if len(reports) == 1 else "*/report.json"))
     if not quiet:

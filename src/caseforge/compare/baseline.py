@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
-from caseforge.compare.outcomes import (
-    LETTER_STATUS,
-    STATUS_LETTERS,
-    CaseOutcome,
-    RunOutcomes,
-    outcomes_from_report,
-)
-from caseforge.errors import CaseforgeError
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, field_validator
+
+from caseforge.compare.outcomes import CaseOutcome, RunOutcomes, outcomes_from_report
+from caseforge.errors import CaseforgeError, first_validation_error
 from caseforge.files import write_atomic
+from caseforge.report.model import RunReport
+from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import ItemCounts
 
-BASELINE_VERSION = 1
+BASELINE_VERSION: Literal[1] = 1
 METRICS = (
     "cases",
     "case_trials",
@@ -42,54 +40,108 @@ METRICS = (
 )
 
 
-def baseline_from_report(report: dict[str, Any]) -> dict[str, Any]:
+class BaselineCase(BaseModel):
+    """One case of a baseline: ``trials`` as letters, the digest, and ``[tp, fp, fn]`` per
+    ``exact_set`` field (left out when the case has none)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    trials: str
+    digest: str | None = None
+    items: dict[str, tuple[int, int, int]] | None = None
+
+    @field_validator("trials")
+    @classmethod
+    def _letters(cls, value: str) -> str:
+        for letter in value:
+            TrialStatus.from_letter(letter)
+        return value
+
+    @property
+    def statuses(self) -> list[TrialStatus]:
+        return [TrialStatus.from_letter(letter) for letter in self.trials]
+
+
+class Baseline(BaseModel):
+    """The committed baseline document (``caseforge baseline RUN --write FILE``)."""
+
+    caseforge_baseline: Literal[1] = BASELINE_VERSION
+    suite: str
+    run_id: str | None
+    config: str | None = None
+    agent: str | None = None
+    dataset_commit: str | None = None
+    dataset_dirty: bool | None = None
+    trials: int
+    metrics: dict[str, JsonValue]
+    cases: dict[str, BaselineCase]
+
+    def outcomes(self) -> RunOutcomes:
+        """The baseline as per-case outcomes, for compare and gate."""
+        cases = {
+            cid: CaseOutcome(
+                statuses=entry.statuses,
+                digest=entry.digest,
+                items={k: ItemCounts(*v) for k, v in (entry.items or {}).items()},
+            )
+            for cid, entry in self.cases.items()
+        }
+        return RunOutcomes(
+            label=f"baseline {self.config or self.run_id}",
+            run_id=self.run_id,
+            suite=self.suite,
+            config=self.config,
+            trials=self.trials,
+            dataset_commit=self.dataset_commit,
+            metrics=dict(self.metrics),
+            cases=cases,
+        )
+
+
+def baseline_from_report(report: RunReport) -> Baseline:
     """The baseline document of a run."""
     outcomes = outcomes_from_report(report)
     cases = {}
     for cid in sorted(outcomes.cases):
         outcome = outcomes.cases[cid]
-        entry: dict[str, Any] = {
-            "trials": "".join(STATUS_LETTERS[s] for s in outcome.statuses),
-            "digest": outcome.digest,
-        }
-        if outcome.items:
-            entry["items"] = {k: [v.tp, v.fp, v.fn] for k, v in sorted(outcome.items.items())}
-        cases[cid] = entry
-    summary = report["summary"]
-    return {
-        "caseforge_baseline": BASELINE_VERSION,
-        "suite": report["suite"],
-        "run_id": report["run_id"],
-        "config": report.get("config"),
-        "agent": report.get("agent"),
-        "dataset_commit": report.get("dataset_commit"),
-        "dataset_dirty": report.get("dataset_dirty"),
-        "trials": report["trials"],
-        "metrics": {k: summary[k] for k in METRICS if k in summary},
-        "cases": cases,
-    }
+        items = {k: (v.tp, v.fp, v.fn) for k, v in sorted(outcome.items.items())}
+        cases[cid] = BaselineCase(
+            trials=trial_letters(outcome.statuses), digest=outcome.digest, items=items or None
+        )
+    return Baseline(
+        suite=report.suite,
+        run_id=report.run_id,
+        config=report.config,
+        agent=report.agent,
+        dataset_commit=report.dataset_commit,
+        dataset_dirty=report.dataset_dirty,
+        trials=report.trials,
+        metrics=report.summary.model_dump(mode="json", include=set(METRICS)),
+        cases=cases,
+    )
 
 
-def format_baseline(data: dict[str, Any]) -> str:
+def format_baseline(baseline: Baseline) -> str:
     """Pretty JSON with one line per case, so a review diff shows one line per changed case."""
-    head = {k: v for k, v in data.items() if k != "cases"}
+    head = baseline.model_dump(mode="json", exclude={"cases"})
     text = json.dumps(head, ensure_ascii=False, indent=1)[:-2]  # drop the closing "\n}"
     lines = [
-        f" {json.dumps(cid, ensure_ascii=False)}: {json.dumps(entry, ensure_ascii=False)}"
-        for cid, entry in data["cases"].items()
+        f" {json.dumps(cid, ensure_ascii=False)}: "
+        + json.dumps(entry.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+        for cid, entry in baseline.cases.items()
     ]
     return text + ',\n "cases": {\n' + ",\n".join(lines) + "\n }\n}\n"
 
 
-def write_baseline(report: dict[str, Any], path: Path) -> dict[str, Any]:
+def write_baseline(report: RunReport, path: Path) -> Baseline:
     """Write the baseline of ``report`` to ``path`` (atomically) and return it."""
-    data = baseline_from_report(report)
-    write_atomic(path, format_baseline(data))
-    return data
+    baseline = baseline_from_report(report)
+    write_atomic(path, format_baseline(baseline))
+    return baseline
 
 
-def load_baseline(path: Path) -> RunOutcomes:
-    """Read a committed baseline as per-case outcomes."""
+def read_baseline(path: Path) -> Baseline:
+    """Read and check a committed baseline."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -100,21 +152,12 @@ def load_baseline(path: Path) -> RunOutcomes:
         raise CaseforgeError(f"{path}: not JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("caseforge_baseline") != BASELINE_VERSION:
         raise CaseforgeError(f"{path}: not a caseforge baseline (version {BASELINE_VERSION})")
-    cases = {}
-    for cid, entry in data["cases"].items():
-        try:
-            statuses = [LETTER_STATUS[letter] for letter in entry["trials"]]
-        except KeyError as exc:
-            raise CaseforgeError(f"{path}: case {cid}: unknown trial letter {exc}") from None
-        items = {k: ItemCounts(*v) for k, v in entry.get("items", {}).items()}
-        cases[cid] = CaseOutcome(statuses=statuses, digest=entry.get("digest"), items=items)
-    return RunOutcomes(
-        label=f"baseline {data.get('config') or data['run_id']}",
-        run_id=data.get("run_id"),
-        suite=data["suite"],
-        config=data.get("config"),
-        trials=int(data["trials"]),
-        dataset_commit=data.get("dataset_commit"),
-        metrics=data["metrics"],
-        cases=cases,
-    )
+    try:
+        return Baseline.model_validate(data)
+    except ValidationError as exc:
+        raise CaseforgeError(f"{path}: {first_validation_error(exc)}") from None
+
+
+def load_baseline(path: Path) -> RunOutcomes:
+    """Read a committed baseline as per-case outcomes."""
+    return read_baseline(path).outcomes()

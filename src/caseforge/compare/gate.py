@@ -17,48 +17,53 @@ Rules (``gate.rules`` in caseforge.yaml):
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
-from typing import Any
-from xml.etree import ElementTree as ET
+from enum import StrEnum
+
+from pydantic import BaseModel
 
 from caseforge.case.suite import GateRule
-from caseforge.compare.compare import compare_runs
 from caseforge.compare.outcomes import RunOutcomes, metric_value
+from caseforge.compare.pairing import compare_runs
+from caseforge.report.junit import JUnitCase, JUnitOutcome, junit_xml
+from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import bootstrap_paired_ratio
 
-ORDER = {"pass": 0, "within-noise": 1, "regression": 2}
+
+class Verdict(StrEnum):
+    """A rule's verdict, in order of severity; only a regression fails CI."""
+
+    PASS = "pass"
+    WITHIN_NOISE = "within-noise"
+    REGRESSION = "regression"
+
+    @property
+    def severity(self) -> int:
+        return list(Verdict).index(self)
 
 
-@dataclass(frozen=True)
-class RuleVerdict:
+class RuleVerdict(BaseModel):
     """One rule's verdict and a one-line detail."""
 
     rule: str
-    verdict: str
+    verdict: Verdict
     detail: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"rule": self.rule, "verdict": self.verdict, "detail": self.detail}
 
+class GateResult(BaseModel):
+    """The gate's overall verdict (the worst rule's) and every rule's."""
 
-@dataclass(frozen=True)
-class GateResult:
-    verdict: str
-    rules: list[RuleVerdict]
+    verdict: Verdict
     run_id: str | None
     baseline_run_id: str | None
+    rules: list[RuleVerdict]
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.verdict == "regression" else 0
+        return 1 if self.verdict is Verdict.REGRESSION else 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "verdict": self.verdict,
-            "run_id": self.run_id,
-            "baseline_run_id": self.baseline_run_id,
-            "rules": [r.to_json() for r in self.rules],
-        }
+
+def _verdict(rule: str, verdict: Verdict, detail: str) -> RuleVerdict:
+    return RuleVerdict(rule=rule, verdict=verdict, detail=detail)
 
 
 def describe(rule: GateRule) -> str:
@@ -79,7 +84,7 @@ def describe(rule: GateRule) -> str:
     return f"{rule.metric}: {', '.join(parts)}"
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: object) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
@@ -89,19 +94,19 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
     if metric == "pass_rate":
         c = compare_runs(base, run)
         if c.difference is None:
-            return RuleVerdict(name, "pass", "no paired cases to compare")
+            return _verdict(name, Verdict.PASS, "no paired cases to compare")
         base_text = f"{c.pass_rate_a:.1%} → {c.pass_rate_b:.1%} over {len(c.paired)} paired cases"
         tested = (
             f"{c.test} p = {c.p_value:.3g}; "
             f"{len(c.newly_failing)} newly failing, {len(c.newly_passing)} newly passing"
         )
         if c.difference >= 0 or (not c.newly_failing and c.test == "mcnemar-exact"):
-            return RuleVerdict(name, "pass", f"{base_text} ({tested})")
+            return _verdict(name, Verdict.PASS, f"{base_text} ({tested})")
         if c.p_value < rule.alpha:
             failing = ", ".join(c.newly_failing[:8]) + (" …" if len(c.newly_failing) > 8 else "")
-            return RuleVerdict(name, "regression", f"{base_text} ({tested}): {failing}")
+            return _verdict(name, Verdict.REGRESSION, f"{base_text} ({tested}): {failing}")
         mde = f"; detectable ≈{abs(c.mde):.1%}" if c.mde else ""
-        return RuleVerdict(name, "within-noise", f"{base_text} ({tested}{mde})")
+        return _verdict(name, Verdict.WITHIN_NOISE, f"{base_text} ({tested}{mde})")
     parts = metric.split(".")
     if len(parts) == 3 and parts[0] == "items" and parts[2] in ("precision", "recall"):
         field, which = parts[1], parts[2]
@@ -113,7 +118,7 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
             and (run.cases[cid].digest == base.cases[cid].digest or not base.cases[cid].digest)
         )
         if not common:
-            return RuleVerdict(name, "pass", f"no paired cases with items in {field!r}")
+            return _verdict(name, Verdict.PASS, f"no paired cases with items in {field!r}")
         diff, interval = bootstrap_paired_ratio(
             [base.cases[c].items[field] for c in common],
             [run.cases[c].items[field] for c in common],
@@ -126,13 +131,13 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
             text += f", 95% bootstrap CI {interval[0]:+.3f} … {interval[1]:+.3f}"
         text += ")"
         if diff != diff or diff >= 0:  # NaN (undefined) or no drop
-            return RuleVerdict(name, "pass", text)
+            return _verdict(name, Verdict.PASS, text)
         if interval is not None and interval[1] < 0:
-            return RuleVerdict(name, "regression", text)
-        return RuleVerdict(name, "within-noise", text)
-    return RuleVerdict(
+            return _verdict(name, Verdict.REGRESSION, text)
+        return _verdict(name, Verdict.WITHIN_NOISE, text)
+    return _verdict(
         name,
-        "regression",
+        Verdict.REGRESSION,
         f"no paired test for {metric!r}: use max, min, max_increase or max_drop for it",
     )
 
@@ -142,7 +147,7 @@ def _bounds(rule: GateRule, run: RunOutcomes, base: RunOutcomes) -> RuleVerdict:
     metric = rule.metric or ""
     value = metric_value(run.metrics, metric)
     if not isinstance(value, int | float):
-        return RuleVerdict(name, "pass", f"{metric} is not defined for this run ({value})")
+        return _verdict(name, Verdict.PASS, f"{metric} is not defined for this run ({value})")
     problems = []
     if rule.max is not None and value > rule.max:
         problems.append(f"{_fmt(value)} > {rule.max:g}")
@@ -161,8 +166,8 @@ def _bounds(rule: GateRule, run: RunOutcomes, base: RunOutcomes) -> RuleVerdict:
             )
     detail = f"{_fmt(before)} → {_fmt(value)}" if isinstance(before, int | float) else _fmt(value)
     if problems:
-        return RuleVerdict(name, "regression", "; ".join(problems))
-    return RuleVerdict(name, "pass", detail)
+        return _verdict(name, Verdict.REGRESSION, "; ".join(problems))
+    return _verdict(name, Verdict.PASS, detail)
 
 
 def _tag(rule: GateRule, run: RunOutcomes) -> RuleVerdict:
@@ -171,18 +176,18 @@ def _tag(rule: GateRule, run: RunOutcomes) -> RuleVerdict:
     failing = sorted(
         cid
         for cid, c in tagged.items()
-        if len(c.statuses) < run.trials or any(s != "pass" for s in c.statuses)
+        if len(c.statuses) < run.trials or any(s is not TrialStatus.PASS for s in c.statuses)
     )
     if not tagged:
-        return RuleVerdict(name, "pass", f"no case tagged {rule.tag!r} in this run")
+        return _verdict(name, Verdict.PASS, f"no case tagged {rule.tag!r} in this run")
     if failing:
-        details = [
-            f"{cid} ({''.join(s[0].upper() for s in tagged[cid].statuses)})" for cid in failing
-        ]
-        return RuleVerdict(
-            name, "regression", f"{len(failing)} of {len(tagged)} failing: {', '.join(details)}"
+        details = [f"{cid} ({trial_letters(tagged[cid].statuses)})" for cid in failing]
+        return _verdict(
+            name,
+            Verdict.REGRESSION,
+            f"{len(failing)} of {len(tagged)} failing: {', '.join(details)}",
         )
-    return RuleVerdict(name, "pass", f"all {len(tagged)} passed every trial")
+    return _verdict(name, Verdict.PASS, f"all {len(tagged)} passed every trial")
 
 
 def gate(run: RunOutcomes, base: RunOutcomes, rules: list[GateRule]) -> GateResult:
@@ -196,21 +201,25 @@ def gate(run: RunOutcomes, base: RunOutcomes, rules: list[GateRule]) -> GateResu
             verdicts.append(_no_significant_drop(rule, run, base))
         if any(v is not None for v in (rule.max, rule.min, rule.max_increase, rule.max_drop)):
             verdicts.append(_bounds(rule, run, base))
-    worst = max((v.verdict for v in verdicts), key=ORDER.__getitem__, default="pass")
-    return GateResult(worst, verdicts, run.run_id, base.run_id)
+    worst = max((v.verdict for v in verdicts), key=lambda v: v.severity, default=Verdict.PASS)
+    return GateResult(verdict=worst, run_id=run.run_id, baseline_run_id=base.run_id, rules=verdicts)
 
 
 def gate_text(result: GateResult) -> str:
-    lines = [f"gate: {result.verdict} (run {result.run_id} vs baseline {result.baseline_run_id})"]
+    lines = [
+        f"gate: {result.verdict.value} (run {result.run_id} vs baseline {result.baseline_run_id})"
+    ]
     for rule in result.rules:
-        lines.append(f"  [{rule.verdict}] {rule.rule} — {rule.detail}")
+        lines.append(f"  [{rule.verdict.value}] {rule.rule} — {rule.detail}")
     return "\n".join(lines)
 
 
+ICONS = {Verdict.PASS: "✅", Verdict.WITHIN_NOISE: "〰️", Verdict.REGRESSION: "❌"}
+
+
 def gate_markdown(result: GateResult) -> str:
-    icon = {"pass": "✅", "within-noise": "〰️", "regression": "❌"}
     lines = [
-        f"### caseforge gate: {icon[result.verdict]} {result.verdict}",
+        f"### caseforge gate: {ICONS[result.verdict]} {result.verdict.value}",
         "",
         f"run `{result.run_id}` vs baseline `{result.baseline_run_id}`",
         "",
@@ -218,23 +227,20 @@ def gate_markdown(result: GateResult) -> str:
         "|---|---|---|",
     ]
     for rule in result.rules:
-        cells = [html.escape(x).replace("|", "\\|") for x in (rule.rule, rule.verdict, rule.detail)]
-        lines.append(f"| {cells[0]} | {icon[rule.verdict]} {cells[1]} | {cells[2]} |")
+        cells = [
+            html.escape(x).replace("|", "\\|") for x in (rule.rule, rule.verdict.value, rule.detail)
+        ]
+        lines.append(f"| {cells[0]} | {ICONS[rule.verdict]} {cells[1]} | {cells[2]} |")
     return "\n".join(lines) + "\n"
 
 
 def gate_junit(result: GateResult) -> str:
-    suite = ET.Element("testsuite", name="caseforge gate", tests=str(len(result.rules)))
-    failures = 0
+    cases = []
     for rule in result.rules:
-        case = ET.SubElement(suite, "testcase", classname="gate", name=rule.rule)
-        if rule.verdict == "regression":
-            failures += 1
-            ET.SubElement(case, "failure", message=rule.detail[:500]).text = rule.detail
-        elif rule.verdict == "within-noise":
-            ET.SubElement(case, "system-out").text = f"within noise: {rule.detail}"
-    suite.set("failures", str(failures))
-    root = ET.Element("testsuites")
-    root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        outcome = None
+        if rule.verdict is Verdict.REGRESSION:
+            outcome = JUnitOutcome("failure", rule.detail, rule.detail)
+        elif rule.verdict is Verdict.WITHIN_NOISE:
+            outcome = JUnitOutcome("system-out", f"within noise: {rule.detail}")
+        cases.append(JUnitCase("gate", rule.rule, outcome))
+    return junit_xml("caseforge gate", cases)

@@ -9,69 +9,94 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import Any
 
+from pydantic import BaseModel
+
+from caseforge.results import RunStatus, TrialStatus, trial_letters
 from caseforge.store.db import RunStore
 
-LETTER = {"pass": "P", "fail": "F", "error": "E", "incomplete": "I"}
+
+class HistoryRun(BaseModel):
+    """One run, a column of the history."""
+
+    id: str
+    config: str | None
+    created_at: str
+    status: RunStatus
 
 
-def history(
-    store: RunStore, suite: str, case_id: str | None = None, limit: int = 10
-) -> dict[str, Any]:
+class FlakyCase(BaseModel):
+    case: str
+    flip_rate: float
+    flips: int
+    pairs: int
+
+
+class History(BaseModel):
+    """Outcomes per case per run (newest run first) and the flaky cases.
+
+    ``cases`` maps a case id to its row: run id → the trials as letters (``PPF``)."""
+
+    suite: str
+    runs: list[HistoryRun]
+    cases: dict[str, dict[str, str]]
+    flaky: list[FlakyCase]
+
+
+def history(store: RunStore, suite: str, case_id: str | None = None, limit: int = 10) -> History:
     """Outcomes per case per run (newest first) and the flaky cases."""
-    runs = [r for r in store.list_runs(suite, limit=limit)]
+    runs = store.list_runs(suite, limit=limit)
     table: dict[str, dict[str, str]] = defaultdict(dict)
     for run in runs:
-        per_case: dict[str, list[tuple[int, str]]] = defaultdict(list)
-        for row in store.results(run.id):
-            if case_id is None or row["case_id"] == case_id:
-                per_case[row["case_id"]].append((row["trial"], row["status"]))
+        per_case: dict[str, list[tuple[int, TrialStatus]]] = defaultdict(list)
+        for cid, trial, status in store.statuses(run.id):
+            if case_id is None or cid == case_id:
+                per_case[cid].append((trial, TrialStatus(status)))
         for cid, trials in per_case.items():
-            table[cid][run.id] = "".join(LETTER[s] for _, s in sorted(trials))
-    flaky: list[dict[str, Any]] = []
+            table[cid][run.id] = trial_letters(s for _, s in sorted(trials))
+    passed = TrialStatus.PASS.letter
+    flaky: list[FlakyCase] = []
     for cid, by_run in table.items():
         flips = pairs = 0
         for letters in by_run.values():
             for x, y in itertools.pairwise(letters):
                 pairs += 1
-                flips += (x == "P") != (y == "P")
+                flips += (x == passed) != (y == passed)
         if flips:
-            flaky.append({"case": cid, "flip_rate": flips / pairs, "flips": flips, "pairs": pairs})
-    flaky.sort(key=lambda f: (-f["flip_rate"], f["case"]))
-    return {
-        "suite": suite,
-        "runs": [
-            {"id": r.id, "config": r.config_name, "created_at": r.created_at, "status": r.status}
+            flaky.append(FlakyCase(case=cid, flip_rate=flips / pairs, flips=flips, pairs=pairs))
+    flaky.sort(key=lambda f: (-f.flip_rate, f.case))
+    return History(
+        suite=suite,
+        runs=[
+            HistoryRun(
+                id=r.id, config=r.config_name, created_at=r.created_at, status=RunStatus(r.status)
+            )
             for r in runs
         ],
-        "cases": {cid: table[cid] for cid in sorted(table)},
-        "flaky": flaky,
-    }
+        cases={cid: table[cid] for cid in sorted(table)},
+        flaky=flaky,
+    )
 
 
-def history_text(data: dict[str, Any]) -> str:
-    runs = data["runs"]
+def history_text(data: History) -> str:
+    runs = data.runs
     if not runs:
-        return f"no runs of suite {data['suite']!r} in the store"
+        return f"no runs of suite {data.suite!r} in the store"
     lines = [
-        f"history of {data['suite']}: {len(runs)} runs, newest first "
+        f"history of {data.suite}: {len(runs)} runs, newest first "
         "(P pass, F fail, E error, I incomplete)"
     ]
     for index, run in enumerate(runs, start=1):
-        lines.append(f"  [{index}] {run['id']} {run['config'] or ''} {run['created_at'][:16]}")
-    width = max((len(cid) for cid in data["cases"]), default=4)
-    for cid, by_run in data["cases"].items():
-        cells = [
-            by_run.get(run["id"], "-").ljust(max(3, len(by_run.get(run["id"], "")))) for run in runs
-        ]
+        lines.append(f"  [{index}] {run.id} {run.config or ''} {run.created_at[:16]}")
+    width = max((len(cid) for cid in data.cases), default=4)
+    for cid, by_run in data.cases.items():
+        cells = [by_run.get(run.id, "-").ljust(max(3, len(by_run.get(run.id, "")))) for run in runs]
         lines.append(f"  {cid.ljust(width)}  " + "  ".join(cells))
-    if data["flaky"]:
+    if data.flaky:
         lines.append("flaky (trials of one run disagree):")
-        for f in data["flaky"]:
+        for f in data.flaky:
             lines.append(
-                f"  {f['case']}: flip rate {f['flip_rate']:.0%} "
-                f"({f['flips']} of {f['pairs']} adjacent trials)"
+                f"  {f.case}: flip rate {f.flip_rate:.0%} ({f.flips} of {f.pairs} adjacent trials)"
             )
     else:
         lines.append("no flaky case: every run's trials agree")

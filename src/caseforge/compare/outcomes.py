@@ -6,20 +6,20 @@ Both ``caseforge compare`` and ``caseforge gate`` pair two such sets of outcomes
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from caseforge.grade.modes import item_key
+from caseforge.report.model import RunReport, Summary
+from caseforge.results import CheckStatus, RunStatus, TrialStatus
 from caseforge.stats import ItemCounts
+from caseforge.values import item_counts
 
-STATUS_LETTERS = {"pass": "P", "fail": "F", "error": "E", "incomplete": "I"}
-LETTER_STATUS = {v: k for k, v in STATUS_LETTERS.items()}
+Metrics = dict[str, object]
 
 
 @dataclass
 class CaseOutcome:
     """One case's trials, per-check pass counts and item counts."""
 
-    statuses: list[str]
+    statuses: list[TrialStatus]
     digest: str | None = None
     tags: list[str] = field(default_factory=list)
     split: str | None = None
@@ -27,16 +27,18 @@ class CaseOutcome:
     items: dict[str, ItemCounts] = field(default_factory=dict)
 
     @property
+    def passes(self) -> int:
+        return sum(s is TrialStatus.PASS for s in self.statuses)
+
+    @property
     def mean(self) -> float:
         """The share of trials that passed."""
-        return (
-            sum(s == "pass" for s in self.statuses) / len(self.statuses) if self.statuses else 0.0
-        )
+        return self.passes / len(self.statuses) if self.statuses else 0.0
 
     @property
     def passing(self) -> bool:
         """In a paired comparison a case passes when a majority of its trials pass."""
-        return sum(s == "pass" for s in self.statuses) * 2 > len(self.statuses)
+        return self.passes * 2 > len(self.statuses)
 
     def check_passing(self, name: str) -> bool | None:
         """Whether a check passed in a majority of the trials that graded it."""
@@ -56,16 +58,21 @@ class RunOutcomes:
     config: str | None
     trials: int
     dataset_commit: str | None
-    metrics: dict[str, Any]
+    metrics: Metrics
     cases: dict[str, CaseOutcome]
-    status: str = "finished"
+    status: RunStatus = RunStatus.FINISHED
 
 
-def metric_value(metrics: dict[str, Any], name: str) -> Any:
+def summary_metrics(summary: Summary) -> Metrics:
+    """The summary as plain JSON values, for looking up metrics by name."""
+    return summary.model_dump(mode="json")
+
+
+def metric_value(metrics: Metrics, name: str) -> object:
     """A summary metric by name; ``items.<field>.<precision|recall|tp…>`` reaches into items."""
     if name in metrics:
         return metrics[name]
-    value: Any = metrics
+    value: object = metrics
     for part in name.split("."):
         if not isinstance(value, dict) or part not in value:
             return None
@@ -73,43 +80,38 @@ def metric_value(metrics: dict[str, Any], name: str) -> Any:
     return value
 
 
-def outcomes_from_report(report: dict[str, Any]) -> RunOutcomes:
+def outcomes_from_report(report: RunReport) -> RunOutcomes:
     """Per-case outcomes from a ``report.json`` (or a report built from the store)."""
     cases: dict[str, CaseOutcome] = {}
-    for case in report["cases"]:
-        outcome = CaseOutcome(
-            statuses=[t["status"] for t in case["trials"]],
-            digest=case.get("expect_digest"),
-            tags=list(case.get("tags", [])),
-            split=case.get("split"),
+    for case in report.cases:
+        checks: dict[str, tuple[int, int]] = {}
+        items: dict[str, ItemCounts] = {}
+        for trial in case.trials:
+            for check in trial.checks:
+                passed, graded = checks.get(check.name, (0, 0))
+                if check.status in (CheckStatus.PASS, CheckStatus.FAIL):
+                    graded += 1
+                    passed += check.status is CheckStatus.PASS
+                checks[check.name] = (passed, graded)
+                if check.mode == "exact_set" and isinstance(check.expected, list):
+                    tally = item_counts(check.expected, check.actual)
+                    items[check.name] = items.get(check.name, ItemCounts()) + tally
+        cases[case.id] = CaseOutcome(
+            statuses=case.statuses,
+            digest=case.expect_digest,
+            tags=list(case.tags),
+            split=case.split,
+            checks=checks,
+            items=items,
         )
-        checks: dict[str, list[int]] = {}
-        items: dict[str, list[int]] = {}
-        for trial in case["trials"]:
-            for check in trial["checks"]:
-                cell = checks.setdefault(check["name"], [0, 0])
-                if check["status"] in ("pass", "fail"):
-                    cell[1] += 1
-                    cell[0] += check["status"] == "pass"
-                if check["mode"] == "exact_set" and isinstance(check.get("expected"), list):
-                    want = {item_key(v) for v in check["expected"]}
-                    actual = check.get("actual")
-                    got = {item_key(v) for v in actual} if isinstance(actual, list) else set()
-                    counts = items.setdefault(check["name"], [0, 0, 0])
-                    counts[0] += len(want & got)
-                    counts[1] += len(got - want)
-                    counts[2] += len(want - got)
-        outcome.checks = {k: (v[0], v[1]) for k, v in checks.items()}
-        outcome.items = {k: ItemCounts(*v) for k, v in items.items()}
-        cases[case["id"]] = outcome
     return RunOutcomes(
-        label=str(report.get("config") or report["run_id"]),
-        run_id=report["run_id"],
-        suite=report["suite"],
-        config=report.get("config"),
-        trials=int(report["trials"]),
-        dataset_commit=report.get("dataset_commit"),
-        metrics=report["summary"],
+        label=report.label,
+        run_id=report.run_id,
+        suite=report.suite,
+        config=report.config,
+        trials=report.trials,
+        dataset_commit=report.dataset_commit,
+        metrics=summary_metrics(report.summary),
         cases=cases,
-        status=str(report.get("status") or "finished"),
+        status=report.status,
     )

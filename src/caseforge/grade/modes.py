@@ -19,28 +19,7 @@ from caseforge.case.model import (
     ToolCallsCheck,
 )
 from caseforge.grade.base import Verdict, failed, grader, passed, show
-
-
-def same(expected: Any, actual: Any) -> bool:
-    """Equality for JSON values: 1 == 1.0, dict/list compared deeply, bools not numbers."""
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return isinstance(expected, bool) and isinstance(actual, bool) and expected is actual
-    if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-9)
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        return expected.keys() == actual.keys() and all(
-            same(expected[k], actual[k]) for k in expected
-        )
-    if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
-        return len(expected) == len(actual) and all(
-            same(e, a) for e, a in zip(expected, actual, strict=True)
-        )
-    return bool(expected == actual)
-
-
-def item_key(value: Any) -> str:
-    """A set member's identity: its JSON, so 1 and "1" stay different items."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+from caseforge.values import item_key, same
 
 
 @lru_cache(maxsize=4096)

@@ -8,13 +8,19 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from caseforge.case.model import Case
-from caseforge.errors import CaseforgeError
-from caseforge.report.summary import summarize
-from caseforge.results import TrialRecord, iter_records
-from caseforge.store.db import RunStore
+from pydantic import ValidationError
 
-SCHEMA_VERSION = 1
+from caseforge.case.model import Case
+from caseforge.errors import CaseforgeError, first_validation_error
+from caseforge.report.model import (
+    SCHEMA_VERSION,
+    CaseResult,
+    RunReport,
+    TrialResult,
+)
+from caseforge.report.summary import check_counts, summarize
+from caseforge.results import RunStatus, TrialRecord, TrialStatus
+from caseforge.store.db import RunStore
 
 
 def expect_digest(case: Case) -> str:
@@ -24,74 +30,68 @@ def expect_digest(case: Case) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
+def build_report(store: RunStore, run_id: str) -> RunReport:
     """The full report of a run: metadata, ``summary``, ``checks`` and ``cases``."""
     info = store.get_run(run_id)
     cases = {cid: Case.model_validate(data) for cid, data in store.cases(run_id).items()}
-    responses = {(r["case_id"], r["trial"]): r for r in store.results(run_id)}
-    records = list(iter_records(store, run_id))
-    summary = summarize(records, cases, info.trials)
-    checks = summary.pop("checks")
-    per_case: dict[str, list[TrialRecord]] = defaultdict(list)
-    for record in records:
-        per_case[record.case_id].append(record)
-    case_entries = []
-    for case_id in sorted(cases):
-        case = cases[case_id]
-        trials = []
-        for record in per_case.get(case_id, []):
-            raw = responses[(case_id, record.trial)].get("response_json")
-            response = json.loads(raw) if raw else None
-            trials.append(
-                {
-                    "trial": record.trial,
-                    "status": record.status.value,
-                    "error": record.error,
-                    "latency_s": record.latency_s,
-                    "cost_usd": record.cost_usd,
-                    "reply": response.get("reply") if response else None,
-                    "paused_for_approval": bool(response and response.get("paused_for_approval")),
-                    "checks": [c.to_json() for c in record.checks],
-                }
+    per_case: dict[str, list[TrialResult]] = defaultdict(list)
+    records: list[TrialRecord] = []
+    for row in store.results(run_id):
+        record = TrialRecord.from_row(row)
+        records.append(record)
+        raw = row.get("response_json")
+        response = json.loads(raw) if raw else None
+        reply = response.get("reply") if isinstance(response, dict) else None
+        per_case[record.case_id].append(
+            TrialResult(
+                trial=record.trial,
+                status=record.status,
+                error=record.error,
+                latency_s=record.latency_s,
+                cost_usd=record.cost_usd,
+                reply=reply if isinstance(reply, str) else None,
+                paused_for_approval=bool(response and response.get("paused_for_approval")),
+                checks=record.checks,
             )
-        case_entries.append(
-            {
-                "id": case_id,
-                "expect_digest": expect_digest(case),
-                "category": case.category(),
-                "split": case.split,
-                "source": case.source,
-                "tags": case.tags,
-                "input": case.input,
-                "passed": sum(1 for t in trials if t["status"] == "pass"),
-                "trials": trials,
-            }
         )
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "run_id": info.id,
-        "group_id": info.group_id,
-        "suite": info.suite,
-        "suite_path": info.suite_path,
-        "status": info.status,
-        "created_at": info.created_at,
-        "finished_at": info.finished_at,
-        "dataset_commit": info.dataset_commit,
-        "dataset_dirty": info.dataset_dirty,
-        "agent": info.agent,
-        "config": info.config_name,
-        "config_values": info.config,
-        "trials": info.trials,
-        "split": info.split,
-        "caseforge_version": info.caseforge_version,
-        "options": info.options,
-        "summary": summary,
-        "checks": checks,
-        "cases": case_entries,
-    }
+    case_entries = [
+        CaseResult(
+            id=case_id,
+            expect_digest=expect_digest(case),
+            category=case.category(),
+            split=case.split,
+            source=case.source,
+            tags=case.tags,
+            input=case.input,
+            passed=sum(1 for t in per_case[case_id] if t.status is TrialStatus.PASS),
+            trials=per_case[case_id],
+        )
+        for case_id, case in sorted(cases.items())
+    ]
+    return RunReport(
+        run_id=info.id,
+        group_id=info.group_id,
+        suite=info.suite,
+        suite_path=info.suite_path,
+        status=RunStatus(info.status),
+        created_at=info.created_at,
+        finished_at=info.finished_at,
+        dataset_commit=info.dataset_commit,
+        dataset_dirty=info.dataset_dirty,
+        agent=info.agent,
+        config=info.config_name,
+        config_values=info.config,
+        trials=info.trials,
+        split=info.split,
+        caseforge_version=info.caseforge_version,
+        options=info.options,
+        summary=summarize(records, cases, info.trials),
+        checks=check_counts(records),
+        cases=case_entries,
+    )
 
 
-def load_report(run: str, store_url: str | None = None) -> dict[str, Any]:
+def load_report(run: str, store_url: str | None = None) -> RunReport:
     """A report from a run id in the store, or from a path to a ``report.json``."""
     path = Path(run)
     if path.suffix == ".json" or path.is_file():
@@ -103,7 +103,17 @@ def load_report(run: str, store_url: str | None = None) -> dict[str, Any]:
             raise CaseforgeError(f"{path}: not a JSON report: {exc}") from None
         if not isinstance(data, dict) or "schema_version" not in data:
             raise CaseforgeError(f"{path}: not a caseforge report (no schema_version)")
-        return data
+        if data["schema_version"] != SCHEMA_VERSION:
+            raise CaseforgeError(
+                f"{path}: schema_version {data['schema_version']!r} is not one this caseforge "
+                f"reads ({SCHEMA_VERSION}); re-render it with the caseforge that wrote it"
+            )
+        try:
+            return RunReport.model_validate(data)
+        except ValidationError as exc:
+            raise CaseforgeError(
+                f"{path}: not a valid caseforge report: {first_validation_error(exc)}"
+            ) from None
     store = RunStore(store_url)
     try:
         if run == "latest":
@@ -117,7 +127,8 @@ def load_report(run: str, store_url: str | None = None) -> dict[str, Any]:
 
 
 def report_schema() -> dict[str, Any]:
-    """The JSON Schema of report.json (shipped with the package)."""
+    """The JSON Schema of report.json as shipped with the package (generated from
+    :class:`RunReport` by ``make schema``; a test keeps the two equal)."""
     from importlib.resources import files
 
     text = files("caseforge.report").joinpath("report.schema.json").read_text(encoding="utf-8")

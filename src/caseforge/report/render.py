@@ -7,12 +7,11 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Callable
-from typing import Any
-from xml.etree import ElementTree as ET
 
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+from caseforge.report.junit import JUnitCase, JUnitOutcome, junit_xml
+from caseforge.report.model import CaseResult, RunReport
+from caseforge.results import CheckStatus, TrialStatus
+from caseforge.values import pct
 
 
 def money(value: float | None) -> str:
@@ -23,119 +22,122 @@ def seconds(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}s"
 
 
-def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
+def headline(report: RunReport) -> list[tuple[str, str]]:
     """The key figures as (label, value) pairs, shared by every format."""
-    s = report["summary"]
-    lo, hi = s["pass_rate_ci"]
+    s = report.summary
+    lo, hi = s.pass_rate_ci
     rows = [
-        ("cases × trials", f"{s['cases']} × {report['trials']} = {s['case_trials']}"),
+        ("cases × trials", f"{s.cases} × {report.trials} = {s.case_trials}"),
         (
             "pass rate",
-            f"{pct(s['pass_rate'])} (95% CI {pct(lo)}–{pct(hi)}, case-clustered SE "
-            f"{pct(s['pass_rate_se'])})",
+            f"{pct(s.pass_rate)} (95% CI {pct(lo)}–{pct(hi)}, case-clustered SE "
+            f"{pct(s.pass_rate_se)})",
         ),
-        ("fully passing cases", f"{s['fully_passing_cases']} of {s['cases']}"),
-        ("pass^k", "  ".join(f"k={k}: {pct(v)}" for k, v in s["pass_hat_k"].items()) or "n/a"),
-        ("pass@k", "  ".join(f"k={k}: {pct(v)}" for k, v in s["pass_at_k"].items()) or "n/a"),
-        ("errors", str(s["errors"])),
+        ("fully passing cases", f"{s.fully_passing_cases} of {s.cases}"),
+        ("pass^k", "  ".join(f"k={k}: {pct(v)}" for k, v in s.pass_hat_k.items()) or "n/a"),
+        ("pass@k", "  ".join(f"k={k}: {pct(v)}" for k, v in s.pass_at_k.items()) or "n/a"),
+        ("errors", str(s.errors)),
     ]
-    judge = (report.get("options") or {}).get("judge")
-    if isinstance(judge, dict):
+    judge = report.judge
+    if judge is not None:
         rows.append(
             (
                 "judge",
-                f"{judge['model']} ({judge['prompt_version']} {judge['prompt_hash']}): "
-                f"{judge['calls']} calls, {judge['cache_hits']} cache hits, "
-                f"{money(judge['cost_usd'])}"
-                + (f", {judge['unpriced_calls']} unpriced" if judge.get("unpriced_calls") else ""),
+                f"{judge.model} ({judge.prompt_version} {judge.prompt_hash}): "
+                f"{judge.calls} calls, {judge.cache_hits} cache hits, {money(judge.cost_usd)}"
+                + (f", {judge.unpriced_calls} unpriced" if judge.unpriced_calls else ""),
             )
         )
-    if s.get("judge_checks_skipped"):
+    if s.judge_checks_skipped:
         rows.append(
-            ("judge", f"{s['judge_checks_skipped']} judge checks skipped on purpose (--no-judge)")
+            ("judge", f"{s.judge_checks_skipped} judge checks skipped on purpose (--no-judge)")
         )
-    if s["incomplete"]:
-        reasons = "; ".join(s["incomplete_reasons"]) or "judge checks not judged"
-        rows.append(("incomplete", f"{s['incomplete']} case-trials ({reasons})"))
-    for name, item in s["items"].items():
+    if s.incomplete:
+        reasons = "; ".join(s.incomplete_reasons) or "judge checks not judged"
+        rows.append(("incomplete", f"{s.incomplete} case-trials ({reasons})"))
+    for name, item in s.items.items():
         rows.append(
             (
                 f"items: {name}",
-                f"precision {pct(item['precision'])}, recall {pct(item['recall'])} "
-                f"(tp {item['tp']}, fp {item['fp']}, fn {item['fn']})",
+                f"precision {pct(item.precision)}, recall {pct(item.recall)} "
+                f"(tp {item.tp}, fp {item.fp}, fn {item.fn})",
             )
         )
-    if s["clean_case_trials"]:
+    if s.clean_case_trials:
         rows.append(
             (
                 "false-positive rate",
-                f"{pct(s['false_positive_rate'])} of {s['clean_case_trials']} clean case-trials",
+                f"{pct(s.false_positive_rate)} of {s.clean_case_trials} clean case-trials",
             )
         )
-    cost = f"{money(s['cost_usd'])} total, {money(s['cost_per_run'])} per case-trial"
-    if s["cost_per_true_finding"] is not None:
-        cost += f", {money(s['cost_per_true_finding'])} per true finding"
+    cost = f"{money(s.cost_usd)} total, {money(s.cost_per_run)} per case-trial"
+    if s.cost_per_true_finding is not None:
+        cost += f", {money(s.cost_per_true_finding)} per true finding"
     rows.append(("cost", cost))
-    rows.append(
-        ("latency", f"p50 {seconds(s['latency_p50_s'])}, p95 {seconds(s['latency_p95_s'])}")
-    )
-    hold = s.get("holdout")
-    if hold and hold["alarm"]:
+    rows.append(("latency", f"p50 {seconds(s.latency_p50_s)}, p95 {seconds(s.latency_p95_s)}"))
+    hold = s.holdout
+    if hold and hold.alarm:
         rows.append(
             (
                 "holdout alarm",
-                f"dev {pct(hold['dev_pass_rate'])} vs test {pct(hold['test_pass_rate'])} "
-                f"(p = {hold['p_value']:.3g}): the agent may be tuned to the dev set",
+                f"dev {pct(hold.dev_pass_rate)} vs test {pct(hold.test_pass_rate)} "
+                f"(p = {hold.p_value:.3g}): the agent may be tuned to the dev set",
             )
         )
     elif hold:
         rows.append(
             (
                 "dev vs test",
-                f"{pct(hold['dev_pass_rate'])} vs {pct(hold['test_pass_rate'])} "
-                f"(p = {hold['p_value']:.3g}, no sign of tuning to dev)",
+                f"{pct(hold.dev_pass_rate)} vs {pct(hold.test_pass_rate)} "
+                f"(p = {hold.p_value:.3g}, no sign of tuning to dev)",
             )
         )
-    if s["most_failing_checks"]:
+    if s.most_failing_checks:
         rows.append(
             (
                 "most failing checks",
-                ", ".join(
-                    f"{c['check']} ({c['fail']}/{c['graded']})" for c in s["most_failing_checks"]
-                ),
+                ", ".join(f"{c.check} ({c.fail}/{c.graded})" for c in s.most_failing_checks),
             )
         )
     return rows
 
 
-def _title(report: dict[str, Any]) -> str:
-    config = f" [{report['config']}]" if report.get("config") else ""
-    return f"{report['suite']}{config} — run {report['run_id']}"
+def _title(report: RunReport) -> str:
+    config = f" [{report.config}]" if report.config else ""
+    return f"{report.suite}{config} — run {report.run_id}"
 
 
-def _dataset(report: dict[str, Any]) -> str:
-    commit = (report.get("dataset_commit") or "no git")[:12]
-    return commit + (" (dirty)" if report.get("dataset_dirty") else "")
+def _dataset(report: RunReport) -> str:
+    commit = (report.dataset_commit or "no git")[:12]
+    return commit + (" (dirty)" if report.dataset_dirty else "")
 
 
-def failing(report: dict[str, Any], limit: int | None = None) -> list[tuple[str, int, str]]:
-    """(case id, trial, why) for every case-trial that did not pass."""
+WORST_FIRST = (TrialStatus.ERROR, TrialStatus.FAIL, TrialStatus.INCOMPLETE)
+NOT_PASSING_CHECKS = (CheckStatus.FAIL, CheckStatus.ERROR, CheckStatus.NOT_JUDGED)
+
+
+def _case_failures(case: CaseResult) -> list[tuple[int, str]]:
     rows = []
-    for case in report["cases"]:
-        for trial in case["trials"]:
-            if trial["status"] == "pass":
-                continue
-            if trial["status"] == "error":
-                why = (trial["error"] or "error").splitlines()[0]
-            else:
-                bad = [c for c in trial["checks"] if c["status"] in ("fail", "error", "not_judged")]
-                why = "; ".join(f"{c['name']}: {c['reason'] or c['status']}" for c in bad)
-            rows.append((case["id"], trial["trial"], why))
+    for trial in case.trials:
+        if trial.status is TrialStatus.PASS:
+            continue
+        if trial.status is TrialStatus.ERROR:
+            why = (trial.error or "error").splitlines()[0]
+        else:
+            bad = [c for c in trial.checks if c.status in NOT_PASSING_CHECKS]
+            why = "; ".join(f"{c.name}: {c.reason or c.status.value}" for c in bad)
+        rows.append((trial.trial, why))
+    return rows
+
+
+def failing(report: RunReport, limit: int | None = None) -> list[tuple[str, int, str]]:
+    """(case id, trial, why) for every case-trial that did not pass."""
+    rows = [(case.id, t, why) for case in report.cases for t, why in _case_failures(case)]
     return rows[:limit] if limit else rows
 
 
-def to_text(report: dict[str, Any], failures: int = 15) -> str:
-    lines = [_title(report), f"agent {report['agent']} · dataset {_dataset(report)}"]
+def to_text(report: RunReport, failures: int = 15) -> str:
+    lines = [_title(report), f"agent {report.agent} · dataset {_dataset(report)}"]
     width = max(len(label) for label, _ in headline(report))
     lines += [f"  {label.ljust(width)}  {value}" for label, value in headline(report)]
     rows = failing(report)
@@ -148,15 +150,15 @@ def to_text(report: dict[str, Any], failures: int = 15) -> str:
     return "\n".join(lines)
 
 
-def _md(text: Any) -> str:
+def _md(text: object) -> str:
     return html.escape(str(text)).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(report: dict[str, Any], failures: int = 20) -> str:
+def to_markdown(report: RunReport, failures: int = 20) -> str:
     lines = [
         f"### caseforge: {_md(_title(report))}",
         "",
-        f"agent `{_md(report['agent'])}` · dataset `{_md(_dataset(report))}`",
+        f"agent `{_md(report.agent)}` · dataset `{_md(_dataset(report))}`",
         "",
         "| metric | value |",
         "|---|---|",
@@ -178,44 +180,26 @@ def to_markdown(report: dict[str, Any], failures: int = 20) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_junit(report: dict[str, Any]) -> str:
+def to_junit(report: RunReport) -> str:
     """One testcase per case; it fails when any trial fails, errors when any trial errors."""
-    suite = ET.Element(
-        "testsuite",
-        name=str(report["suite"]) + (f"[{report['config']}]" if report.get("config") else ""),
-        tests=str(len(report["cases"])),
-    )
-    counts = {"failures": 0, "errors": 0, "skipped": 0}
-    total_time = 0.0
-    for case in report["cases"]:
-        time_s = sum(t["latency_s"] for t in case["trials"])
-        total_time += time_s
-        element = ET.SubElement(
-            suite, "testcase", classname=str(report["suite"]), name=case["id"], time=f"{time_s:.3f}"
-        )
-        statuses = [t["status"] for t in case["trials"]]
-        reasons = [f"#{t}: {w}" for c, t, w in failing(report) if c == case["id"]]
-        if "error" in statuses:
-            counts["errors"] += 1
-            ET.SubElement(
-                element, "error", message=reasons[0][:500] if reasons else "error"
-            ).text = "\n".join(reasons)
-        elif "fail" in statuses:
-            counts["failures"] += 1
-            ET.SubElement(element, "failure", message=reasons[0][:500]).text = "\n".join(reasons)
-        elif "incomplete" in statuses:
-            counts["skipped"] += 1
-            ET.SubElement(element, "skipped", message="incomplete: " + "; ".join(reasons)[:500])
+    suite_name = report.suite + (f"[{report.config}]" if report.config else "")
+    cases = []
+    for case in report.cases:
+        statuses = case.statuses
+        reasons = [f"#{t}: {w}" for t, w in _case_failures(case)]
+        if TrialStatus.ERROR in statuses:
+            outcome = JUnitOutcome("error", reasons[0] if reasons else "error", "\n".join(reasons))
+        elif TrialStatus.FAIL in statuses:
+            outcome = JUnitOutcome("failure", reasons[0], "\n".join(reasons))
+        elif TrialStatus.INCOMPLETE in statuses:
+            outcome = JUnitOutcome("skipped", "incomplete: " + "; ".join(reasons))
         elif not statuses:
-            counts["skipped"] += 1
-            ET.SubElement(element, "skipped", message="not run")
-    for key, value in counts.items():
-        suite.set(key, str(value))
-    suite.set("time", f"{total_time:.3f}")
-    root = ET.Element("testsuites")
-    root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+            outcome = JUnitOutcome("skipped", "not run")
+        else:
+            outcome = None
+        time_s = sum(t.latency_s for t in case.trials)
+        cases.append(JUnitCase(report.suite, case.id, outcome, time_s))
+    return junit_xml(suite_name, cases)
 
 
 _CSS = """
@@ -227,55 +211,62 @@ max-width:48rem}details{margin:.3rem 0}summary{cursor:pointer}code{background:#f
 """
 
 
-def _h(value: Any) -> str:
+def _h(value: object) -> str:
     if isinstance(value, str):
         return html.escape(value)
     return html.escape(json.dumps(value, ensure_ascii=False, indent=1, default=str))
 
 
-def to_html(report: dict[str, Any]) -> str:
+def to_html(report: RunReport) -> str:
     """A self-contained page: no scripts, no external resources, every user string escaped."""
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{_h(_title(report))}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_h(_title(report))}</h1>",
-        f"<p>agent <code>{_h(report['agent'])}</code> · dataset <code>{_h(_dataset(report))}</code>"
-        f" · status {_h(report['status'])}</p>",
+        f"<p>agent <code>{_h(report.agent)}</code> · dataset <code>{_h(_dataset(report))}</code>"
+        f" · status {_h(report.status.value)}</p>",
         "<table>",
     ]
     parts += [
         f"<tr><th>{_h(label)}</th><td>{_h(value)}</td></tr>" for label, value in headline(report)
     ]
     parts.append("</table><h2>Cases</h2>")
-    for case in report["cases"]:
-        statuses = [t["status"] for t in case["trials"]]
-        worst = next((s for s in ("error", "fail", "incomplete") if s in statuses), "pass")
-        parts.append(
-            f"<details{' open' if worst != 'pass' else ''}><summary><span class='{worst}'>"
-            f"{_h(worst)}</span> <code>{_h(case['id'])}</code> — {case['passed']}/"
-            f"{len(statuses)} trials passed · {_h(case['category'])}</summary>"
-            f"<p>input</p><pre>{_h(case['input'])}</pre>"
+    for case in report.cases:
+        statuses = case.statuses
+        worst = next(
+            (
+                s
+                for s in (TrialStatus.ERROR, TrialStatus.FAIL, TrialStatus.INCOMPLETE)
+                if s in statuses
+            ),
+            TrialStatus.PASS,
         )
-        for trial in case["trials"]:
+        parts.append(
+            f"<details{' open' if worst is not TrialStatus.PASS else ''}><summary>"
+            f"<span class='{worst.value}'>{_h(worst.value)}</span> <code>{_h(case.id)}</code> — "
+            f"{case.passed}/{len(statuses)} trials passed · {_h(case.category)}</summary>"
+            f"<p>input</p><pre>{_h(case.input)}</pre>"
+        )
+        for trial in case.trials:
             parts.append(
-                f"<p>trial {trial['trial']}: <span class='{_h(trial['status'])}'>"
-                f"{_h(trial['status'])}</span> · {trial['latency_s']:.3f}s</p>"
+                f"<p>trial {trial.trial}: <span class='{trial.status.value}'>"
+                f"{_h(trial.status.value)}</span> · {trial.latency_s:.3f}s</p>"
             )
-            if trial["error"]:
-                parts.append(f"<pre class='error'>{_h(trial['error'])}</pre>")
-            if trial.get("reply"):
-                parts.append(f"<p>reply</p><pre>{_h(trial['reply'])}</pre>")
-            if trial["checks"]:
+            if trial.error:
+                parts.append(f"<pre class='error'>{_h(trial.error)}</pre>")
+            if trial.reply:
+                parts.append(f"<p>reply</p><pre>{_h(trial.reply)}</pre>")
+            if trial.checks:
                 parts.append(
                     "<table><tr><th>check</th><th>mode</th><th>status</th><th>expected</th>"
                     "<th>actual</th><th>why</th></tr>"
                 )
-                for check in trial["checks"]:
+                for check in trial.checks:
                     parts.append(
-                        f"<tr><td>{_h(check['name'])}</td><td>{_h(check['mode'])}</td>"
-                        f"<td class='{_h(check['status'])}'>{_h(check['status'])}</td>"
-                        f"<td><pre>{_h(check['expected'])}</pre></td>"
-                        f"<td><pre>{_h(check['actual'])}</pre></td><td>{_h(check['reason'])}</td></tr>"
+                        f"<tr><td>{_h(check.name)}</td><td>{_h(check.mode)}</td>"
+                        f"<td class='{check.status.value}'>{_h(check.status.value)}</td>"
+                        f"<td><pre>{_h(check.expected)}</pre></td>"
+                        f"<td><pre>{_h(check.actual)}</pre></td><td>{_h(check.reason)}</td></tr>"
                     )
                 parts.append("</table>")
         parts.append("</details>")
@@ -283,11 +274,11 @@ def to_html(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def to_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, ensure_ascii=False, indent=2, default=str) + "\n"
+def to_json(report: RunReport) -> str:
+    return report.model_dump_json(indent=2) + "\n"
 
 
-FORMATS: dict[str, Callable[[dict[str, Any]], str]] = {
+FORMATS: dict[str, Callable[[RunReport], str]] = {
     "text": to_text,
     "md": to_markdown,
     "junit": to_junit,

@@ -13,14 +13,21 @@ from __future__ import annotations
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import numpy as np
 
 from caseforge.case.model import Case
-from caseforge.grade.modes import item_key
+from caseforge.report.model import (
+    CheckCounts,
+    FailingCheck,
+    Holdout,
+    ItemMetrics,
+    SliceCell,
+    Summary,
+)
 from caseforge.results import CheckStatus, TrialRecord, TrialStatus
-from caseforge.stats import clustered_se, pass_at_k, pass_hat_k, wilson_interval
+from caseforge.stats import ItemCounts, clustered_se, pass_at_k, pass_hat_k, wilson_interval
+from caseforge.values import item_counts
 
 
 def _rate(numerator: float, denominator: float) -> float | None:
@@ -32,14 +39,12 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     return float(np.percentile(values, q)) if values else None
 
 
-def summarize(
-    records: Iterable[TrialRecord], cases: dict[str, Case], trials: int
-) -> dict[str, Any]:
+def summarize(records: Iterable[TrialRecord], cases: dict[str, Case], trials: int) -> Summary:
     """The ``summary`` of report.json, computed from graded case-trials."""
     records = list(records)
     n = len(records)
     passed = sum(1 for r in records if r.status is TrialStatus.PASS)
-    statuses = Counter(r.status.value for r in records)
+    statuses = Counter(r.status for r in records)
     by_case: dict[str, list[TrialRecord]] = defaultdict(list)
     for r in records:
         by_case[r.case_id].append(r)
@@ -74,43 +79,42 @@ def summarize(
         for c in r.checks
         if c.mode == "judge" and c.status is CheckStatus.SKIPPED
     )
-    return {
-        "cases": len(by_case),
-        "trials": trials,
-        "case_trials": n,
-        "passed": passed,
-        "failed": statuses.get("fail", 0),
-        "incomplete": statuses.get("incomplete", 0),
-        "incomplete_reasons": dict(incomplete_reasons),
-        "judge_checks_skipped": judge_skipped,
-        "errors": statuses.get("error", 0),
-        "pass_rate": _rate(passed, n),
-        "pass_rate_ci": [lo, hi],
-        "pass_rate_se": clustered_se(case_means),
-        "fully_passing_cases": sum(1 for m in case_means if m == 1.0),
-        "pass_hat_k": pass_hat,
-        "pass_at_k": pass_at,
-        "items": items,
-        "false_positive_rate": fp_rate,
-        "clean_case_trials": clean_trials,
-        "cost_usd": cost,
-        "cost_per_run": _rate(cost, n),
-        "cost_per_true_finding": _rate(cost, true_findings) if true_findings else None,
-        "input_tokens": sum(r.input_tokens for r in records),
-        "output_tokens": sum(r.output_tokens for r in records),
-        "latency_p50_s": percentile(latencies, 50),
-        "latency_p95_s": percentile(latencies, 95),
-        "checks": _check_counts(records),
-        "most_failing_checks": _most_failing(records),
-        "slices": _slices(records, cases),
-        "holdout": holdout(by_case, cases),
-    }
+    return Summary(
+        cases=len(by_case),
+        trials=trials,
+        case_trials=n,
+        passed=passed,
+        failed=statuses[TrialStatus.FAIL],
+        incomplete=statuses[TrialStatus.INCOMPLETE],
+        incomplete_reasons=dict(incomplete_reasons),
+        judge_checks_skipped=judge_skipped,
+        errors=statuses[TrialStatus.ERROR],
+        pass_rate=_rate(passed, n),
+        pass_rate_ci=(lo, hi),
+        pass_rate_se=clustered_se(case_means),
+        fully_passing_cases=sum(1 for m in case_means if m == 1.0),
+        pass_hat_k=pass_hat,
+        pass_at_k=pass_at,
+        items=items,
+        false_positive_rate=fp_rate,
+        clean_case_trials=clean_trials,
+        cost_usd=cost,
+        cost_per_run=_rate(cost, n),
+        cost_per_true_finding=_rate(cost, true_findings) if true_findings else None,
+        input_tokens=sum(r.input_tokens for r in records),
+        output_tokens=sum(r.output_tokens for r in records),
+        latency_p50_s=percentile(latencies, 50),
+        latency_p95_s=percentile(latencies, 95),
+        most_failing_checks=_most_failing(records),
+        slices=_slices(records, cases),
+        holdout=holdout(by_case, cases),
+    )
 
 
 HOLDOUT_ALPHA = 0.05
 
 
-def holdout(by_case: dict[str, list[TrialRecord]], cases: dict[str, Case]) -> dict[str, Any] | None:
+def holdout(by_case: dict[str, list[TrialRecord]], cases: dict[str, Case]) -> Holdout | None:
     """Dev against test, when a run covers both: a Welch t-test on the case means.
 
     ``alarm`` is raised when dev scores higher and the difference is significant: the agent
@@ -133,21 +137,21 @@ def holdout(by_case: dict[str, list[TrialRecord]], cases: dict[str, Case]) -> di
         with warnings.catch_warnings():  # near-constant case means warn about precision
             warnings.simplefilter("ignore", RuntimeWarning)
             p_value = float(sps.ttest_ind(dev, test, equal_var=False).pvalue)
-    return {
-        "dev_cases": len(dev),
-        "test_cases": len(test),
-        "dev_pass_rate": dev_rate,
-        "test_pass_rate": test_rate,
-        "difference": dev_rate - test_rate,
-        "p_value": p_value,
-        "alarm": dev_rate > test_rate and p_value < HOLDOUT_ALPHA,
-    }
+    return Holdout(
+        dev_cases=len(dev),
+        test_cases=len(test),
+        dev_pass_rate=dev_rate,
+        test_pass_rate=test_rate,
+        difference=dev_rate - test_rate,
+        p_value=p_value,
+        alarm=dev_rate > test_rate and p_value < HOLDOUT_ALPHA,
+    )
 
 
 def _items(
     records: list[TrialRecord], cases: dict[str, Case]
-) -> tuple[dict[str, dict[str, Any]], float | None, int, int]:
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
+) -> tuple[dict[str, ItemMetrics], float | None, int, int]:
+    counts: dict[str, ItemCounts] = defaultdict(ItemCounts)
     clean_trials = clean_with_items = 0
     for r in records:
         if r.status is TrialStatus.ERROR:
@@ -163,41 +167,36 @@ def _items(
         for name, expected in fields.items():
             check = by_name.get(name)
             actual = check.actual if check is not None and isinstance(check.actual, list) else []
-            want = {item_key(v) for v in expected}
-            got = {item_key(v) for v in actual}
-            counts[name]["tp"] += len(want & got)
-            counts[name]["fp"] += len(got - want)
-            counts[name]["fn"] += len(want - got)
-            reported_any = reported_any or bool(got)
+            tally = item_counts(expected, actual)
+            counts[name] = counts[name] + tally
+            reported_any = reported_any or bool(tally.tp or tally.fp)
         if all(not values for values in fields.values()):
             clean_trials += 1
             clean_with_items += reported_any
     items = {
-        name: {
-            "tp": c["tp"],
-            "fp": c["fp"],
-            "fn": c["fn"],
-            "precision": _rate(c["tp"], c["tp"] + c["fp"]),
-            "recall": _rate(c["tp"], c["tp"] + c["fn"]),
-        }
+        name: ItemMetrics(
+            tp=c.tp,
+            fp=c.fp,
+            fn=c.fn,
+            precision=_rate(c.tp, c.tp + c.fp),
+            recall=_rate(c.tp, c.tp + c.fn),
+        )
         for name, c in sorted(counts.items())
     }
-    true_findings = sum(c["tp"] for c in counts.values())
+    true_findings = sum(c.tp for c in counts.values())
     return items, _rate(clean_with_items, clean_trials), clean_trials, true_findings
 
 
-def _check_counts(records: list[TrialRecord]) -> dict[str, dict[str, int]]:
-    table: dict[str, Counter[str]] = defaultdict(Counter)
+def check_counts(records: Iterable[TrialRecord]) -> dict[str, CheckCounts]:
+    """Per check name, how many case-trials gave each status."""
+    table: dict[str, CheckCounts] = defaultdict(CheckCounts)
     for r in records:
         for c in r.checks:
-            table[c.name][c.status.value] += 1
-    return {
-        name: {s.value: counts.get(s.value, 0) for s in CheckStatus}
-        for name, counts in sorted(table.items())
-    }
+            table[c.name].add(c.status)
+    return dict(sorted(table.items()))
 
 
-def _most_failing(records: list[TrialRecord], top: int = 3) -> list[dict[str, Any]]:
+def _most_failing(records: list[TrialRecord], top: int = 3) -> list[FailingCheck]:
     fails: Counter[str] = Counter()
     totals: Counter[str] = Counter()
     for r in records:
@@ -207,10 +206,10 @@ def _most_failing(records: list[TrialRecord], top: int = 3) -> list[dict[str, An
             if c.status is CheckStatus.FAIL:
                 fails[c.name] += 1
     ranked = sorted(fails.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-    return [{"check": name, "fail": count, "graded": totals[name]} for name, count in ranked]
+    return [FailingCheck(check=name, fail=count, graded=totals[name]) for name, count in ranked]
 
 
-def _slices(records: list[TrialRecord], cases: dict[str, Case]) -> dict[str, Any]:
+def _slices(records: list[TrialRecord], cases: dict[str, Case]) -> dict[str, dict[str, SliceCell]]:
     groups: dict[str, defaultdict[str, list[int]]] = {
         "tag": defaultdict(lambda: [0, 0]),
         "category": defaultdict(lambda: [0, 0]),
@@ -235,7 +234,7 @@ def _slices(records: list[TrialRecord], cases: dict[str, Case]) -> dict[str, Any
                 cell[1] += ok
     return {
         dimension: {
-            value: {"case_trials": total, "passed": ok, "pass_rate": _rate(ok, total)}
+            value: SliceCell(case_trials=total, passed=ok, pass_rate=_rate(ok, total))
             for value, (total, ok) in sorted(cells.items())
         }
         for dimension, cells in groups.items()

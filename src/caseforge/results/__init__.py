@@ -4,10 +4,12 @@ from caseforge.results.records import (
     NO_JUDGE_REASON,
     CheckResult,
     CheckStatus,
+    RunStatus,
     TrialRecord,
     TrialStatus,
     iter_records,
     needs_judge,
+    trial_letters,
     trial_status,
 )
 
@@ -15,9 +17,11 @@ __all__ = [
     "NO_JUDGE_REASON",
     "CheckResult",
     "CheckStatus",
+    "RunStatus",
     "TrialRecord",
     "TrialStatus",
     "iter_records",
     "needs_judge",
+    "trial_letters",
     "trial_status",
 ]

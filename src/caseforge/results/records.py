@@ -8,7 +8,7 @@ validation would cost tens of µs each); the report models at the edges are pyda
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,32 @@ class TrialStatus(StrEnum):
     FAIL = "fail"
     ERROR = "error"  # the agent crashed, timed out or answered nonsense; or a check could not run
     INCOMPLETE = "incomplete"  # every code check passed but a judge check was not judged
+
+    @property
+    def letter(self) -> str:
+        """One letter per status (P, F, E, I), as baselines and history write trials."""
+        return self.value[0].upper()
+
+    @classmethod
+    def from_letter(cls, letter: str) -> TrialStatus:
+        """The status a letter stands for; ``ValueError`` for an unknown letter."""
+        for status in cls:
+            if status.letter == letter:
+                return status
+        raise ValueError(f"unknown trial letter {letter!r} (one of P, F, E, I)")
+
+
+def trial_letters(statuses: Iterable[TrialStatus]) -> str:
+    """``PPFE``: a case's trials in one short string."""
+    return "".join(s.letter for s in statuses)
+
+
+class RunStatus(StrEnum):
+    """Where a run stands. A stopped run (budget, interrupt) can be resumed."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    STOPPED = "stopped"
 
 
 @dataclass(slots=True)

@@ -79,9 +79,12 @@ def paired_difference(
 class ItemCounts:
     """One case's item counts (summed over its trials) for one ``exact_set`` field."""
 
-    tp: int
-    fp: int
-    fn: int
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def __add__(self, other: ItemCounts) -> ItemCounts:
+        return ItemCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -214,6 +214,16 @@ class RunStore:
             ).scalar_one()
             return int(value)
 
+    def statuses(self, run_id: str) -> list[tuple[str, int, str]]:
+        """``(case_id, trial, status)`` of every stored case-trial of a run."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(results.c.case_id, results.c.trial, results.c.status).where(
+                    results.c.run_id == run_id
+                )
+            )
+            return [(cid, trial, status) for cid, trial, status in rows]
+
     def results(self, run_id: str) -> Iterator[dict[str, Any]]:
         """Every stored case-trial of a run, ordered by case and trial."""
         with self.engine.connect() as conn:

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any
+from typing import Literal
+
+from pydantic import BaseModel
 
 from caseforge.compare.outcomes import RunOutcomes
+from caseforge.results import RunStatus
 from caseforge.stats import mcnemar_chi2, mcnemar_exact, mde_paired, paired_difference, z_value
 from caseforge.stats.paired import CHI2_MIN_DISCORDANT
+from caseforge.values import pct
+
+PairedTest = Literal["mcnemar-exact", "paired-t"]
 
 ALPHA = 0.05
 DEFAULT_DISCORDANCE = 0.15  # for the MDE when the runs show no discordant case at all
@@ -38,7 +44,7 @@ class Comparison:
     pass_rate_b: float | None
     difference: float | None
     difference_ci: tuple[float, float] | None
-    test: str
+    test: PairedTest
     p_value: float
     mcnemar_p: float
     chi2_p: float | None
@@ -49,32 +55,68 @@ class Comparison:
     def significant(self) -> bool:
         return self.p_value < ALPHA
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run_a": self.a.run_id,
-            "run_b": self.b.run_id,
-            "config_a": self.a.config,
-            "config_b": self.b.config,
-            "paired_cases": len(self.paired),
-            "cases_added": self.added,
-            "cases_removed": self.removed,
-            "cases_changed": self.changed,
-            "newly_passing": self.newly_passing,
-            "newly_failing": self.newly_failing,
-            "changed_checks": self.changed_checks,
-            "discordant": {"b": len(self.newly_failing), "c": len(self.newly_passing)},
-            "mcnemar_p": self.mcnemar_p,
-            "chi2_p": self.chi2_p,
-            "test": self.test,
-            "p_value": self.p_value,
-            "significant": self.significant,
-            "pass_rate_a": self.pass_rate_a,
-            "pass_rate_b": self.pass_rate_b,
-            "difference": self.difference,
-            "difference_ci": list(self.difference_ci) if self.difference_ci else None,
-            "mde": self.mde,
-            "notes": self.notes,
-        }
+    def to_result(self) -> CompareResult:
+        """The comparison as ``caseforge compare --json`` prints it."""
+        return CompareResult(
+            run_a=self.a.run_id,
+            run_b=self.b.run_id,
+            config_a=self.a.config,
+            config_b=self.b.config,
+            paired_cases=len(self.paired),
+            cases_added=self.added,
+            cases_removed=self.removed,
+            cases_changed=self.changed,
+            newly_passing=self.newly_passing,
+            newly_failing=self.newly_failing,
+            changed_checks=self.changed_checks,
+            discordant=Discordant(b=len(self.newly_failing), c=len(self.newly_passing)),
+            mcnemar_p=self.mcnemar_p,
+            chi2_p=self.chi2_p,
+            test=self.test,
+            p_value=self.p_value,
+            significant=self.significant,
+            pass_rate_a=self.pass_rate_a,
+            pass_rate_b=self.pass_rate_b,
+            difference=self.difference,
+            difference_ci=self.difference_ci,
+            mde=self.mde,
+            notes=self.notes,
+        )
+
+
+class Discordant(BaseModel):
+    """Discordant pairs: ``b`` newly failing, ``c`` newly passing."""
+
+    b: int
+    c: int
+
+
+class CompareResult(BaseModel):
+    """The paired comparison of run B against run A, as JSON."""
+
+    run_a: str | None
+    run_b: str | None
+    config_a: str | None
+    config_b: str | None
+    paired_cases: int
+    cases_added: list[str]
+    cases_removed: list[str]
+    cases_changed: list[str]
+    newly_passing: list[str]
+    newly_failing: list[str]
+    changed_checks: dict[str, list[str]]
+    discordant: Discordant
+    mcnemar_p: float
+    chi2_p: float | None
+    test: PairedTest
+    p_value: float
+    significant: bool
+    pass_rate_a: float | None
+    pass_rate_b: float | None
+    difference: float | None
+    difference_ci: tuple[float, float] | None
+    mde: float | None
+    notes: list[str]
 
 
 def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
@@ -115,6 +157,7 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
         len(a.cases[c].statuses) == 1 and len(b.cases[c].statuses) == 1 for c in paired
     )
     notes = []
+    test: PairedTest
     if single_trial:
         test, p_value = "mcnemar-exact", exact_p
         difference = (rate_b - rate_a) if n and rate_a is not None and rate_b is not None else None
@@ -135,8 +178,8 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
     if ci is not None:  # a difference of two rates lies in [-1, 1]
         ci = (max(-1.0, ci[0]), min(1.0, ci[1]))
     for side in (a, b):
-        if side.status != "finished":
-            notes.append(f"run {side.run_id} is {side.status}: some case-trials never ran")
+        if side.status is not RunStatus.FINISHED:
+            notes.append(f"run {side.run_id} is {side.status.value}: some case-trials never ran")
     if changed:
         notes.append(f"{len(changed)} case(s) changed expectations between the runs: left out")
     return Comparison(
@@ -162,10 +205,6 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
     )
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
 def _points(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:+.1f} points"
 
@@ -182,7 +221,7 @@ def comparison_text(c: Comparison) -> str:
     ci = c.difference_ci
     ci_text = f" (95% CI {_points(ci[0])} … {_points(ci[1])})" if ci else ""
     lines.append(
-        f"pass rate {_pct(c.pass_rate_a)} → {_pct(c.pass_rate_b)}: {_points(c.difference)}{ci_text}"
+        f"pass rate {pct(c.pass_rate_a)} → {pct(c.pass_rate_b)}: {_points(c.difference)}{ci_text}"
     )
     test = "exact McNemar" if c.test == "mcnemar-exact" else "paired t on case means"
     verdict = "significant" if c.significant else "no significant difference"

@@ -1,0 +1,233 @@
+"""The typed report of one run: what ``report.json`` holds, and what every format reads.
+
+``report.schema.json`` is generated from :class:`RunReport` (``caseforge schema --report``
+prints it; a test proves the shipped file is the generated one). The per-check results are
+the same :class:`~caseforge.results.CheckResult` records grading produced.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from caseforge.results import CheckResult, CheckStatus, RunStatus, TrialStatus
+
+SCHEMA_VERSION: Literal[1] = 1
+SCHEMA_ID = "https://caseforge.example/report.schema.json"
+
+JsonObject = dict[str, JsonValue]
+
+# A share in [0, 1], or null when its denominator is zero. Documented, not validated: a sum of
+# floating-point shares may land a hair above 1.
+Rate = Annotated[float | None, Field(json_schema_extra={"minimum": 0, "maximum": 1})]
+ByK = Annotated[
+    dict[str, float],
+    Field(
+        description="Keyed by k (1 … trials).",
+        json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}},
+    ),
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        serialize_by_alias=True,
+        validate_by_name=True,
+        json_schema_serialization_defaults_required=True,
+    )
+
+
+class ItemMetrics(_Model):
+    """Item-level counts and rates of one ``exact_set`` field, pooled over case-trials."""
+
+    tp: int
+    fp: int
+    fn: int
+    precision: Rate
+    recall: Rate
+
+
+class FailingCheck(_Model):
+    check: str
+    fail: int
+    graded: int
+
+
+class SliceCell(_Model):
+    case_trials: int
+    passed: int
+    pass_rate: Rate
+
+
+class Holdout(_Model):
+    """Dev against test when the run covers both splits; alarm when dev is significantly
+    higher (the agent may be tuned to the dev set)."""
+
+    dev_cases: int
+    test_cases: int
+    dev_pass_rate: float
+    test_pass_rate: float
+    difference: float
+    p_value: float
+    alarm: bool
+
+
+class CheckCounts(_Model):
+    """How many case-trials gave each status to one check."""
+
+    passed: int = Field(0, alias=CheckStatus.PASS.value)
+    fail: int = 0
+    error: int = 0
+    skipped: int = 0
+    not_judged: int = 0
+    cannot_judge: int = 0
+
+    def add(self, status: CheckStatus) -> None:
+        name = "passed" if status is CheckStatus.PASS else status.value
+        setattr(self, name, getattr(self, name) + 1)
+
+
+class Summary(_Model):
+    """The run's figures (DESIGN §5): see ``report/summary.py`` for the conventions."""
+
+    cases: int = Field(ge=0)
+    trials: int
+    case_trials: int
+    passed: int
+    failed: int
+    incomplete: int
+    incomplete_reasons: dict[str, int]
+    judge_checks_skipped: int
+    errors: int = Field(ge=0)
+    pass_rate: Rate
+    pass_rate_ci: tuple[float, float]
+    pass_rate_se: float = Field(ge=0)
+    fully_passing_cases: int
+    pass_hat_k: ByK
+    pass_at_k: ByK
+    items: dict[str, ItemMetrics]
+    false_positive_rate: Rate
+    clean_case_trials: int
+    cost_usd: float = Field(ge=0)
+    cost_per_run: float | None
+    cost_per_true_finding: float | None
+    input_tokens: int
+    output_tokens: int
+    latency_p50_s: float | None
+    latency_p95_s: float | None
+    most_failing_checks: list[FailingCheck]
+    slices: dict[str, dict[str, SliceCell]] = Field(
+        description="Pass rates by tag, category, source and split."
+    )
+    holdout: Holdout | None
+
+
+class TrialResult(_Model):
+    """One case-trial as the report shows it."""
+
+    trial: int = Field(ge=1)
+    status: TrialStatus
+    error: str | None = None
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    reply: str | None = None
+    paused_for_approval: bool = False
+    checks: list[CheckResult] = Field(default_factory=list)
+
+
+class CaseResult(_Model):
+    """One case and its trials."""
+
+    id: str
+    expect_digest: str | None = Field(
+        None,
+        description="Hash of the case's expectations; compare leaves out cases whose digest "
+        "changed.",
+    )
+    category: str = ""
+    split: str | None = None
+    source: str = ""
+    tags: list[str] = Field(default_factory=list)
+    input: JsonObject = Field(default_factory=dict)
+    passed: int = 0
+    trials: list[TrialResult]
+
+    @property
+    def statuses(self) -> list[TrialStatus]:
+        return [t.status for t in self.trials]
+
+
+class JudgeUsage(_Model):
+    """The judge a run used and what it spent (``options.judge``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+    prompt_version: str
+    prompt_hash: str
+    calls: int = 0
+    cache_hits: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+
+
+class RunReport(_Model):
+    """The report of one run (one configuration), as written by ``caseforge run --out DIR``
+    and ``caseforge report RUN --format json``."""
+
+    model_config = ConfigDict(
+        title="caseforge report",
+        json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"},
+    )
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    run_id: str
+    group_id: str = Field("", description="Runs of one invocation (a matrix) share it.")
+    suite: str
+    suite_path: str = ""
+    status: RunStatus = RunStatus.FINISHED
+    created_at: str = ""
+    finished_at: str | None = None
+    dataset_commit: str | None
+    dataset_dirty: bool | None
+    agent: str
+    config: str | None = Field(description="The configuration's name.")
+    config_values: JsonObject = Field(default_factory=dict)
+    trials: int = Field(ge=1)
+    split: Literal["dev", "test", "all"] = "all"
+    caseforge_version: str = ""
+    options: JsonObject = Field(default_factory=dict)
+    summary: Summary
+    checks: dict[str, CheckCounts] = Field(
+        description="Per check name: how many case-trials gave each status."
+    )
+    cases: list[CaseResult]
+
+    @property
+    def judge(self) -> JudgeUsage | None:
+        """The judge this run used, if any."""
+        entry = self.options.get("judge")
+        return JudgeUsage.model_validate(entry) if isinstance(entry, dict) else None
+
+    @property
+    def label(self) -> str:
+        """The configuration's name, else the run id."""
+        return self.config or self.run_id
+
+
+def report_json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``report.json``, generated from :class:`RunReport`."""
+    schema = RunReport.model_json_schema(mode="serialization")
+    schema["$id"] = SCHEMA_ID
+    schema["description"] = (
+        "The report of one run (one configuration) as written by `caseforge run --out DIR` "
+        f"and `caseforge report RUN --format json`. schema_version {SCHEMA_VERSION}."
+    )
+    return {"$schema": schema.pop("$schema"), "$id": schema.pop("$id"), **schema}
+
+
+def schema_text() -> str:
+    """The generated schema as the shipped file holds it."""
+    return json.dumps(report_json_schema(), indent=2, ensure_ascii=False) + "\n"
