@@ -8,6 +8,8 @@ know was written by a newer caseforge and is refused rather than guessed at.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -16,7 +18,6 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
 
 from caseforge.errors import CaseforgeError
 from caseforge.store.schema import metadata
@@ -66,16 +67,52 @@ def upgrade(engine: Engine, url: str) -> None:
         )
     from alembic import command
 
-    try:
+    # Shards and second terminals open the same store at once: one migrates, the others
+    # wait for it and then find the store at head.
+    with _migration_lock(engine):
+        current = current_revision(engine)
+        if current == head_revision():
+            return
         with engine.begin() as conn:
             if current is None and inspect(conn).has_table("runs"):
                 _add_missing_columns(conn)
                 command.stamp(_config(conn), BASELINE)
             command.upgrade(_config(conn), "head")
-    except DBAPIError:
-        # Another process (a shard, a second terminal) migrated the same store first.
-        if current_revision(engine) != head_revision():
-            raise
+
+
+@contextlib.contextmanager
+def _migration_lock(engine: Engine) -> Iterator[None]:
+    """Hold a lock that only one migrating process gets at a time.
+
+    SQLite runs DDL outside the transaction pysqlite opens, so two processes could each see
+    half of the other's migration; a lock file beside the database serialises them. Other
+    databases take an advisory lock where they have one.
+    """
+    if engine.dialect.name == "sqlite":
+        database = engine.url.database
+        if not database or database == ":memory:":
+            yield
+            return
+        import fcntl
+
+        with open(f"{database}.migrate-lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        return
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(hashtext('caseforge-migrate'))"))
+            conn.commit()
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(hashtext('caseforge-migrate'))"))
+                conn.commit()
+        return
+    yield
 
 
 def _add_missing_columns(conn: Connection) -> None:
