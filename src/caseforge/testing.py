@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from caseforge.case.load import Suite, load_case, load_suite
-from caseforge.case.model import Case, Check
+from caseforge.case.model import Case
 from caseforge.case.validate import ValidationReport, validate_suite
+from caseforge.checks import Check
 
 __all__ = ["Suite", "assert_valid", "check_of", "expected_of", "load_case", "load_suite"]
 

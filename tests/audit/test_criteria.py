@@ -582,13 +582,45 @@ def test_a_check_that_does_not_validate_is_skipped_not_removed(repo: Repo) -> No
             "cases/a.yaml": case(
                 "a",
                 """
-        flags: {mode: exact_sett, values: [x, y]}
+        flags: {mode: exact_set, values: {x: 1}}
         amount: {mode: number, value: 3, tolerance: 2}
     """,
             )
         },
     )
     assert brief(loosenings(repo.suite)) == [("a", "amount", "tolerance-widened", 0.0, 2.0)]
+
+
+def test_a_change_to_a_mode_no_declaration_knows_is_a_loosening(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {"cases/a.yaml": case("a", "flags: {mode: exact_set, values: [x, y]}\n")},
+    )
+    repo.commit(
+        "to a mode nobody declares",
+        {"cases/a.yaml": case("a", "flags: {mode: exact_sett, values: [x]}\n")},
+    )
+    repo.commit(
+        "edit it again",
+        {"cases/a.yaml": case("a", "flags: {mode: exact_sett, values: []}\n")},
+    )
+    repo.commit("drop it", {"cases/a.yaml": case("a", "other: {mode: exact, value: 1}\n")})
+    found = [(f.field, f.kind, f.before, f.after) for f in loosenings(repo.suite)]
+    assert found == [
+        (
+            "flags",
+            "undeclared-mode-changed",
+            {"mode": "exact_set", "values": ["x", "y"]},
+            {"mode": "exact_sett", "values": ["x"]},
+        ),
+        (
+            "flags",
+            "undeclared-mode-changed",
+            {"mode": "exact_sett", "values": ["x"]},
+            {"mode": "exact_sett", "values": []},
+        ),
+        ("flags", "check-removed", "exact_sett", None),
+    ]
 
 
 # --- merges, since, errors ------------------------------------------------------------------------

@@ -8,9 +8,8 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from caseforge.case.model import (
-    MODES,
-    Case,
+from caseforge.case.model import MODES, Case, case_json_schema
+from caseforge.checks import (
     ExactSetCheck,
     IgnoreCheck,
     IncludeShorthand,
@@ -20,7 +19,6 @@ from caseforge.case.model import (
     NumberCheck,
     OutcomeCheck,
     ToolCallsCheck,
-    case_json_schema,
 )
 from caseforge.cli import app
 
@@ -133,7 +131,7 @@ def test_metadata_fields() -> None:
 def test_category_and_item_fields() -> None:
     case = make(EVERY_MODE, tags=["edge"])
     assert case.category() == "refund"
-    assert case.exact_set_fields() == {"flags": ["3:conflict", "3:mismatch"]}
+    assert case.item_fields() == {"flags": ["3:conflict", "3:mismatch"]}
     untagged = make({"x": {"mode": "exact", "value": 1}}, tags=["wallet"])
     assert untagged.category() == "wallet"
 

@@ -8,8 +8,8 @@ import pytest
 
 from caseforge.agent.protocol import AgentResult, ToolCall
 from caseforge.case.model import Case
+from caseforge.checks import outcome_matches
 from caseforge.grade import GradeOptions, grade_trial
-from caseforge.grade.modes import outcome_matches
 from caseforge.results import CheckStatus, TrialStatus
 
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import respx
 
-from caseforge.case.model import Case, JudgeCheck
+from caseforge.case.model import Case
+from caseforge.checks import JudgeCheck
 from caseforge.grade.judge import JUDGE_PROMPT_VERSION, Judge, build_messages, prompt_hash
 from caseforge.llm import ModelAuthError, ModelClient
 from caseforge.run.rescore import rescore

@@ -70,42 +70,37 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import TypeAdapter, ValidationError
 from ruamel.yaml import YAML
 
-from caseforge.case.load import CASE_SUFFIXES, CASES_DIR
-from caseforge.case.model import (
-    Case,
+from caseforge.case.load import CASE_SUFFIXES, CASES_DIR, suite_modes
+from caseforge.case.model import case_model
+from caseforge.case.retire import RETIRED_FILE
+from caseforge.checks import (
+    BUILTIN_MODES,
+    BaseCheck,
     Check,
-    CheckSpec,
-    ExactSetCheck,
     IncludeShorthand,
-    JudgeCheck,
+    ModeTable,
     MustIncludeCheck,
     MustNotIncludeCheck,
-    NumberCheck,
+    OptionOrder,
+    Reads,
     ToolCallsCheck,
+    UndeclaredCheck,
 )
-from caseforge.case.retire import RETIRED_FILE
+from caseforge.checks.builtin import TOOL_CALLS_STRENGTH
 from caseforge.errors import CaseforgeError
 from caseforge.values import same
 from caseforge.vcs import GitBatch
 
-#: How strict each mode is; a change to a lower number is a loosening (``outcome`` aside:
-#: see the module docstring).
+#: How strict each built-in mode is (from each mode's ``strength``); a change to a lower
+#: number is a loosening (``outcome`` aside: see the module docstring).
 STRENGTH: dict[str, int] = {
-    "exact": 70,
-    "exact_set": 70,
-    "tool_calls": 70,
-    "outcome": 70,
-    "number": 60,
-    "regex": 50,
-    "must_include": 40,
-    "must_not_include": 30,
-    "judge": 20,
-    "ignore": 10,
+    **{name: spec.strength for name, spec in BUILTIN_MODES.items()},
+    "tool_calls": TOOL_CALLS_STRENGTH,
 }
 
 #: Every ``Loosening.kind``.
@@ -119,24 +114,18 @@ KINDS = (
     "must-not-call-removed",
     "order-removed",
     "tolerance-widened",
+    "option-loosened",
+    "undeclared-mode-changed",
     "deleted-not-retired",
 )
 
 TRAILER = "Criteria-change"
 
-_LIST_KIND = {
-    "exact_set": "values-removed",
-    "must_include": "values-removed",
-    "judge": "values-removed",
-    "must_not_include": "must-not-include-dropped",
+_TOOL_KIND = {
     "must_call": "must-call-removed",
     "must_not_call": "must-not-call-removed",
     "order": "order-removed",
 }
-# Parts of a check that still bind when the rest of it is replaced by a stronger mode.
-_GUARDS = ("must_not_include", "must_call", "must_not_call", "order")
-_PINNING = ("exact", "exact_set")
-_TOOL_PARTS = ("must_call", "must_not_call", "order")
 _TRAILER_LINE = re.compile(rf"^{TRAILER}[ \t]*:(.*)$", re.IGNORECASE)
 _FALLBACK_DEPTH = 20
 _NULL_SHA = "0" * 40
@@ -146,7 +135,6 @@ _YAML = YAML(typ="safe", pure=False)
 # The pure-Python loader reads some YAML 1.2 the C parser rejects (``[finding:F5]`` in a
 # flow sequence, as ``caseforge retire`` writes it); it is tried when the C parser fails.
 _YAML_PURE = YAML(typ="safe", pure=True)
-_CHECK: TypeAdapter[Check] = TypeAdapter(CheckSpec)
 
 
 @dataclass(frozen=True)
@@ -205,8 +193,9 @@ def loosenings(suite_dir: Path, since: str | None = None) -> list[Loosening]:
     suite_dir = Path(suite_dir)
     if not suite_dir.is_dir():
         raise CaseforgeError(f"{suite_dir}: suite folder not found")
+    modes = suite_modes(suite_dir)
     with GitBatch(suite_dir, "the criteria audit reads the suite's git history") as git:
-        return _Audit(git).run(since)
+        return _Audit(git, modes).run(since)
 
 
 def criteria_problems(suite_dir: Path, since: str | None = None) -> list[Loosening]:
@@ -276,58 +265,65 @@ class _FileView:
     clean: bool
 
 
-def _case_view(data: Any) -> _CaseView | None:
-    """Validate as a ``Case``; failing that, read its id and whichever checks validate."""
-    if not isinstance(data, dict):
-        return None
-    try:
-        case = Case.model_validate(data)
-    except ValidationError:
-        pass
-    else:
-        return _CaseView(case.id, dict(case.expect))
-    case_id, expect = data.get("id"), data.get("expect")
-    if not isinstance(case_id, str) or not case_id or not isinstance(expect, dict):
-        return None
-    checks: dict[str, Check] = {}
-    unknown: set[str] = set()
-    for key, raw in expect.items():
+class _Reader:
+    """Reads case files of the history with today's check modes; a mode that no declaration
+    knows is read as an ``UndeclaredCheck``, so a change to it can still be seen."""
+
+    def __init__(self, modes: ModeTable) -> None:
+        self.model = case_model(modes, lenient=True)
+        self.check: TypeAdapter[Check] = TypeAdapter(cast(Any, modes.union(lenient=True)))
+
+    def case_view(self, data: Any) -> _CaseView | None:
+        """Validate as a case; failing that, read its id and whichever checks validate."""
+        if not isinstance(data, dict):
+            return None
         try:
-            checks[str(key)] = _CHECK.validate_python(raw)
+            case = self.model.model_validate(data)
         except ValidationError:
-            unknown.add(str(key))
-    return _CaseView(case_id, checks, frozenset(unknown))
-
-
-def _parse_file(path: str, data: bytes) -> _FileView:
-    """The cases in one version of a case file; never raises."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return _FileView({}, clean=False)
-    if path.endswith(".jsonl"):
-        cases: dict[str, _CaseView] = {}
-        clean = True
-        for line in text.split("\n"):
-            if not line.strip():
-                continue
+            pass
+        else:
+            return _CaseView(case.id, dict(case.expect))
+        case_id, expect = data.get("id"), data.get("expect")
+        if not isinstance(case_id, str) or not case_id or not isinstance(expect, dict):
+            return None
+        checks: dict[str, Check] = {}
+        unknown: set[str] = set()
+        for key, raw in expect.items():
             try:
-                view = _case_view(json.loads(line))
-            except ValueError:
-                view = None
-            if view is None:
-                clean = False
-                continue
-            clean = clean and not view.unknown
-            cases[view.id] = view
-        return _FileView(cases, clean)
-    try:
-        view = _case_view(_load_yaml(text))
-    except Exception:  # history is untrusted input: any failure means "does not parse"
-        view = None
-    if view is None:
-        return _FileView({}, clean=False)
-    return _FileView({view.id: view}, clean=not view.unknown)
+                checks[str(key)] = self.check.validate_python(raw)
+            except ValidationError:
+                unknown.add(str(key))
+        return _CaseView(case_id, checks, frozenset(unknown))
+
+    def parse_file(self, path: str, data: bytes) -> _FileView:
+        """The cases in one version of a case file; never raises."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return _FileView({}, clean=False)
+        if path.endswith(".jsonl"):
+            cases: dict[str, _CaseView] = {}
+            clean = True
+            for line in text.split("\n"):
+                if not line.strip():
+                    continue
+                try:
+                    view = self.case_view(json.loads(line))
+                except ValueError:
+                    view = None
+                if view is None:
+                    clean = False
+                    continue
+                clean = clean and not view.unknown
+                cases[view.id] = view
+            return _FileView(cases, clean)
+        try:
+            view = self.case_view(_load_yaml(text))
+        except Exception:  # history is untrusted input: any failure means "does not parse"
+            view = None
+        if view is None:
+            return _FileView({}, clean=False)
+        return _FileView({view.id: view}, clean=not view.unknown)
 
 
 def _load_yaml(text: str) -> Any:
@@ -365,7 +361,9 @@ class _Part:
     name: str
     mode: str
     values: list[Any] | None = None
-    tolerance: float | None = None
+    kind: str = "values-removed"  # the loosening when one of ``values`` is dropped
+    guard: bool = False  # still binds when the rest of the check gives way to a stronger mode
+    options: tuple[tuple[str, Any, OptionOrder], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -381,108 +379,141 @@ class _Finding:
     removed: list[Any] | None = None
 
 
+def _mode_part(name: str, check: BaseCheck) -> _Part:
+    options = tuple((key, getattr(check, key), order) for key, order in check.options.items())
+    return _Part(name, check.mode, check.items, check.items_kind, check.guard, options)
+
+
 def _parts(key: str, check: Check) -> list[_Part]:
     if isinstance(check, ToolCallsCheck):
         return [
-            _Part(f"{key}.{name}", name, list(getattr(check, name)))
-            for name in _TOOL_PARTS
+            _Part(f"{key}.{name}", name, list(getattr(check, name)), kind, guard=True)
+            for name, kind in _TOOL_KIND.items()
             if getattr(check, name)
         ]
     if isinstance(check, IncludeShorthand):
         parts = []
         if check.must_include:
-            parts.append(_Part(f"{key}.must_include", "must_include", list(check.must_include)))
+            include = MustIncludeCheck(mode="must_include", values=check.must_include)
+            parts.append(_mode_part(f"{key}.must_include", include))
         if check.must_not_include:
-            parts.append(
-                _Part(f"{key}.must_not_include", "must_not_include", list(check.must_not_include))
-            )
+            exclude = MustNotIncludeCheck(mode="must_not_include", values=check.must_not_include)
+            parts.append(_mode_part(f"{key}.must_not_include", exclude))
         return parts
-    if isinstance(check, NumberCheck):
-        return [_Part(key, check.mode, tolerance=check.tolerance)]
-    if isinstance(check, ExactSetCheck | MustIncludeCheck | MustNotIncludeCheck):
-        return [_Part(key, check.mode, list(check.values))]
-    if isinstance(check, JudgeCheck):
-        return [_Part(key, check.mode, list(check.values) if check.values else None)]
-    return [_Part(key, check.mode)]
+    if isinstance(check, UndeclaredCheck):
+        return [_Part(key, check.mode)]
+    return [_mode_part(key, check)]
 
 
-def _primary(check: Check, parts: list[_Part]) -> str | None:
-    """The mode a key's check counts as: its strongest part (``None``: it checks nothing)."""
-    if not parts:
-        return None
-    if isinstance(check, ToolCallsCheck):
-        return "tool_calls"
-    return max(parts, key=lambda part: STRENGTH[part.mode]).mode
+class _Judge:
+    """Compares two versions of one case's checks by today's check modes."""
+
+    def __init__(self, modes: ModeTable) -> None:
+        self.modes = modes
+
+    def primary(self, check: Check, parts: list[_Part]) -> str | None:
+        """The mode a key's check counts as: its strongest part (``None``: checks nothing)."""
+        if not parts:
+            return None
+        if isinstance(check, ToolCallsCheck):
+            return "tool_calls"
+        return max(parts, key=lambda part: self.modes.strength(part.mode) or 0).mode
+
+    def weaker(self, before: str, after: str) -> bool:
+        return weaker(before, after, self.modes)
+
+    def compare_key(
+        self, key: str, before: Check, after: Check | None
+    ) -> list[tuple[str, str, Any, Any, list[Any] | None]]:
+        """``(field, kind, before, after, removed)`` for each way one key's check loosened."""
+        if isinstance(before, UndeclaredCheck) or isinstance(after, UndeclaredCheck):
+            # No declaration says how strict it is: any change may be a loosening.
+            if after is None:
+                return [(key, "check-removed", before.mode, None, None)]
+            if _dump(before) != _dump(after):
+                return [(key, "undeclared-mode-changed", _dump(before), _dump(after), None)]
+            return []
+        bparts = _parts(key, before)
+        bmode = self.primary(before, bparts)
+        if bmode is None:
+            return []
+        if after is None:
+            return [] if bmode == "ignore" else [(key, "check-removed", bmode, None, None)]
+        aparts = _parts(key, after)
+        amode = self.primary(after, aparts)
+        # The shorthand and tool_calls kept in the same form are compared part by part, so
+        # an emptied list is reported as the values it lost.
+        same_form = isinstance(before, IncludeShorthand | ToolCallsCheck) and type(after) is type(
+            before
+        )
+        if not same_form and amode != bmode:
+            if amode is None:
+                return [(key, "check-removed", bmode, None, None)]
+            if amode == "ignore":
+                return [(key, "ignored", bmode, amode, None)]
+            if self.weaker(bmode, amode):
+                return [(key, "mode-weakened", bmode, amode, None)]
+        pinned = amode is not None and amode in self.modes and self.modes[amode].pins
+        found: list[tuple[str, str, Any, Any, list[Any] | None]] = []
+        for part in bparts:
+            match = next((p for p in aparts if p.mode == part.mode), None)
+            if match is None:
+                # Otherwise the primary part gave way to a mode at least as strong (judged
+                # above); a guard such as must_not_include still binds unless the field is
+                # pinned.
+                binds = same_form or part.guard
+                if part.values is not None and binds and not pinned:
+                    found.append((part.name, part.kind, part.values, [], part.values))
+                continue
+            if part.values is not None and match.values is not None:
+                removed = _dropped(part.values, match.values)
+                if removed:
+                    found.append((part.name, part.kind, part.values, match.values, removed))
+            after_options = {name: value for name, value, _ in match.options}
+            for option, old, order in part.options:
+                new = after_options.get(option)
+                if option in after_options and order.loosens(old, new):
+                    if order.kind == "option-loosened":  # say which option
+                        old, new = {option: old}, {option: new}
+                    found.append((part.name, order.kind, old, new, None))
+        return found
 
 
-def weaker(before: str, after: str) -> bool:
-    """Whether changing a check from mode ``before`` to mode ``after`` loosens it."""
+def _dump(check: Check) -> Any:
+    return check.model_dump(mode="json", exclude_defaults=True)
+
+
+def weaker(before: str, after: str, modes: ModeTable = BUILTIN_MODES) -> bool:
+    """Whether changing a check from mode ``before`` to mode ``after`` loosens it. A mode no
+    declaration knows counts as the weakest: leaving it is not, turning to it is."""
     if before == after:
         return False
+    strong, weak = modes.strength(before), modes.strength(after)
+    if weak is None:
+        return True
+    if strong is None:
+        return False
     floor = STRENGTH["must_not_include"]
-    if "outcome" in (before, after) and min(STRENGTH[before], STRENGTH[after]) >= floor:
-        return False  # outcome reads the workspace; code checks read the field
-    return STRENGTH[after] < STRENGTH[before]
+    reads = {_reads(before, modes), _reads(after, modes)}
+    if reads == {Reads.FIELD, Reads.WORKSPACE} and min(strong, weak) >= floor:
+        return False  # a workspace check reads the run's effects; a field check, the output
+    return weak < strong
+
+
+def _reads(mode: str, modes: ModeTable) -> Reads:
+    return modes[mode].reads if mode in modes else Reads.FIELD
 
 
 def _dropped(before: list[Any], after: list[Any]) -> list[Any]:
     return [item for item in before if not any(same(item, other) for other in after)]
 
 
-def _compare_key(
-    key: str, before: Check, after: Check | None
-) -> list[tuple[str, str, Any, Any, list[Any] | None]]:
-    """``(field, kind, before, after, removed)`` for each way one key's check loosened."""
-    bparts = _parts(key, before)
-    bmode = _primary(before, bparts)
-    if bmode is None:
-        return []
-    if after is None:
-        return [] if bmode == "ignore" else [(key, "check-removed", bmode, None, None)]
-    aparts = _parts(key, after)
-    amode = _primary(after, aparts)
-    # The shorthand and tool_calls kept in the same form are compared part by part, so an
-    # emptied list is reported as the values it lost.
-    same_form = isinstance(before, IncludeShorthand | ToolCallsCheck) and type(after) is type(
-        before
-    )
-    if not same_form and amode != bmode:
-        if amode is None:
-            return [(key, "check-removed", bmode, None, None)]
-        if amode == "ignore":
-            return [(key, "ignored", bmode, amode, None)]
-        if weaker(bmode, amode):
-            return [(key, "mode-weakened", bmode, amode, None)]
-    found: list[tuple[str, str, Any, Any, list[Any] | None]] = []
-    for part in bparts:
-        match = next((p for p in aparts if p.mode == part.mode), None)
-        if match is None:
-            # Otherwise the primary part gave way to a mode at least as strong (judged
-            # above); a guard such as must_not_include still binds unless the field is pinned.
-            binds = same_form or part.mode in _GUARDS
-            if part.values is not None and binds and amode not in _PINNING:
-                found.append((part.name, _LIST_KIND[part.mode], part.values, [], part.values))
-            continue
-        if part.values is not None and match.values is not None:
-            removed = _dropped(part.values, match.values)
-            if removed:
-                kind = _LIST_KIND[part.mode]
-                found.append((part.name, kind, part.values, match.values, removed))
-        if (
-            part.tolerance is not None
-            and match.tolerance is not None
-            and match.tolerance > part.tolerance
-        ):
-            found.append((part.name, "tolerance-widened", part.tolerance, match.tolerance, None))
-    return found
-
-
-def _compare_case(before: _CaseView, after: _CaseView, path: str) -> list[_Finding]:
+def _compare_case(judge: _Judge, before: _CaseView, after: _CaseView, path: str) -> list[_Finding]:
     findings = []
     for key, check in before.expect.items():
         if key in after.unknown:
             continue  # the new version of this check does not validate: not comparable
-        for name, kind, old, new, removed in _compare_key(key, check, after.expect.get(key)):
+        for name, kind, old, new, removed in judge.compare_key(key, check, after.expect.get(key)):
             findings.append(_Finding(before.id, name, kind, old, new, path, removed))
     return findings
 
@@ -522,8 +553,10 @@ class _Comparison:
 class _Audit:
     """Walks the commits that touched the suite's cases and compares each with its parents."""
 
-    def __init__(self, git: GitBatch) -> None:
+    def __init__(self, git: GitBatch, modes: ModeTable = BUILTIN_MODES) -> None:
         self.git = git
+        self.reader = _Reader(modes)
+        self.judge = _Judge(modes)
         status, inside = git.run("rev-parse", "--is-inside-work-tree", ok=(0, 128))
         if status != 0 or inside.strip() != "true":
             raise CaseforgeError(f"{git.cwd}: not inside a git work tree")
@@ -673,7 +706,9 @@ class _Audit:
         for case_id, (old, old_path) in before.items():
             if case_id in after:
                 new, new_path = after[case_id]
-                result.findings.extend(_compare_case(old, new, self._relative(new_path)))
+                result.findings.extend(
+                    _compare_case(self.judge, old, new, self._relative(new_path))
+                )
                 continue
             if old_path in unsure:
                 continue
@@ -694,7 +729,7 @@ class _Audit:
         key = (sha, ".jsonl" if path.endswith(".jsonl") else ".yaml")
         if key not in self._files:
             got = self.git.blob(sha)
-            self._files[key] = _parse_file(path, got[1]) if got else _FileView({}, False)
+            self._files[key] = self.reader.parse_file(path, got[1]) if got else _FileView({}, False)
         return self._files[key]
 
     def _before(self, parent: str, path: str, sha: str) -> _FileView:

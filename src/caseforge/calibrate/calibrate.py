@@ -25,7 +25,7 @@ from caseforge.agent.fixtures import FixtureMode, FixtureStore, FixtureTransport
 from caseforge.calibrate.agreement import Agreement, cohen_kappa
 from caseforge.calibrate.labels import VERDICTS, LabeledOutput, labels_dir, load_labels
 from caseforge.case.load import load_suite
-from caseforge.case.model import JudgeCheck
+from caseforge.checks import JudgeCheck
 from caseforge.errors import CaseforgeError
 from caseforge.grade.judge import Judge, make_judge
 from caseforge.llm.cache import LLMCache

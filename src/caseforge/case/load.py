@@ -12,13 +12,14 @@ from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from caseforge.case.model import Case
+from caseforge.case.model import Case, case_model
 from caseforge.case.positions import (
     jsonl_validation_problems,
     yaml_syntax_problem,
     yaml_validation_problems,
 )
 from caseforge.case.suite import SuiteConfig
+from caseforge.checks import BUILTIN_MODES, ModeTable, load_checks_file, mode_table
 from caseforge.errors import CaseforgeError, Problem
 
 CONFIG_FILE = "caseforge.yaml"
@@ -42,11 +43,17 @@ class LoadedCase:
 
 @dataclass
 class Suite:
-    """A suite folder: its configuration and its cases."""
+    """A suite folder: its configuration, its check modes and its cases."""
 
     root: Path
     config: SuiteConfig
     cases: list[LoadedCase] = field(default_factory=list)
+    modes: ModeTable = BUILTIN_MODES
+
+    @property
+    def case_model(self) -> type[Case]:
+        """The case model that knows this suite's check modes."""
+        return case_model(self.modes)
 
     @property
     def name(self) -> str:
@@ -109,19 +116,30 @@ def case_files(suite_dir: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix in CASE_SUFFIXES and p.is_file())
 
 
-def iter_case_file(path: Path) -> Iterator[LoadedCase | Problem]:
+def suite_modes(suite_dir: Path, config: SuiteConfig | None = None) -> ModeTable:
+    """The check modes a suite's cases may use: the built-in ones, those of installed
+    ``caseforge.checks`` entry points, and those of the suite's ``checks:`` module."""
+    if config is None:
+        config = load_config(suite_dir) if (suite_dir / CONFIG_FILE).is_file() else None
+    extra = []
+    if config is not None and config.checks:
+        extra = load_checks_file(suite_dir / config.checks, suite_dir / CONFIG_FILE)
+    return mode_table(extra)
+
+
+def iter_case_file(path: Path, model: type[Case] = Case) -> Iterator[LoadedCase | Problem]:
     """Yield each case in a file, or a problem for each case that does not load."""
     if path.suffix == ".jsonl":
-        yield from _iter_jsonl(path)
+        yield from _iter_jsonl(path, model)
         return
     try:
         text, data = read_yaml(path)
-        yield LoadedCase(parse_model(path, text, data, Case, "a case file"), path)
+        yield LoadedCase(parse_model(path, text, data, model, "a case file"), path)
     except CaseforgeError as exc:
         yield from exc.problems
 
 
-def _iter_jsonl(path: Path) -> Iterator[LoadedCase | Problem]:
+def _iter_jsonl(path: Path, model: type[Case]) -> Iterator[LoadedCase | Problem]:
     try:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
@@ -132,7 +150,7 @@ def _iter_jsonl(path: Path) -> Iterator[LoadedCase | Problem]:
             if not line.strip():
                 continue
             try:  # the fast path: pydantic parses and validates the JSON in one go
-                yield LoadedCase(Case.model_validate_json(line), path, line_no)
+                yield LoadedCase(model.model_validate_json(line), path, line_no)
                 continue
             except ValidationError:
                 pass  # parse again below to say exactly what is wrong, and where
@@ -145,21 +163,26 @@ def _iter_jsonl(path: Path) -> Iterator[LoadedCase | Problem]:
                 yield Problem(path, line_no, 1, "", "each JSONL line must be a JSON object")
                 continue
             try:
-                yield LoadedCase(Case.model_validate(data), path, line_no)
+                yield LoadedCase(model.model_validate(data), path, line_no)
             except ValidationError as exc:
                 case_id = data.get("id") if isinstance(data.get("id"), str) else None
                 yield from jsonl_validation_problems(path, line_no, line, exc, case_id)
 
 
-def iter_cases(suite_dir: Path) -> Iterator[LoadedCase | Problem]:
+def iter_cases(suite_dir: Path, model: type[Case] = Case) -> Iterator[LoadedCase | Problem]:
     """Every case of a suite, or a problem for each one that does not load."""
     for path in case_files(suite_dir):
-        yield from iter_case_file(path)
+        yield from iter_case_file(path, model)
 
 
-def load_case(path: str | Path) -> Case:
-    """Load one YAML case file (or a one-line JSONL file); raise ``CaseforgeError`` if bad."""
-    results = list(iter_case_file(Path(path)))
+def load_case(path: str | Path, model: type[Case] | None = None) -> Case:
+    """Load one YAML case file (or a one-line JSONL file); raise ``CaseforgeError`` if bad.
+
+    Without ``model``, the modes are those of the suite the file is in (if it is in one)."""
+    path = Path(path)
+    if model is None:
+        model = case_model(_suite_modes_around(path))
+    results = list(iter_case_file(path, model))
     problems = [r for r in results if isinstance(r, Problem)]
     if problems:
         raise CaseforgeError(problems)
@@ -179,9 +202,9 @@ def load_suite(suite_dir: str | Path) -> Suite:
     """
     root = Path(suite_dir)
     config = load_config(root)
-    suite = Suite(root=root, config=config)
+    suite = Suite(root=root, config=config, modes=suite_modes(root, config))
     problems: list[Problem] = []
-    for item in iter_cases(root):
+    for item in iter_cases(root, suite.case_model):
         if isinstance(item, Problem):
             problems.append(item)
         else:
@@ -189,3 +212,11 @@ def load_suite(suite_dir: str | Path) -> Suite:
     if problems:
         raise CaseforgeError(problems)
     return suite
+
+
+def _suite_modes_around(path: Path) -> ModeTable:
+    """The modes of the suite a case file sits in (``SUITE/cases/…``), else the default ones."""
+    for folder in path.resolve().parents:
+        if folder.name == CASES_DIR and (folder.parent / CONFIG_FILE).is_file():
+            return suite_modes(folder.parent)
+    return mode_table()

@@ -10,261 +10,34 @@ expectation, and a ``field`` other than its key.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterator
 from functools import cached_property
-from typing import Annotated, Any, ClassVar, Literal
+from types import GenericAlias
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 from pydantic_core import PydanticCustomError
+
+from caseforge.checks import (
+    BUILTIN_MODES,
+    BaseCheck,
+    Check,
+    ExactCheck,
+    IncludeShorthand,
+    ModeTable,
+    MustIncludeCheck,
+    MustNotIncludeCheck,
+    ToolCallsCheck,
+)
 
 ID_PATTERN = r"^[a-z0-9-]+$"
 Source = Literal["manual", "synthetic", "error-analysis", "production"]
 Split = Literal["dev", "test"]
+EXPECT_DESCRIPTION = "The goal state: one check per field of the agent's output."
 
 
-class BaseCheck(BaseModel):
-    """Fields every check mode shares."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    field: str | None = Field(
-        default=None, description="Dotted path of the output field to grade; defaults to the key."
-    )
-    oracle: str | None = Field(
-        default=None, description="Name of the suite oracle that computed this expectation."
-    )
-    args: dict[str, Any] = Field(
-        default_factory=dict, description="Keyword arguments handed to the oracle."
-    )
-
-    # Which field holds the expectation: "value", "values" or none (ignore).
-    expected_field: ClassVar[str | None] = "value"
-
-    @property
-    def expected(self) -> Any:
-        """The expectation the oracle is compared with (``value`` or ``values``)."""
-        return getattr(self, self.expected_field) if self.expected_field else None
-
-
-class ExactCheck(BaseCheck):
-    """The field equals ``value``."""
-
-    mode: Literal["exact"]
-    value: Any
-
-
-class ExactSetCheck(BaseCheck):
-    """The field, as a set, equals ``values`` (the set, not the count)."""
-
-    expected_field: ClassVar[str | None] = "values"
-
-    mode: Literal["exact_set"]
-    values: list[Any]
-
-
-class MustIncludeCheck(BaseCheck):
-    """Every value is in the field (substring of a string, member of a list)."""
-
-    expected_field: ClassVar[str | None] = "values"
-
-    mode: Literal["must_include"]
-    values: list[Any] = Field(min_length=1)
-
-
-class MustNotIncludeCheck(BaseCheck):
-    """No value is in the field."""
-
-    expected_field: ClassVar[str | None] = "values"
-
-    mode: Literal["must_not_include"]
-    values: list[Any] = Field(min_length=1)
-
-
-class RegexCheck(BaseCheck):
-    """The field (as text) matches the regular expression ``value``."""
-
-    mode: Literal["regex"]
-    value: str
-
-    @field_validator("value")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"not a valid regular expression: {exc}") from None
-        return value
-
-
-class NumberCheck(BaseCheck):
-    """The field is a number within ``tolerance`` of ``value``."""
-
-    mode: Literal["number"]
-    value: float
-    tolerance: float = Field(default=0.0, ge=0.0)
-
-
-class OutcomeCheck(BaseCheck):
-    """What the run left in its workspace (read by the suite's probe) equals ``value``.
-
-    ``value: null`` means the run must leave no outcome (e.g. no refund request).
-    """
-
-    mode: Literal["outcome"]
-    value: Any = Field(description="Required; null means no outcome is expected.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _value_present(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "value" not in data:
-            raise ValueError("an outcome check needs `value` (write `value: null` for none)")
-        return data
-
-
-class JudgeCheck(BaseCheck):
-    """Facts (``values``) or a ``rubric`` for the LLM judge."""
-
-    expected_field: ClassVar[str | None] = "values"
-
-    mode: Literal["judge"]
-    values: list[str] | None = None
-    rubric: str | None = None
-
-    @property
-    def expected(self) -> Any:
-        return self.values if self.values else self.rubric
-
-    @model_validator(mode="after")
-    def _facts_or_rubric(self) -> JudgeCheck:
-        if not self.values and not self.rubric:
-            raise ValueError("a judge check needs `values` (facts) or a `rubric`")
-        return self
-
-
-class IgnoreCheck(BaseCheck):
-    """An ungradable cell, written down with the reason it is not graded."""
-
-    expected_field: ClassVar[str | None] = None
-
-    mode: Literal["ignore"]
-    reason: str = Field(min_length=1)
-
-
-class IncludeShorthand(BaseModel):
-    """``{must_include: [...], must_not_include: [...]}``: two checks on one field."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    must_include: list[Any] = Field(default_factory=list)
-    must_not_include: list[Any] = Field(default_factory=list)
-    field: str | None = None
-
-    @property
-    def mode(self) -> str:
-        return "must_include+must_not_include"
-
-
-class ToolCallsCheck(BaseModel):
-    """Expectations on the recorded tool calls."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    must_call: list[str] = Field(default_factory=list)
-    must_not_call: list[str] = Field(default_factory=list)
-    order: list[str] = Field(
-        default_factory=list, description="These tools are called in this relative order."
-    )
-
-    @property
-    def mode(self) -> str:
-        return "tool_calls"
-
-    @model_validator(mode="after")
-    def _consistent(self) -> ToolCallsCheck:
-        if not (self.must_call and self.must_not_call):
-            return self
-        both = sorted(set(self.must_call) & set(self.must_not_call))
-        if both:
-            raise ValueError(f"in both must_call and must_not_call: {', '.join(both)}")
-        return self
-
-
-MODES: dict[str, type[BaseCheck]] = {
-    "exact": ExactCheck,
-    "exact_set": ExactSetCheck,
-    "must_include": MustIncludeCheck,
-    "must_not_include": MustNotIncludeCheck,
-    "regex": RegexCheck,
-    "number": NumberCheck,
-    "outcome": OutcomeCheck,
-    "judge": JudgeCheck,
-    "ignore": IgnoreCheck,
-}
-
-ModeCheck = (
-    ExactCheck
-    | ExactSetCheck
-    | MustIncludeCheck
-    | MustNotIncludeCheck
-    | RegexCheck
-    | NumberCheck
-    | OutcomeCheck
-    | JudgeCheck
-    | IgnoreCheck
-)
-Check = ModeCheck | IncludeShorthand | ToolCallsCheck
-
-
-def _check_kind(data: Any) -> str | None:
-    if isinstance(data, BaseModel):
-        mode = getattr(data, "mode", None)
-        if isinstance(data, IncludeShorthand):
-            return "shorthand"
-        if isinstance(data, ToolCallsCheck):
-            return "tool_calls"
-        return str(mode) if mode is not None else None
-    if not isinstance(data, dict):
-        return None
-    if "mode" in data:
-        mode = data["mode"]
-        return mode if isinstance(mode, str) and mode in MODES else "unknown-mode"
-    if {"must_call", "must_not_call", "order"} & data.keys():
-        return "tool_calls"
-    if {"must_include", "must_not_include"} & data.keys():
-        return "shorthand"
-    return None
-
-
-CheckSpec = Annotated[
-    Annotated[ExactCheck, Tag("exact")]
-    | Annotated[ExactSetCheck, Tag("exact_set")]
-    | Annotated[MustIncludeCheck, Tag("must_include")]
-    | Annotated[MustNotIncludeCheck, Tag("must_not_include")]
-    | Annotated[RegexCheck, Tag("regex")]
-    | Annotated[NumberCheck, Tag("number")]
-    | Annotated[OutcomeCheck, Tag("outcome")]
-    | Annotated[JudgeCheck, Tag("judge")]
-    | Annotated[IgnoreCheck, Tag("ignore")]
-    | Annotated[IncludeShorthand, Tag("shorthand")]
-    | Annotated[ToolCallsCheck, Tag("tool_calls")],
-    Discriminator(
-        _check_kind,
-        custom_error_type="check_mode",
-        custom_error_message=(
-            "a check needs `mode` (one of: " + ", ".join(MODES) + "), or the shorthand "
-            "`must_include`/`must_not_include`, or `must_call`/`must_not_call` on tool_calls"
-        ),
-    ),
-]
+MODES: dict[str, type[BaseCheck]] = {name: spec.model for name, spec in BUILTIN_MODES.items()}
+CheckSpec = BUILTIN_MODES.union()
 
 
 class Case(BaseModel):
@@ -274,9 +47,10 @@ class Case(BaseModel):
 
     id: str = Field(pattern=ID_PATTERN, description="Slug; never renamed or reused.")
     input: dict[str, Any] = Field(description="The mapping handed to the agent.")
-    expect: dict[str, CheckSpec] = Field(
-        description="The goal state: one check per field of the agent's output."
-    )
+    if TYPE_CHECKING:
+        expect: dict[str, Check]
+    else:  # the union pydantic validates, discriminated by mode
+        expect: dict[str, CheckSpec] = Field(description=EXPECT_DESCRIPTION)
     tags: list[str] = Field(default_factory=list)
     source: Source = "manual"
     split: Split | None = None
@@ -308,8 +82,8 @@ class Case(BaseModel):
 
     def _expand(self) -> Iterator[tuple[str, str, Check]]:
         for key, check in self.expect.items():
-            field = check.field if not isinstance(check, ToolCallsCheck) else None
-            target = field or key
+            field = getattr(check, "field", None) if not isinstance(check, ToolCallsCheck) else None
+            target = field if isinstance(field, str) and field else key
             if isinstance(check, IncludeShorthand):
                 if check.must_include:
                     yield (
@@ -333,18 +107,41 @@ class Case(BaseModel):
             return check.value
         return self.tags[0] if self.tags else "(none)"
 
-    def exact_set_fields(self) -> dict[str, list[Any]]:
-        """The fields graded with ``exact_set`` and their expected items."""
-        return {
-            name: list(check.values)
-            for name, _, check in self.checks()
-            if isinstance(check, ExactSetCheck)
-        }
+    def item_fields(self) -> dict[str, list[Any]]:
+        """The checks whose expected items feed the item-level metrics (``exact_set``, and
+        any mode declaring ``feeds_items``), with those items."""
+        found = {}
+        for name, _, check in self.checks():
+            if isinstance(check, BaseCheck) and check.feeds_items:
+                found[name] = check.items or []
+        return found
 
 
-def case_json_schema() -> dict[str, Any]:
-    """The JSON Schema of a case file, for editors (``caseforge schema``)."""
-    schema = Case.model_json_schema()
+_MODELS: dict[tuple[ModeTable, bool], type[Case]] = {}
+
+
+def case_model(modes: ModeTable = BUILTIN_MODES, lenient: bool = False) -> type[Case]:
+    """The case model for a table of check modes. ``lenient`` reads a mode no declaration
+    knows as an ``UndeclaredCheck`` (for stored runs and history) instead of rejecting it."""
+    if modes == BUILTIN_MODES and not lenient:
+        return Case
+    key = (modes, lenient)
+    model = _MODELS.get(key)
+    if model is None:
+        expect_type = cast(Any, GenericAlias(dict, (str, modes.union(lenient))))
+        model = create_model(
+            "Case",
+            __base__=Case,
+            __module__=__name__,
+            expect=(expect_type, Field(description=EXPECT_DESCRIPTION)),
+        )
+        _MODELS[key] = model
+    return model
+
+
+def case_json_schema(modes: ModeTable = BUILTIN_MODES) -> dict[str, Any]:
+    """The JSON Schema of a case file, for editors (``caseforge schema [--suite SUITE]``)."""
+    schema = case_model(modes).model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "caseforge case"
     return schema

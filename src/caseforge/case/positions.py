@@ -17,15 +17,12 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError
 
-from caseforge.case.model import MODES
 from caseforge.errors import Problem
 
 _FRIENDLY = {
     "missing": "required field is missing",
     "extra_forbidden": "unknown field (check the spelling; see `caseforge schema`)",
 }
-# Tags pydantic puts in the location of a discriminated union member.
-_UNION_TAGS = {*MODES, "shorthand", "tool_calls"}
 
 
 def round_trip_load(text: str) -> Any:
@@ -67,14 +64,15 @@ def _walk(node: Any, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
 
 def _message_and_loc(error: Any) -> tuple[str, tuple[str | int, ...]]:
     loc: tuple[str | int, ...] = tuple(error["loc"])
-    if len(loc) > 2 and loc[0] == "expect" and loc[2] in _UNION_TAGS:
-        loc = loc[:2] + loc[3:]  # drop the union tag pydantic inserts: expect.KEY.TAG.field
+    if len(loc) > 2 and loc[0] == "expect":
+        # Below expect.KEY pydantic names the union member (the mode or form): drop it.
+        loc = loc[:2] + loc[3:]
     kind = error["type"]
     ctx = error.get("ctx") or {}
     if kind == "check_mode":
         data = error.get("input")
         if isinstance(data, dict) and "mode" in data:
-            modes = ", ".join(MODES)
+            modes = ctx.get("modes", "")
             return f"unknown mode {data['mode']!r}; expected one of: {modes}", (*loc, "mode")
     if "field" in ctx and kind == "tool_calls_misplaced":
         loc = (*loc, ctx["field"])

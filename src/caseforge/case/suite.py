@@ -157,6 +157,9 @@ class SuiteConfig(BaseModel):
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
     oracles: str | None = Field(default=None, description="Path to the oracles module.")
+    checks: str | None = Field(
+        default=None, description="Path to a module of the suite's own check modes."
+    )
     workspace_setup: str | None = Field(
         default=None,
         description="`module:function(workspace, case)` preparing each trial's workspace.",

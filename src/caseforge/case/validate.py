@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from caseforge.case.load import CASES_DIR, LoadedCase, iter_cases, load_config
-from caseforge.case.model import BaseCheck, Case, ExactSetCheck
+from caseforge.case.load import CASES_DIR, LoadedCase, iter_cases, load_config, suite_modes
+from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
 from caseforge.case.positions import locate_in_yaml
 from caseforge.case.retire import RETIRED_FILE, retired_ids
 from caseforge.case.suite import SuiteConfig
+from caseforge.checks import BaseCheck, ExactSetCheck
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.oracle import OracleError, load_oracles
 from caseforge.values import same
@@ -140,8 +141,15 @@ class _OracleChecker:
                 continue
             oracle_name = check.oracle
             self.report.oracle_checks += 1
-            value_key = check.expected_field or "value"
-            loc = ("expect", name, value_key)
+            if check.expected_field is None:
+                self._error(
+                    loaded,
+                    ("expect", name, "oracle"),
+                    f"expect.{name}.oracle",
+                    f"mode {check.mode!r} declares no expected_field for an oracle to compute",
+                )
+                continue
+            loc = ("expect", name, check.expected_field)
             if self.oracles is None:
                 message = (
                     self.load_error.message
@@ -174,7 +182,7 @@ class _OracleChecker:
                 self._error(
                     loaded,
                     loc,
-                    f"expect.{name}.{value_key}",
+                    f"expect.{name}.{check.expected_field}",
                     f"oracle drift in case {case.id}: file says {_short(check.expected)}, "
                     f"oracle {oracle_name!r} now gives {_short(computed)}",
                 )
@@ -212,11 +220,18 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
     except CaseforgeError as exc:
         report.errors.extend(exc.problems)
 
+    try:
+        model = case_model(suite_modes(root, config))
+    except CaseforgeError as exc:
+        report.errors.extend(
+            exc.problems or [Problem(root / "caseforge.yaml", 0, 0, "checks", exc.text)]
+        )
+        return report
     oracles = _OracleChecker(root, config, report)
     records: list[CaseRecord] = []
     first_seen: dict[str, CaseRecord] = {}
     dedup_fields = config.dedup.fields
-    for item in iter_cases(root):
+    for item in iter_cases(root, model):
         if isinstance(item, Problem):
             report.errors.append(item)
             continue

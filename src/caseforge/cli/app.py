@@ -47,11 +47,21 @@ def schema(
     report: Annotated[
         bool, typer.Option("--report", help="The schema of report.json instead.")
     ] = False,
+    suite: Annotated[
+        Path | None,
+        typer.Option(help="Include this suite's own check modes (its `checks:` module)."),
+    ] = None,
 ) -> None:
     """Print the JSON Schema of a case file (point your editor's YAML plugin at it)."""
+    from caseforge.case.load import load_config, suite_modes
+    from caseforge.checks import mode_table
     from caseforge.report.build import report_schema
 
-    data = report_schema() if report else case_json_schema()
+    if report:
+        data = report_schema()
+    else:
+        modes = mode_table() if suite is None else suite_modes(suite, load_config(suite))
+        data = case_json_schema(modes)
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from caseforge.calibrate.labels import LabeledOutput, load_labels, save_item
 from caseforge.case.load import load_suite
-from caseforge.case.model import JudgeCheck
+from caseforge.checks import JudgeCheck
 from caseforge.errors import CaseforgeError
 from caseforge.store.db import RunStore
 

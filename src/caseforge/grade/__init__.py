@@ -1,6 +1,5 @@
-"""Grading: one grader per check mode, and grading a whole case-trial into results."""
+"""Grading a whole case-trial into check results (the modes themselves are in ``checks``)."""
 
-from caseforge.grade.base import GRADERS, grader
 from caseforge.grade.trial import GradeOptions, grade_trial
 
-__all__ = ["GRADERS", "GradeOptions", "grade_trial", "grader"]
+__all__ = ["GradeOptions", "grade_trial"]

@@ -19,8 +19,9 @@ from typing import Any
 import httpx
 
 from caseforge.agent.protocol import AgentResult
-from caseforge.case.model import Case, JudgeCheck
+from caseforge.case.model import Case
 from caseforge.case.suite import ModelSettings
+from caseforge.checks import JudgeCheck
 from caseforge.llm.client import ChatResult, ModelClient
 from caseforge.results import CheckResult, CheckStatus, TrialRecord, trial_status
 

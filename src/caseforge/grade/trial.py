@@ -6,17 +6,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from caseforge.agent.protocol import AgentResult
-from caseforge.case.model import (
+from caseforge.case.model import Case
+from caseforge.checks import (
     BaseCheck,
-    Case,
+    Check,
     ExactCheck,
-    IgnoreCheck,
-    JudgeCheck,
-    OutcomeCheck,
-    ToolCallsCheck,
+    IncludeShorthand,
+    Reads,
+    UndeclaredCheck,
 )
-from caseforge.grade import modes as _modes  # noqa: F401  (registers the graders)
-from caseforge.grade.base import GRADERS
 from caseforge.results import CheckResult, CheckStatus, TrialStatus, trial_status
 
 APPROVAL_CHECK = "approval_pause"
@@ -79,7 +77,7 @@ def grade_trial(
 def _grade_one(
     name: str,
     field: str,
-    check: Any,
+    check: Check,
     result: AgentResult,
     outcomes: dict[str, Any] | None,
     options: GradeOptions,
@@ -87,11 +85,20 @@ def _grade_one(
     paused: bool,
 ) -> CheckResult:
     mode = check.mode
-    expected = check.expected if isinstance(check, BaseCheck) else _tool_expectation(check)
-    if isinstance(check, IgnoreCheck):
-        return CheckResult(name, mode, CheckStatus.SKIPPED, reason=check.reason)
-    if isinstance(check, JudgeCheck):
-        target = check.field or "reply"
+    if isinstance(check, UndeclaredCheck | IncludeShorthand):
+        reason = (
+            f"no declaration of check mode {mode!r}: name the suite's checks module in "
+            "caseforge.yaml (`checks: checks.py`)"
+        )
+        return CheckResult(name, mode, CheckStatus.ERROR, None, None, reason)
+    expected = check.expected
+    reads = check.reads if isinstance(check, BaseCheck) else Reads.FIELD
+    if reads is Reads.NOTHING:
+        return CheckResult(
+            name, mode, CheckStatus.SKIPPED, reason=str(getattr(check, "reason", ""))
+        )
+    if reads is Reads.JUDGE:
+        target = getattr(check, "field", None) or "reply"
         if paused and target == "reply":
             return CheckResult(name, mode, CheckStatus.CANNOT_JUDGE, expected, None, _PAUSED)
         status = CheckStatus.SKIPPED if options.judge == "skip" else CheckStatus.NOT_JUDGED
@@ -99,7 +106,7 @@ def _grade_one(
             "judging turned off (--no-judge)" if options.judge == "skip" else options.judge_reason
         )
         return CheckResult(name, mode, status, expected, None, reason)
-    if isinstance(check, OutcomeCheck):
+    if reads is Reads.WORKSPACE:
         if outcome_error is not None:
             return CheckResult(name, mode, CheckStatus.ERROR, expected, None, outcome_error)
         if outcomes is None or field not in outcomes:
@@ -118,19 +125,18 @@ def _grade_one(
             return CheckResult(
                 name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
             )
-    status, reason = GRADERS[mode if not isinstance(check, ToolCallsCheck) else "tool_calls"].grade(
-        check, actual
-    )
-    return CheckResult(name, mode, status, expected, actual, reason)
+    try:
+        verdict = check.grade(actual)
+    except Exception as exc:  # a suite's own mode must not take the run down
+        reason = f"grading raised {type(exc).__name__}: {exc}"
+        return CheckResult(name, mode, CheckStatus.ERROR, expected, actual, reason)
+    if not isinstance(verdict, tuple) or len(verdict) != 2:
+        reason = f"grade() returned {verdict!r}, not a Verdict (use passed() or failed(...))"
+        return CheckResult(name, mode, CheckStatus.ERROR, expected, actual, reason)
+    return CheckResult(name, mode, CheckStatus(verdict[0]), expected, actual, str(verdict[1]))
 
 
 _PAUSED = "paused for approval before replying: the reply cannot be judged"
-
-
-def _tool_expectation(check: Any) -> Any:
-    if isinstance(check, ToolCallsCheck):
-        return check.model_dump(exclude_defaults=True)
-    return None
 
 
 def _approval_check(case: Case) -> CheckResult:

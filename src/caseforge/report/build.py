@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from caseforge.case.model import Case
+from caseforge.case.model import Case, case_model
+from caseforge.checks import mode_table
 from caseforge.errors import CaseforgeError, first_validation_error
 from caseforge.report.model import (
     SCHEMA_VERSION,
@@ -33,7 +34,10 @@ def expect_digest(case: Case) -> str:
 def build_report(store: RunStore, run_id: str) -> RunReport:
     """The full report of a run: metadata, ``summary``, ``checks`` and ``cases``."""
     info = store.get_run(run_id)
-    cases = {cid: Case.model_validate(data) for cid, data in store.cases(run_id).items()}
+    # The stored snapshot is read as it was: a mode this process has no declaration of is
+    # kept as written (its results are in the rows already).
+    model = case_model(mode_table(), lenient=True)
+    cases = {cid: model.model_validate(data) for cid, data in store.cases(run_id).items()}
     per_case: dict[str, list[TrialResult]] = defaultdict(list)
     records: list[TrialRecord] = []
     for row in store.results(run_id):

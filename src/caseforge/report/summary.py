@@ -159,7 +159,7 @@ def _items(
         case = cases.get(r.case_id)
         if case is None:
             continue
-        fields = case.exact_set_fields()
+        fields = case.item_fields()
         if not fields:
             continue
         by_name = {c.name: c for c in r.checks}

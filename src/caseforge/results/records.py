@@ -8,13 +8,10 @@ validation would cost tens of µs each); the report models at the edges are pyda
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from caseforge.store.db import RunStore
+from typing import Any
 
 
 class CheckStatus(StrEnum):
@@ -150,12 +147,6 @@ class TrialRecord:
             ),
             "finished_at": finished_at,
         }
-
-
-def iter_records(store: RunStore, run_id: str) -> Iterator[TrialRecord]:
-    """The stored case-trials of a run as records, by case and trial."""
-    for row in store.results(run_id):
-        yield TrialRecord.from_row(row)
 
 
 # --- judge bookkeeping ------------------------------------------------------------------------

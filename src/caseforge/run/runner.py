@@ -474,7 +474,8 @@ class Runner:
         handles = []
         for info in group:
             snapshot = self.store.cases(info.id)
-            cases = {cid: Case.model_validate(data) for cid, data in snapshot.items()}
+            model = suite.case_model
+            cases = {cid: model.model_validate(data) for cid, data in snapshot.items()}
             handles.append(RunHandle(info.id, info.config_name, info.config, cases))
         return suite, handles, group[0].trials
 

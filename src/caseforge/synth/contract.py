@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from caseforge.case.model import (
-    Case,
+from caseforge.case.model import Case
+from caseforge.checks import (
     ExactSetCheck,
     IgnoreCheck,
     IncludeShorthand,

@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from caseforge.case.load import load_case, load_suite
-from caseforge.case.model import Case, IgnoreCheck, IncludeShorthand
+from caseforge.case.load import load_case, load_suite, suite_modes
+from caseforge.case.model import Case, case_model
+from caseforge.checks import IgnoreCheck, IncludeShorthand
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_yaml
 from caseforge.synth import contract as contracts
@@ -69,7 +70,7 @@ def source_case(suite_dir: Path, case_id: str, private: PrivateStore) -> Case:
     """The case to re-synthesise: from the private store (sensitive) or the suite."""
     sensitive = private.source_case_path(case_id)
     if sensitive.is_file():
-        return load_case(sensitive)
+        return load_case(sensitive, case_model(suite_modes(suite_dir)))
     for loaded in load_suite(suite_dir).cases:
         if loaded.case.id == case_id:
             return loaded.case
@@ -298,7 +299,7 @@ async def resynth(
     variant_id = new_id or _next_id(suite_dir)
     variant = _variant(case, contract, answer, mapping, variant_id, domain, shape_text, known)
     try:
-        Case.model_validate(variant)
+        suite.case_model.model_validate(variant)
     except ValueError as exc:
         raise CaseforgeError(f"the model's answer does not make a valid case: {exc}") from None
     text = str(variant["input"][contract.text_field])
@@ -314,7 +315,7 @@ async def resynth(
         reproduction = await _reproduce(
             suite_dir,
             case,
-            Case.model_validate(variant),
+            suite.case_model.model_validate(variant),
             contract.flags,
             mapping,
             reproduce,

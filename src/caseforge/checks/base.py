@@ -1,0 +1,139 @@
+"""What every check mode is: a small pydantic model of the expectation, a ``grade`` method,
+and a few class-level declarations the grader, the metrics and the criteria audit read.
+
+A mode declares:
+
+``strength``
+    its place in the audit's order, strictest highest (``exact`` is 70, ``ignore`` 10); a
+    change to a mode with a lower number is a loosening.
+``reads``
+    what it grades: the output ``field`` (the default), the run's ``workspace`` (what the
+    suite's outcome probe read), the LLM ``judge``, or ``nothing`` (``ignore``).
+``items_field`` / ``items_kind``
+    the field holding expected items (``values``), if any: dropping one is a loosening of
+    that kind. ``feeds_items`` says whether those items count in the item-level
+    precision/recall.
+``options``
+    per-option strength: for each option, which direction loosens it (``tolerance`` growing
+    on ``number``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from caseforge.results import CheckStatus
+
+
+class Verdict(tuple[CheckStatus, str]):
+    """``(status, reason)`` returned by a grader."""
+
+    __slots__ = ()
+
+    def __new__(cls, status: CheckStatus, reason: str = "") -> Verdict:
+        return super().__new__(cls, (status, reason))
+
+    @property
+    def status(self) -> CheckStatus:
+        return self[0]
+
+    @property
+    def reason(self) -> str:
+        return self[1]
+
+
+def passed(reason: str = "") -> Verdict:
+    """The check holds."""
+    return Verdict(CheckStatus.PASS, reason)
+
+
+def failed(reason: str) -> Verdict:
+    """The check does not hold; ``reason`` says how, in one line."""
+    return Verdict(CheckStatus.FAIL, reason)
+
+
+def show(value: object, limit: int = 80) -> str:
+    """A short one-line rendering of a value for a reason."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Reads(StrEnum):
+    """What a check mode grades."""
+
+    FIELD = "field"  # a field of the agent's output (or the reply, or the tool calls)
+    WORKSPACE = "workspace"  # what the suite's outcome probe read from the trial's workspace
+    JUDGE = "judge"  # the LLM judge, on the reply or a field
+    NOTHING = "nothing"  # not graded (``ignore``)
+
+
+Looser = Literal["higher", "lower", "true", "false"]
+
+
+@dataclass(frozen=True)
+class OptionOrder:
+    """How one option of a mode loosens: a ``higher`` (``lower``) number, or turning it
+    ``true`` (``false``). ``kind`` names the loosening in the audit."""
+
+    looser: Looser
+    kind: str = "option-loosened"
+
+    def loosens(self, before: object, after: object) -> bool:
+        if self.looser in ("higher", "lower"):
+            if not isinstance(before, int | float) or not isinstance(after, int | float):
+                return False
+            return after > before if self.looser == "higher" else after < before
+        wanted = self.looser == "true"
+        return before is not wanted and after is wanted
+
+
+class BaseCheck(BaseModel):
+    """Fields every check mode shares, and the declarations each mode makes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: str  # each mode narrows it to ``Literal["its-name"]``
+    field: str | None = Field(
+        default=None, description="Dotted path of the output field to grade; defaults to the key."
+    )
+    oracle: str | None = Field(
+        default=None, description="Name of the suite oracle that computed this expectation."
+    )
+    args: dict[str, Any] = Field(
+        default_factory=dict, description="Keyword arguments handed to the oracle."
+    )
+
+    # Which field holds the expectation: "value", "values" or none (ignore).
+    expected_field: ClassVar[str | None] = "value"
+    strength: ClassVar[int] = 50
+    reads: ClassVar[Reads] = Reads.FIELD
+    items_field: ClassVar[str | None] = None
+    items_kind: ClassVar[str] = "values-removed"
+    feeds_items: ClassVar[bool] = False
+    # Still binds when the rest of a check is replaced by a stronger mode (must_not_include).
+    guard: ClassVar[bool] = False
+    # Pins the field outright, so a guard it replaces is not lost (exact, exact_set).
+    pins: ClassVar[bool] = False
+    options: ClassVar[dict[str, OptionOrder]] = {}
+
+    @property
+    def expected(self) -> Any:
+        """The expectation the oracle is compared with (``value`` or ``values``)."""
+        return getattr(self, self.expected_field, None) if self.expected_field else None
+
+    @property
+    def items(self) -> list[Any] | None:
+        """The expected items (``items_field``), or ``None`` for a mode without items."""
+        if self.items_field is None:
+            return None
+        value = getattr(self, self.items_field)
+        return list(value) if isinstance(value, list | tuple) else None
+
+    def grade(self, actual: Any) -> Verdict:
+        """Grade the value read for this check (see ``reads``)."""
+        raise NotImplementedError(f"check mode {self.mode!r} has no grade method")

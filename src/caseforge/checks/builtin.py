@@ -1,0 +1,306 @@
+"""The built-in check modes (DESIGN §3), each one class: its fields, its declarations and its
+``grade`` method. Two more forms sit beside them: the ``must_include``/``must_not_include``
+shorthand (expanded into two checks) and ``tool_calls``."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from caseforge.checks.base import (
+    BaseCheck,
+    OptionOrder,
+    Reads,
+    Verdict,
+    failed,
+    passed,
+    show,
+)
+from caseforge.checks.matching import compiled, contains, in_order, outcome_matches
+from caseforge.values import item_key, same
+
+
+class ExactCheck(BaseCheck):
+    """The field equals ``value``."""
+
+    strength: ClassVar[int] = 70
+    pins: ClassVar[bool] = True
+
+    mode: Literal["exact"]
+    value: Any
+
+    def grade(self, actual: Any) -> Verdict:
+        if same(self.value, actual):
+            return passed()
+        return failed(f"expected {show(self.value)}, got {show(actual)}")
+
+
+class ExactSetCheck(BaseCheck):
+    """The field, as a set, equals ``values`` (the set, not the count)."""
+
+    expected_field: ClassVar[str | None] = "values"
+    strength: ClassVar[int] = 70
+    items_field: ClassVar[str | None] = "values"
+    feeds_items: ClassVar[bool] = True
+    pins: ClassVar[bool] = True
+
+    mode: Literal["exact_set"]
+    values: list[Any]
+
+    def grade(self, actual: Any) -> Verdict:
+        if not isinstance(actual, list | tuple | set):
+            return failed(f"expected a list, got {show(actual)}")
+        want = {item_key(v): v for v in self.values}
+        got = {item_key(v): v for v in actual}
+        if want.keys() == got.keys():
+            return passed()
+
+        def listed(items: dict[str, Any], keys: set[str]) -> str:
+            return ", ".join(
+                v if isinstance(v, str) else show(v) for v in (items[k] for k in sorted(keys))
+            )
+
+        parts = []
+        if want.keys() - got.keys():
+            parts.append(f"missing {listed(want, want.keys() - got.keys())}")
+        if got.keys() - want.keys():
+            parts.append(f"unexpected {listed(got, got.keys() - want.keys())}")
+        return failed("; ".join(parts))
+
+
+class MustIncludeCheck(BaseCheck):
+    """Every value is in the field (substring of a string, member of a list)."""
+
+    expected_field: ClassVar[str | None] = "values"
+    strength: ClassVar[int] = 40
+    items_field: ClassVar[str | None] = "values"
+
+    mode: Literal["must_include"]
+    values: list[Any] = Field(min_length=1)
+
+    def grade(self, actual: Any) -> Verdict:
+        if actual is None:
+            return failed("the field is empty")
+        missing = [v for v in self.values if not contains(actual, v)]
+        if missing:
+            return failed(f"does not include {show(missing)}")
+        return passed()
+
+
+class MustNotIncludeCheck(BaseCheck):
+    """No value is in the field."""
+
+    expected_field: ClassVar[str | None] = "values"
+    strength: ClassVar[int] = 30  # it only forbids: below must_include
+    items_field: ClassVar[str | None] = "values"
+    items_kind: ClassVar[str] = "must-not-include-dropped"
+    guard: ClassVar[bool] = True
+
+    mode: Literal["must_not_include"]
+    values: list[Any] = Field(min_length=1)
+
+    def grade(self, actual: Any) -> Verdict:
+        if actual is None:
+            return passed()
+        found = [v for v in self.values if contains(actual, v)]
+        if found:
+            return failed(f"includes {show(found)}")
+        return passed()
+
+
+class RegexCheck(BaseCheck):
+    """The field (as text) matches the regular expression ``value``."""
+
+    strength: ClassVar[int] = 50
+
+    mode: Literal["regex"]
+    value: str
+
+    @field_validator("value")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from None
+        return value
+
+    def grade(self, actual: Any) -> Verdict:
+        if actual is None:
+            return failed("the field is empty")
+        text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
+        if compiled(self.value).search(text):
+            return passed()
+        return failed(f"{show(text)} does not match /{self.value}/")
+
+
+class NumberCheck(BaseCheck):
+    """The field is a number within ``tolerance`` of ``value``."""
+
+    strength: ClassVar[int] = 60
+    options: ClassVar[dict[str, OptionOrder]] = {
+        "tolerance": OptionOrder("higher", kind="tolerance-widened")
+    }
+
+    mode: Literal["number"]
+    value: float
+    tolerance: float = Field(default=0.0, ge=0.0)
+
+    def grade(self, actual: Any) -> Verdict:
+        try:
+            number = float(actual)
+        except (TypeError, ValueError):
+            return failed(f"not a number: {show(actual)}")
+        if isinstance(actual, bool) or math.isnan(number):
+            return failed(f"not a number: {show(actual)}")
+        diff = abs(number - self.value)
+        if diff <= self.tolerance + 1e-12:
+            return passed()
+        return failed(f"{number:g} is {diff:g} from {self.value:g} (tolerance {self.tolerance:g})")
+
+
+class OutcomeCheck(BaseCheck):
+    """What the run left in its workspace (read by the suite's probe) equals ``value``.
+
+    ``value: null`` means the run must leave no outcome (e.g. no refund request).
+    """
+
+    strength: ClassVar[int] = 70
+    reads: ClassVar[Reads] = Reads.WORKSPACE
+
+    mode: Literal["outcome"]
+    value: Any = Field(description="Required; null means no outcome is expected.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _value_present(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "value" not in data:
+            raise ValueError("an outcome check needs `value` (write `value: null` for none)")
+        return data
+
+    def grade(self, actual: Any) -> Verdict:
+        if outcome_matches(self.value, actual):
+            return passed()
+        return failed(f"the run left {show(actual)}, expected {show(self.value)}")
+
+
+class JudgeCheck(BaseCheck):
+    """Facts (``values``) or a ``rubric`` for the LLM judge."""
+
+    expected_field: ClassVar[str | None] = "values"
+    strength: ClassVar[int] = 20
+    reads: ClassVar[Reads] = Reads.JUDGE
+    items_field: ClassVar[str | None] = "values"
+
+    mode: Literal["judge"]
+    values: list[str] | None = None
+    rubric: str | None = None
+
+    @property
+    def expected(self) -> Any:
+        return self.values if self.values else self.rubric
+
+    @model_validator(mode="after")
+    def _facts_or_rubric(self) -> JudgeCheck:
+        if not self.values and not self.rubric:
+            raise ValueError("a judge check needs `values` (facts) or a `rubric`")
+        return self
+
+
+class IgnoreCheck(BaseCheck):
+    """An ungradable cell, written down with the reason it is not graded."""
+
+    expected_field: ClassVar[str | None] = None
+    strength: ClassVar[int] = 10
+    reads: ClassVar[Reads] = Reads.NOTHING
+
+    mode: Literal["ignore"]
+    reason: str = Field(min_length=1)
+
+
+BUILTIN_CHECKS: tuple[type[BaseCheck], ...] = (
+    ExactCheck,
+    ExactSetCheck,
+    MustIncludeCheck,
+    MustNotIncludeCheck,
+    RegexCheck,
+    NumberCheck,
+    OutcomeCheck,
+    JudgeCheck,
+    IgnoreCheck,
+)
+
+
+class IncludeShorthand(BaseModel):
+    """``{must_include: [...], must_not_include: [...]}``: two checks on one field."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    must_include: list[Any] = Field(default_factory=list)
+    must_not_include: list[Any] = Field(default_factory=list)
+    field: str | None = None
+
+    @property
+    def mode(self) -> str:
+        return "must_include+must_not_include"
+
+
+TOOL_CALLS_STRENGTH = 70
+
+
+class ToolCallsCheck(BaseModel):
+    """Expectations on the recorded tool calls."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    must_call: list[str] = Field(default_factory=list)
+    must_not_call: list[str] = Field(default_factory=list)
+    order: list[str] = Field(
+        default_factory=list, description="These tools are called in this relative order."
+    )
+
+    @property
+    def mode(self) -> str:
+        return "tool_calls"
+
+    @property
+    def expected(self) -> dict[str, Any]:
+        return self.model_dump(exclude_defaults=True)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ToolCallsCheck:
+        if not (self.must_call and self.must_not_call):
+            return self
+        both = sorted(set(self.must_call) & set(self.must_not_call))
+        if both:
+            raise ValueError(f"in both must_call and must_not_call: {', '.join(both)}")
+        return self
+
+    def grade(self, actual: Any) -> Verdict:
+        names: list[str] = list(actual or [])
+        problems = []
+        missing = [n for n in self.must_call if n not in names]
+        if missing:
+            problems.append(f"not called: {', '.join(missing)}")
+        forbidden = [n for n in self.must_not_call if n in names]
+        if forbidden:
+            problems.append(f"called but forbidden: {', '.join(forbidden)}")
+        if self.order and not in_order(names, self.order):
+            problems.append(f"not in order {' -> '.join(self.order)} (calls: {', '.join(names)})")
+        return failed("; ".join(problems)) if problems else passed()
+
+
+class UndeclaredCheck(BaseModel):
+    """A stored or historical check whose mode no declaration knows (read, never graded)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    mode: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.model_dump()

@@ -1,0 +1,68 @@
+"""How the built-in modes compare values: phrases in text and lists, outcome mappings with
+alternatives, and call order."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from caseforge.values import same
+
+
+@lru_cache(maxsize=4096)
+def _phrase(value: str) -> re.Pattern[str]:
+    # Not inside a longer ASCII word or number: "3:conflict" is not in "13:conflict",
+    # "refund" not in "get_refund_policy"; CJK has no such boundary ("結帳頁效能" is in
+    # "結帳頁效能問題").
+    return re.compile(r"(?<![0-9A-Za-z_])" + re.escape(value) + r"(?![0-9A-Za-z_])")
+
+
+def contains(container: object, value: object) -> bool:
+    """Text: substring. List: an equal item, or a text item holding the value as a phrase."""
+    if isinstance(container, str):
+        return str(value) in container
+    if isinstance(container, list | tuple | set):
+        for item in container:
+            if same(value, item):
+                return True
+            if isinstance(value, str) and isinstance(item, str) and _phrase(value).search(item):
+                return True
+        return False
+    if isinstance(container, dict):
+        return value in container
+    return False
+
+
+@lru_cache(maxsize=1024)
+def compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def outcome_matches(expected: object, actual: object) -> bool:
+    """Outcome equality; in an expected mapping, ``alt_<key>s`` lists accepted alternatives
+    for ``<key>`` (e.g. ``alt_invoice_ids`` for ``invoice_id``) and is not compared itself."""
+    if not isinstance(expected, dict) or not isinstance(actual, dict):
+        return same(expected, actual)
+    alternatives: dict[str, list[object]] = {}
+    plain: dict[str, object] = {}
+    for key, value in expected.items():
+        if key.startswith("alt_") and key.endswith("s") and isinstance(value, list):
+            alternatives[key[4:-1]] = value
+        else:
+            plain[key] = value
+    if plain.keys() != actual.keys():
+        return False
+    for key, value in plain.items():
+        options = [value, *alternatives.get(key, [])]
+        if not any(same(option, actual[key]) for option in options):
+            return False
+    return True
+
+
+def in_order(calls: list[str], order: list[str]) -> bool:
+    """``order`` appears in ``calls`` as a subsequence."""
+    position = 0
+    for name in calls:
+        if position < len(order) and name == order[position]:
+            position += 1
+    return position == len(order)
