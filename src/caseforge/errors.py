@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ValidationError
 
@@ -46,13 +46,15 @@ class Problem:
 
 
 class CaseforgeError(Exception):
-    """A user mistake caseforge reports as one or more one-line problems, never a traceback.
+    """A mistake caseforge reports as one or more one-line problems, never a traceback.
 
-    ``exit_code`` follows the README's table: 1 for an invalid dataset or a finding, 5 for an
-    environment error (unreadable store, missing tool, I/O)."""
+    Every caseforge exception derives from it. Each subclass carries the exit code the
+    README's table gives it; ``caseforge.cli.main`` is the one place that turns an error
+    into that code. A plain ``CaseforgeError`` is an invalid dataset or config (1)."""
 
-    def __init__(self, problems: list[Problem] | Problem | str, exit_code: int = 1) -> None:
-        self.exit_code = exit_code
+    exit_code: ClassVar[int] = 1
+
+    def __init__(self, problems: list[Problem] | Problem | str) -> None:
         if isinstance(problems, str):
             self.problems: list[Problem] = []
             self.text = problems
@@ -60,6 +62,41 @@ class CaseforgeError(Exception):
             self.problems = [problems] if isinstance(problems, Problem) else list(problems)
             self.text = "\n".join(p.format() for p in self.problems)
         super().__init__(self.text)
+
+
+class DatasetError(CaseforgeError):
+    """An invalid case, suite config, oracle or check module; a finding; a blocked request."""
+
+    exit_code = 1
+
+
+class UsageError(CaseforgeError):
+    """A missing, wrong or contradictory option."""
+
+    exit_code = 2
+
+
+class BudgetExceeded(CaseforgeError):
+    """The run stopped at ``--max-cost``; it can be resumed."""
+
+    exit_code = 3
+
+
+class TooManyAgentErrors(CaseforgeError):
+    """More case-trials ended in agent errors than the run allows."""
+
+    exit_code = 4
+
+
+class EnvError(CaseforgeError):
+    """The machine, not the user's files: a store or git that cannot be read, a missing
+    tool, I/O, a shallow clone where history is required."""
+
+    exit_code = 5
+
+
+EXIT_INTERRUPTED = 130  # SIGINT
+EXIT_TERMINATED = 143  # SIGTERM
 
 
 def first_validation_error(exc: ValidationError) -> str:

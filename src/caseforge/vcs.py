@@ -11,7 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, EnvError
 
 # Set by git hooks and some CI runners; they would point git at another repository.
 _GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR")
@@ -63,10 +63,9 @@ def work_tree(path: Path) -> Path | None:
         why = (
             "git is not on PATH" if out is None else (out.stderr.strip().splitlines() or ["?"])[-1]
         )
-        raise CaseforgeError(
+        raise EnvError(
             f"{marker}: a git repository caseforge cannot read ({why}); it will not guess "
-            "whether private data would be committed from here",
-            exit_code=5,
+            "whether private data would be committed from here"
         )
     return Path(out.stdout.strip())
 

@@ -149,7 +149,7 @@ def test_calibrate_without_labels_or_judge_says_what_to_do(
 ) -> None:
     root = judged_suite(toy_suite)
     result = runner.invoke(app, ["calibrate", str(root)])
-    assert result.exit_code == 1 and "no labels in" in str(result.exception)
+    assert result.exit_code == 1 and "no labels in" in result.output
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     add_labels(root)

@@ -33,7 +33,7 @@ class FixtureMode(StrEnum):
     OFF = "off"
 
 
-class FixtureMissingError(Exception):
+class FixtureMissingError(CaseforgeError):
     """Replay mode met a request that was never recorded for this case."""
 
 

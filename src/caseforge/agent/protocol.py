@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from caseforge.errors import CaseforgeError
+
 
 class ToolCall(BaseModel):
     """One tool call the agent made (or attempted: an approval pause intercepts it)."""
@@ -66,7 +68,7 @@ class AgentRequest(BaseModel):
     input: dict[str, Any]
 
 
-class AgentProtocolError(Exception):
+class AgentProtocolError(CaseforgeError):
     """The agent answered something that is not a valid response."""
 
 

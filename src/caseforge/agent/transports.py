@@ -30,7 +30,7 @@ from caseforge.errors import CaseforgeError
 STDERR_TAIL = 2000
 
 
-class AgentError(Exception):
+class AgentError(CaseforgeError):
     """The agent failed this case-trial (crash, bad exit, invalid response)."""
 
     def __init__(self, message: str, stderr_tail: str = "") -> None:

@@ -18,7 +18,7 @@ from caseforge.audit import sources
 from caseforge.audit.leaks import Leak, Matcher, PrivateData, is_data_file, lint_text, search
 from caseforge.case.load import load_case, load_suite
 from caseforge.decoding import Text, Unreadable
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, EnvError
 from caseforge.synth.overlap import Settings
 from caseforge.synth.private import PrivateStore
 from caseforge.synth.verify import content_fields
@@ -70,10 +70,9 @@ def _private_case(path: Path) -> dict[str, object]:
     except CaseforgeError as exc:
         where = exc.problems[0] if exc.problems else None
         at = f"{where.line}:{where.col}: {where.field}" if where else "?"
-        raise CaseforgeError(
+        raise EnvError(
             f"{path}:{at}: not a valid case (the values are not shown: the file is private); "
-            "fix it in the private store",
-            exit_code=5,
+            "fix it in the private store"
         ) from None
 
 
@@ -85,9 +84,7 @@ def private_data(store: PrivateStore, fictional: set[str]) -> PrivateData:
         raw = store.private_terms()
         secret = store.secret()
     except OSError as exc:
-        raise CaseforgeError(
-            f"{store.root}: cannot read the private store: {exc}", exit_code=5
-        ) from None
+        raise EnvError(f"{store.root}: cannot read the private store: {exc}") from None
     texts: list[str] = []
     folder = store.root / "cases"
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
@@ -124,10 +121,9 @@ def audit_privacy(
     in_git = (top / ".git").exists()
     report.shallow = in_git and is_shallow(top)
     if report.shallow and require_history:
-        raise CaseforgeError(
+        raise EnvError(
             f"{top}: the clone is shallow: the audit cannot read the whole history; fetch it "
-            "(git fetch --unshallow, or fetch-depth: 0 in CI)",
-            exit_code=5,
+            "(git fetch --unshallow, or fetch-depth: 0 in CI)"
         )
     if store.exists():
         data = private_data(store, fictional)

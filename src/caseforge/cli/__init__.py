@@ -1,21 +1,17 @@
-"""The ``caseforge`` command line. Commands are thin: parse, call the library, print."""
+"""The ``caseforge`` command line. Commands are thin: parse, call the library, print.
+
+A ``CaseforgeError`` raised by a command becomes its one-line message and its exit code in
+one place, :class:`caseforge.cli.command.App`.
+"""
 
 from __future__ import annotations
 
-import sys
-
 from caseforge.cli.app import app
-from caseforge.errors import CaseforgeError
 
 
 def main() -> None:
-    """Entry point: a user mistake prints one-line errors and exits 1 (5 for an environment
-    error), never a traceback."""
-    try:
-        app()
-    except CaseforgeError as exc:
-        print(exc.text, file=sys.stderr)
-        sys.exit(exc.exit_code)
+    """The ``caseforge`` entry point."""
+    app()
 
 
 __all__ = ["app", "main"]

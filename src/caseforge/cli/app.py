@@ -16,8 +16,9 @@ from caseforge.case.model import case_json_schema
 from caseforge.case.retire import retire_case
 from caseforge.case.split import split_changes, write_split
 from caseforge.case.validate import ValidationReport, validate_suite
+from caseforge.cli.command import App
 
-app = typer.Typer(
+app = App(
     name="caseforge",
     help=(
         "An agent's golden dataset as code: validate, run, grade, measure, gate, "

@@ -14,7 +14,7 @@ from rich.console import Console
 from caseforge.calibrate.labels import LabeledOutput, load_labels, save_item
 from caseforge.case.load import load_suite
 from caseforge.checks import JudgeCheck
-from caseforge.errors import CaseforgeError
+from caseforge.errors import UsageError
 from caseforge.store.db import RunStore
 
 out = Console(highlight=False, soft_wrap=True)
@@ -111,7 +111,7 @@ def calibrate_cmd(
 ) -> None:
     """Judge–human agreement, Cohen's κ, the confusion matrix, disagreements, bias probes."""
     if record and live:
-        raise CaseforgeError("--record and --live exclude each other")
+        raise UsageError("--record and --live exclude each other")
     from caseforge.calibrate.calibrate import calibrate, calibration_text
 
     result = asyncio.run(calibrate(suite, record=record, live=live, probes=not no_probes))

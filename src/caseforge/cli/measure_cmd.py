@@ -16,7 +16,7 @@ from caseforge.compare.gate import gate_junit, gate_markdown, gate_text
 from caseforge.compare.history import history, history_text
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, UsageError
 from caseforge.files import write_atomic
 from caseforge.report.build import load_report
 from caseforge.results import RunStatus
@@ -110,7 +110,7 @@ def gate(
     elif fmt == "text":
         text = gate_text(result) + "\n"
     else:
-        raise CaseforgeError(f"--format must be text, md or junit, not {fmt!r}")
+        raise UsageError(f"--format must be text, md or junit, not {fmt!r}")
     sys.stdout.write(text)
     if out_file is not None:
         write_atomic(out_file, text)
@@ -153,7 +153,7 @@ def plan(
 ) -> None:
     """How many cases a difference needs, and what the suite's size can detect."""
     if not (0 < p < 1 and 0 < delta < 1):
-        raise CaseforgeError("--p and --delta must be between 0 and 1")
+        raise UsageError("--p and --delta must be between 0 and 1")
     try:
         if paired:
             need = sample_size_paired(delta, discordance, alpha, power)
@@ -172,7 +172,7 @@ def plan(
                 markup=False,
             )
     except ValueError as exc:
-        raise CaseforgeError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     size = n
     if suite is not None:
         from caseforge.case.load import load_suite

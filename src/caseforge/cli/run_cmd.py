@@ -17,7 +17,7 @@ from rich.table import Table
 from caseforge.agent.fixtures import FixtureMode
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
-from caseforge.errors import CaseforgeError
+from caseforge.errors import EXIT_INTERRUPTED, BudgetExceeded, UsageError
 from caseforge.files import write_atomic
 from caseforge.report.build import build_report, load_report
 from caseforge.report.model import RunReport
@@ -28,7 +28,6 @@ from caseforge.run.runner import RunHandle, Runner, RunOptions
 from caseforge.store.db import RunStore
 from caseforge.values import pct
 
-EXIT_STOPPED = 3
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -180,7 +179,7 @@ def run(
     except KeyboardInterrupt:
         display.stop()
         err.print("interrupted; the run is saved as stopped: resume with --resume latest")
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         display.stop()
     reports = [build_report(store, h.run_id) for h in outcome.runs]
@@ -202,8 +201,7 @@ def run(
     if outcome.skipped:
         out.print(f"resumed: {outcome.skipped} case-trials were already stored", markup=False)
     if outcome.status == "stopped":
-        err.print(f"stopped: {outcome.stop_reason}", markup=False)
-        raise typer.Exit(EXIT_STOPPED)
+        raise BudgetExceeded(f"stopped: {outcome.stop_reason}")
 
 
 def report(
@@ -216,7 +214,7 @@ def report(
 ) -> None:
     """Render a stored run (or a report.json) as text, JSON, Markdown, JUnit XML or HTML."""
     if fmt not in FORMATS:
-        raise CaseforgeError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     text = FORMATS[fmt](load_report(run_ref, store_url))
     if out_file is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

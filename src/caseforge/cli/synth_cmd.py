@@ -14,8 +14,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from caseforge.cli.command import App
+
 out = Console(highlight=False, soft_wrap=True)
-synth_app = typer.Typer(help="Two-step synthesis: dimension tuples, then one model call each.")
+synth_app = App(help="Two-step synthesis: dimension tuples, then one model call each.")
 SuiteArg = Annotated[Path, typer.Argument(help="The suite folder.")]
 
 

@@ -22,13 +22,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from caseforge.errors import DatasetError
+
 OracleFn = Callable[..., Any]
 F = TypeVar("F", bound=OracleFn)
 
 ORACLE_ATTRIBUTE = "__caseforge_oracle__"
 
 
-class OracleError(Exception):
+class OracleError(DatasetError):
     """An oracle module could not be loaded, or an oracle is unknown or failed."""
 
 

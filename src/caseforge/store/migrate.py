@@ -19,7 +19,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, Engine
 
-from caseforge.errors import CaseforgeError
+from caseforge.errors import EnvError
 from caseforge.store.schema import metadata
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -59,11 +59,10 @@ def upgrade(engine: Engine, url: str) -> None:
     if current == head_revision():
         return
     if current is not None and current not in known_revisions():
-        raise CaseforgeError(
+        raise EnvError(
             f"{url}: the store's schema is at revision {current!r}, which this caseforge "
             f"does not know (it knows up to {head_revision()!r}): it was written by a newer "
-            "caseforge. Upgrade caseforge, or point CASEFORGE_STORE at another store.",
-            exit_code=5,
+            "caseforge. Upgrade caseforge, or point CASEFORGE_STORE at another store."
         )
     from alembic import command
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, EnvError
 from caseforge.files import write_atomic
 from caseforge.vcs import is_ignored, is_shallow, root_commit, work_tree
 
@@ -136,11 +136,10 @@ class PrivateStore:
         if len(matches) == 1:
             return cls(matches[0], identity)
         what = "no store" if not matches else f"{len(matches)} stores"
-        raise CaseforgeError(
+        raise EnvError(
             f"{base}: {what} for suite {identity.name!r} ({identity.relative}), and this shallow "
             "clone lacks the root commit that names it; fetch the whole history (git fetch "
-            "--unshallow, fetch-depth: 0 in CI) or pass the store folder itself",
-            exit_code=5,
+            "--unshallow, fetch-depth: 0 in CI) or pass the store folder itself"
         )
 
     def _guard(self, path: Path) -> None:
@@ -171,9 +170,7 @@ class PrivateStore:
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise CaseforgeError(
-                f"{path}: cannot read the private store: {exc}", exit_code=5
-            ) from None
+            raise EnvError(f"{path}: cannot read the private store: {exc}") from None
 
     def secret(self) -> bytes:
         """The local secret that seeds surrogates (created on first use, mode 0600)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, EnvError
 from caseforge.synth.overlap import fields_of
 from caseforge.synth.verify import content_fields
 
@@ -29,7 +29,7 @@ def read_for_scan(path: Path) -> tuple[list[tuple[str, str]], str]:
     except FileNotFoundError:
         raise CaseforgeError(f"{path}: file not found") from None
     except OSError as exc:
-        raise CaseforgeError(f"{path}: cannot read: {exc.strerror or exc}", exit_code=5) from None
+        raise EnvError(f"{path}: cannot read: {exc.strerror or exc}") from None
     texts = [t for t in decode(str(path), data) if isinstance(t, Text)]
     if not texts:
         why = next((getattr(t, "why", "") for t in decode(str(path), data)), "binary content")

@@ -1,0 +1,51 @@
+"""Every exception caseforge defines is a CaseforgeError with an exit code from the README's
+table, and the CLI turns one into a one-line message and that code."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import caseforge
+from caseforge.cli import app
+from caseforge.errors import CaseforgeError, UsageError
+
+README = Path(__file__).parents[1] / "README.md"
+
+
+def _exceptions() -> list[type[BaseException]]:
+    found = []
+    for info in pkgutil.walk_packages(caseforge.__path__, "caseforge."):
+        if info.name.endswith("__main__") or ".migrations" in info.name:
+            continue  # these run something when imported
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseException)
+                and value.__module__ == info.name
+            ):
+                found.append(value)
+    return found
+
+
+def test_every_caseforge_exception_is_a_caseforge_error_with_a_documented_code() -> None:
+    table = {int(code) for code in re.findall(r"^\| (\d) \|", README.read_text(), re.M)}
+    assert table == {0, 1, 2, 3, 4, 5}
+    exceptions = _exceptions()
+    assert len(exceptions) >= 10
+    for exc in exceptions:
+        assert issubclass(exc, CaseforgeError), exc
+        assert exc.exit_code in table - {0}, exc
+
+
+def test_a_usage_error_is_one_line_on_stderr_and_exit_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "r.json"), "--format", "pdf"])
+    assert result.exit_code == UsageError.exit_code == 2
+    assert result.output.strip().count("\n") == 0
+    assert "--format must be one of" in result.output
+    assert "Traceback" not in result.output
