@@ -13,6 +13,7 @@ import respx
 
 from caseforge.case.model import Case
 from caseforge.checks import JudgeCheck
+from caseforge.errors import CaseforgeError
 from caseforge.grade.judge import JUDGE_PROMPT_VERSION, Judge, build_messages, prompt_hash
 from caseforge.llm import ModelAuthError, ModelClient
 from caseforge.run.rescore import rescore
@@ -210,6 +211,35 @@ def test_rescore_regrades_stored_outputs_with_todays_expectations(
     assert report["options"]["rescored_from"] == first.runs[0].run_id
     assert len(toy_agent.CALLS) == calls_before  # the agent was not called again
     assert Case.model_validate(store.cases(done.run_id)["b"]).expect["category"].value == "billing"  # type: ignore[union-attr]
+
+
+@respx.mock
+def test_rescore_shares_the_run_path_judge_store_and_left_out_cases(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    from tests.run import toy_agent
+
+    root = judged_suite(toy_suite)
+    first = asyncio.run(Runner(RunOptions(suite_dir=root, judge="off"), store).run())
+    source = first.runs[0].run_id
+    (root / "cases" / "b.yaml").unlink()  # b left the suite since
+    calls = len(toy_agent.CALLS)
+    route = respx.post(URL).mock(return_value=ok(facts_answer("conveyed", "missing")))
+    done = asyncio.run(rescore(store, source, judge_client=judge_client()))
+    assert len(toy_agent.CALLS) == calls and route.call_count == 1  # a judged, no agent call
+    assert done.skipped_cases == ["b"] and done.graded == 1
+    report = report_json(store, done.run_id)
+    [case] = report["cases"]
+    facts = next(c for c in case["trials"][0]["checks"] if c["name"] == "facts")
+    assert facts["status"] == "fail" and facts["reason"] == "missing: 需要主管审批"
+    info = store.get_run(done.run_id)
+    assert info.status == "finished" and info.options["rescored_from"] == source
+    assert info.options["judge"]["model"] == "gpt-4.1-mini"
+    assert info.options["judge"]["calls"] == 1
+    assert KEY not in json.dumps(info.options)
+    with pytest.raises(CaseforgeError, match="finish it"):
+        store.set_status(source, "stopped")
+        asyncio.run(rescore(store, source, judge_mode="off"))
 
 
 @respx.mock

@@ -1,0 +1,45 @@
+"""An executor that calls no agent: it hands back the outcomes a stored run recorded, so
+``caseforge rescore`` grades them again through the same session as ``caseforge run``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+
+from caseforge.agent.protocol import AgentResult
+from caseforge.run.executor import TrialOutcome, TrialTask
+from caseforge.store.db import RunStore
+
+YIELD_EVERY = 200  # let the judge's tasks and the flusher run between replayed outcomes
+
+
+class ReplayExecutor:
+    """Yields, for each task, the outcome ``source_run`` stored for its case and trial."""
+
+    def __init__(self, store: RunStore, source_run: str) -> None:
+        self.store = store
+        self.source_run = source_run
+        self._stopped = False
+
+    def stop(self) -> None:
+        self._stopped = True
+
+    async def run(
+        self, tasks: Iterator[TrialTask], execute: Callable[[TrialTask], Awaitable[TrialOutcome]]
+    ) -> AsyncIterator[TrialOutcome]:
+        rows = {(row["case_id"], row["trial"]): row for row in self.store.results(self.source_run)}
+        for count, task in enumerate(tasks, 1):
+            if self._stopped:
+                break
+            row = rows.get((task.case.id, task.trial))
+            if row is None:  # the plan only asks for stored case-trials
+                continue
+            outcome = TrialOutcome(task=task, error=row["error"], latency_s=row["latency_s"])
+            if row["response_json"]:
+                outcome.result = AgentResult.model_validate_json(row["response_json"])
+                if row.get("outcomes_json"):
+                    outcome.outcomes = json.loads(row["outcomes_json"])
+            yield outcome
+            if count % YIELD_EVERY == 0:
+                await asyncio.sleep(0)

@@ -1,0 +1,182 @@
+"""One invocation's state while it drives: tasks go to the executor, outcomes come back,
+are graded (the judge on the side), counted, and written to the store in batches.
+
+The same session serves a fresh run, a resumed one and a rescore: they differ only in their
+plan and their executor (a rescore's replays stored outcomes instead of calling the agent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from caseforge.agent.fixtures import FixtureStore
+from caseforge.grade.judge import judge_record
+from caseforge.grade.trial import GradeOptions
+from caseforge.results import TrialRecord, TrialStatus, needs_judge
+from caseforge.run.executor import Executor, TrialOutcome, TrialTask
+from caseforge.run.plan import Progress, RunHandle
+from caseforge.run.record import grade_outcome, store_row
+from caseforge.store.db import RunStore
+
+if TYPE_CHECKING:
+    from caseforge.agent.transports import Agent
+    from caseforge.grade.judge import Judge
+    from caseforge.jsontypes import JSONObject
+    from caseforge.run.trial import TrialRunner
+
+FLUSH_EVERY_S = 0.5  # finished case-trials reach the store within a second
+FLUSH_ROWS = 500
+
+
+@dataclass
+class RunSession:
+    """Everything one invocation opens, uses while it drives, and closes."""
+
+    store: RunStore
+    handles: list[RunHandle]
+    tasks: Iterator[TrialTask]
+    executor: Executor
+    progress: Progress
+    grade_options: GradeOptions
+    concurrency: int
+    trial_runner: TrialRunner | None = None  # none when the executor replays stored outcomes
+    agent: Agent | None = None
+    judge: Judge | None = None
+    fixtures: FixtureStore | None = None
+    work_dir: Path | None = None
+    keep_workspaces: bool = False
+    clock_freezer: contextlib.AbstractContextManager[object] = field(
+        default_factory=contextlib.nullcontext
+    )
+    max_cost: float | None = None
+    on_result: Callable[[Progress, TrialRecord], None] | None = None
+
+    status: str = "finished"
+    stop_reason: str | None = None
+    _buffer: list[JSONObject] = field(default_factory=list)
+    _fatal: BaseException | None = None
+
+    async def drive(self) -> None:
+        """Run every task to a stored, graded record (or stop, resumably)."""
+        execute = self.trial_runner or _no_agent
+        judging: set[asyncio.Task[None]] = set()
+        gate = asyncio.Semaphore(self.concurrency)
+        flusher = asyncio.create_task(self._flush_periodically())
+        try:
+            with self.clock_freezer:
+                async for outcome in self.executor.run(self.tasks, execute):
+                    record = grade_outcome(outcome, self.grade_options)
+                    if self.judge is not None and needs_judge(record):
+                        task = asyncio.create_task(self._judge_then_finish(gate, outcome, record))
+                        judging.add(task)
+                        task.add_done_callback(judging.discard)
+                    else:
+                        self._finish(outcome, record)
+                    if self._fatal is not None:  # a rejected key: nothing more can be judged
+                        break
+                if judging:
+                    await asyncio.gather(*judging)
+                if self._fatal is not None:
+                    raise self._fatal
+        except BaseException:
+            self.status = "stopped"
+            for task in judging:
+                task.cancel()
+            raise
+        finally:
+            flusher.cancel()
+
+    async def close(self) -> None:
+        """Store what is left, mark the runs, and close what the session opened."""
+        self.flush()
+        configs = [h.config_name for h in self.handles]
+        for handle in self.handles:
+            self.store.set_status(handle.run_id, self.status)
+            if self.judge is not None:
+                self._record_judge(handle.run_id, self.judge, configs)
+        if self.fixtures is not None:
+            self.fixtures.flush()
+        if self.agent is not None:
+            await self.agent.aclose()
+        if self.judge is not None:
+            await self.judge.aclose()
+        if self.trial_runner is not None and self.trial_runner.llm_cache is not None:
+            self.trial_runner.llm_cache.close()
+        if self.work_dir is not None and self.work_dir.exists() and not self.keep_workspaces:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    def _finish(self, outcome: TrialOutcome, record: TrialRecord) -> None:
+        """Store a graded case-trial, count it, and stop dispatching past the budget."""
+        self._buffer.append(store_row(outcome, record))
+        if len(self._buffer) >= FLUSH_ROWS:
+            self.flush()
+        progress = self.progress
+        progress.done += 1
+        progress.passed += record.status is TrialStatus.PASS
+        progress.errors += record.status is TrialStatus.ERROR
+        progress.cost_usd += record.cost_usd
+        if self.on_result:
+            self.on_result(progress, record)
+        if self.max_cost is None or self.status == "stopped":
+            return
+        spent = progress.cost_usd + (self.judge.client.stats.cost_usd if self.judge else 0.0)
+        if spent >= self.max_cost:
+            self.status = "stopped"
+            self.stop_reason = (
+                f"cost ${spent:.4f} (agent and judge) reached --max-cost ${self.max_cost:g}; "
+                f"finish it with --resume {self.handles[0].run_id}"
+            )
+            self.executor.stop()
+
+    async def _judge_then_finish(
+        self, gate: asyncio.Semaphore, outcome: TrialOutcome, record: TrialRecord
+    ) -> None:
+        assert self.judge is not None
+        try:
+            async with gate:
+                await judge_record(self.judge, outcome.task.case, outcome.result, record)
+        except Exception as exc:  # kept for the driver, which stops the run with it
+            if self._fatal is None:
+                self._fatal = exc
+            self.executor.stop()
+            return
+        self._finish(outcome, record)
+
+    def _record_judge(self, run_id: str, judge: Judge, configs: list[str | None]) -> None:
+        """Record the judge and its spend on a run, adding to what earlier sessions of the
+        same run (``--resume``) spent; in a matrix the one judge serves every configuration."""
+        stats = judge.client.stats.to_json()
+        before = self.store.get_run(run_id).options.get("judge")
+        if isinstance(before, dict):
+            for key, value in stats.items():
+                earlier = before.get(key)
+                if isinstance(earlier, int | float) and isinstance(value, int | float):
+                    stats[key] = earlier + value
+        entry: JSONObject = {**judge.description, **stats}
+        if len(configs) > 1:
+            entry["shared_by_configs"] = list(configs)
+        self.store.update_options(run_id, {"judge": entry})
+
+    def flush(self) -> None:
+        # Recordings first: a stored result never lacks the fixtures it was made with.
+        if self.fixtures is not None:
+            self.fixtures.flush()
+        if self._buffer:
+            rows, self._buffer = self._buffer, []
+            self.store.write_results(rows)
+
+    async def _flush_periodically(self) -> None:
+        """Commit finished case-trials at least every FLUSH_EVERY_S, even when few arrive."""
+        while True:
+            await asyncio.sleep(FLUSH_EVERY_S)
+            self.flush()
+
+
+async def _no_agent(task: TrialTask) -> TrialOutcome:
+    raise RuntimeError(f"{task.case.id}/{task.trial}: this session replays; it calls no agent")
