@@ -27,7 +27,10 @@ def same(expected: object, actual: object) -> bool:
 
 
 def item_key(value: object) -> str:
-    """A set member's identity: its JSON, so 1 and "1" stay different items."""
+    """A set member's identity: its JSON, so 1 and "1" stay different items (a string is
+    keyed without encoding it; JSON text never starts with NUL, so keys cannot collide)."""
+    if type(value) is str:
+        return "\0" + value
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 

@@ -35,7 +35,7 @@ class AgentContext:
     seed: int
     clock: dt.datetime
     config: dict[str, Any]
-    workspace_path: Path
+    workspace_path: Path | str  # a str is turned into a Path only when the agent asks
     case_seed: int | None = None
     fixtures: FixtureSession | None = None
     llm_cache: LLMCache | None = field(default=None, repr=False)
@@ -48,10 +48,11 @@ class AgentContext:
     @property
     def workspace(self) -> Path:
         """This trial's own folder, created on first use."""
+        path = Path(self.workspace_path)
         if not self.workspace_used:
-            self.workspace_path.mkdir(parents=True, exist_ok=True)
+            path.mkdir(parents=True, exist_ok=True)
             self.workspace_used = True
-        return self.workspace_path
+        return path
 
     def now(self) -> dt.datetime:
         """The frozen clock of this case (timezone-aware)."""

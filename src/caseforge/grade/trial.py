@@ -18,6 +18,9 @@ from caseforge.checks import (
 from caseforge.results import CheckResult, CheckStatus, TrialStatus, trial_status
 
 APPROVAL_CHECK = "approval_pause"
+_UNGRADABLE = (UndeclaredCheck, IncludeShorthand)
+_FIELD = Reads.FIELD  # enum members read through a class descriptor: look them up once
+_FAIL = CheckStatus.FAIL
 MISSING = object()  # what lookup() returns for a field the output lacks
 
 
@@ -85,12 +88,20 @@ def _grade_one(
     paused: bool,
 ) -> CheckResult:
     mode = check.mode
-    if isinstance(check, UndeclaredCheck | IncludeShorthand):
-        reason = (
-            f"no declaration of check mode {mode!r}: name the suite's checks module in "
-            "caseforge.yaml (`checks: checks.py`)"
-        )
-        return CheckResult(name, mode, CheckStatus.ERROR, None, None, reason)
+    # The common case first, with as little work as it can be done with: one case-trial
+    # grades several checks and a run grades tens of thousands of case-trials.
+    if not paused and (check.reads if isinstance(check, BaseCheck) else _FIELD) is _FIELD:
+        if isinstance(check, _UNGRADABLE):
+            return _undeclared(name, mode)
+        expected = check.expected
+        actual = lookup(result, field)
+        if actual is MISSING:
+            return CheckResult(
+                name, mode, _FAIL, expected, None, f"no field {field!r} in the output"
+            )
+        return _verdict(name, mode, check, expected, actual)
+    if isinstance(check, _UNGRADABLE):
+        return _undeclared(name, mode)
     expected = check.expected
     reads = check.reads if isinstance(check, BaseCheck) else Reads.FIELD
     if reads is Reads.NOTHING:
@@ -125,6 +136,18 @@ def _grade_one(
             return CheckResult(
                 name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
             )
+    return _verdict(name, mode, check, expected, actual)
+
+
+def _undeclared(name: str, mode: str) -> CheckResult:
+    reason = (
+        f"no declaration of check mode {mode!r}: name the suite's checks module in "
+        "caseforge.yaml (`checks: checks.py`)"
+    )
+    return CheckResult(name, mode, CheckStatus.ERROR, None, None, reason)
+
+
+def _verdict(name: str, mode: str, check: Check, expected: Any, actual: Any) -> CheckResult:
     try:
         verdict = check.grade(actual)
     except Exception as exc:  # a suite's own mode must not take the run down
@@ -133,7 +156,10 @@ def _grade_one(
     if not isinstance(verdict, tuple) or len(verdict) != 2:
         reason = f"grade() returned {verdict!r}, not a Verdict (use passed() or failed(...))"
         return CheckResult(name, mode, CheckStatus.ERROR, expected, actual, reason)
-    return CheckResult(name, mode, CheckStatus(verdict[0]), expected, actual, str(verdict[1]))
+    status, reason = verdict
+    if type(status) is not CheckStatus:  # a user's mode may return the plain string
+        status = CheckStatus(status)
+    return CheckResult(name, mode, status, expected, actual, str(reason))
 
 
 _PAUSED = "paused for approval before replying: the reply cannot be judged"

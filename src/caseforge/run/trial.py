@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import hashlib
+import os
 import random
 import shutil
 import time
@@ -77,14 +78,15 @@ class TrialRunner:
             "config": task.config,
             "input": case.input,
         }
-        folder = Path(f"{self.work_dir}/{task.config_name or '_'}/{case.id}/{task.trial}")
+        # A str until needed: most agents never touch their workspace.
+        folder = f"{self.work_dir}/{task.config_name or '_'}/{case.id}/{task.trial}"
         outcome = TrialOutcome(task=task)
         started = time.perf_counter()
         ctx: AgentContext | None = None
         try:
             for attempt in range(1, self.retry.attempts + 1):
                 outcome.attempts = attempt
-                if attempt > 1 and folder.exists():
+                if attempt > 1 and os.path.exists(folder):
                     shutil.rmtree(folder)  # a retry starts from a fresh workspace
                 ctx = self._context(task, folder)
                 try:
@@ -123,7 +125,9 @@ class TrialRunner:
                 outcome.error = ctx.fixtures.missing[0]
             if outcome.result is not None and self.outcome_probe is not None:
                 try:
-                    outcome.outcomes = dict(self.outcome_probe(folder, outcome.result, case) or {})
+                    outcome.outcomes = dict(
+                        self.outcome_probe(Path(folder), outcome.result, case) or {}
+                    )
                 except Exception as exc:
                     outcome.outcome_error = f"the outcome probe failed: {_describe(exc)}"
         finally:
@@ -133,7 +137,7 @@ class TrialRunner:
                 shutil.rmtree(folder, ignore_errors=True)
         return outcome
 
-    def _context(self, task: TrialTask, folder: Path) -> AgentContext:
+    def _context(self, task: TrialTask, folder: str) -> AgentContext:
         return AgentContext(
             case_id=task.case.id,
             trial=task.trial,

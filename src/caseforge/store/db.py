@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,13 +75,18 @@ def new_run_id(now: dt.datetime | None = None) -> str:
 
 
 def utcnow() -> str:
-    """The real wall clock, even while an in-process agent's clock is frozen."""
+    """The real wall clock to the second, even while an in-process agent's clock is frozen."""
     time_machine = sys.modules.get("time_machine")  # only imported when a clock is frozen
     if time_machine is not None and time_machine.escape_hatch.is_travelling():
-        now: dt.datetime = time_machine.escape_hatch.datetime.datetime.now(dt.UTC)
+        seconds = int(time_machine.escape_hatch.time.time())
     else:
-        now = dt.datetime.now(dt.UTC)
-    return now.isoformat(timespec="seconds")
+        seconds = int(time.time())
+    if seconds != _NOW[0]:  # formatted once a second, not once per stored case-trial
+        _NOW[:] = [seconds, dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat()]
+    return str(_NOW[1])
+
+
+_NOW: list[int | str] = [0, ""]
 
 
 class RunStore:
@@ -197,7 +203,20 @@ class RunStore:
         if not rows:
             return
         with self.engine.begin() as conn:
-            conn.execute(insert(results), list(rows))
+            if self.engine.dialect.name == "sqlite":
+                # The driver's executemany: SQLAlchemy's per-row parameter handling costs more
+                # than SQLite's insert itself, and a run writes one row per case-trial.
+                names = list(rows[0])
+                sql = (
+                    f"INSERT INTO {results.name} ({', '.join(names)}) "
+                    f"VALUES ({', '.join('?' for _ in names)})"
+                )
+                driver = conn.connection.driver_connection
+                assert driver is not None  # an open connection has its driver's
+                cursor = driver.cursor()
+                cursor.executemany(sql, [tuple(row.get(n) for n in names) for row in rows])
+            else:
+                conn.execute(insert(results), list(rows))
 
     def done(self, run_id: str) -> set[tuple[str, int]]:
         """The (case_id, trial) pairs already stored for a run."""
