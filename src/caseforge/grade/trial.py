@@ -13,12 +13,12 @@ from caseforge.checks import (
     ExactCheck,
     IncludeShorthand,
     Reads,
+    ToolCallsCheck,
     UndeclaredCheck,
 )
 from caseforge.results import CheckResult, CheckStatus, TrialStatus, trial_status
 
 APPROVAL_CHECK = "approval_pause"
-_UNGRADABLE = (UndeclaredCheck, IncludeShorthand)
 _FIELD = Reads.FIELD  # enum members read through a class descriptor: look them up once
 _FAIL = CheckStatus.FAIL
 MISSING = object()  # what lookup() returns for a field the output lacks
@@ -91,7 +91,7 @@ def _grade_one(
     # The common case first, with as little work as it can be done with: one case-trial
     # grades several checks and a run grades tens of thousands of case-trials.
     if not paused and (check.reads if isinstance(check, BaseCheck) else _FIELD) is _FIELD:
-        if isinstance(check, _UNGRADABLE):
+        if isinstance(check, (UndeclaredCheck, IncludeShorthand)):
             return _undeclared(name, mode)
         expected = check.expected
         actual = lookup(result, field)
@@ -100,7 +100,7 @@ def _grade_one(
                 name, mode, _FAIL, expected, None, f"no field {field!r} in the output"
             )
         return _verdict(name, mode, check, expected, actual)
-    if isinstance(check, _UNGRADABLE):
+    if isinstance(check, (UndeclaredCheck, IncludeShorthand)):
         return _undeclared(name, mode)
     expected = check.expected
     reads = check.reads if isinstance(check, BaseCheck) else Reads.FIELD
@@ -147,7 +147,9 @@ def _undeclared(name: str, mode: str) -> CheckResult:
     return CheckResult(name, mode, CheckStatus.ERROR, None, None, reason)
 
 
-def _verdict(name: str, mode: str, check: Check, expected: Any, actual: Any) -> CheckResult:
+def _verdict(
+    name: str, mode: str, check: BaseCheck | ToolCallsCheck, expected: Any, actual: Any
+) -> CheckResult:
     try:
         verdict = check.grade(actual)
     except Exception as exc:  # a suite's own mode must not take the run down
