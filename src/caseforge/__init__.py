@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from caseforge._version import __version__
 
 _EXPORTS: dict[str, str] = {
     # the dataset
@@ -29,31 +29,79 @@ _EXPORTS: dict[str, str] = {
     "passed": "caseforge.checks.base",
     # the agent's side
     "AgentContext": "caseforge.agent.context",
+    # running, comparing, gating
+    "run_suite": "caseforge.api",
+    "arun_suite": "caseforge.api",
+    "compare_runs": "caseforge.api",
+    "gate_run": "caseforge.api",
+    "load_report": "caseforge.report.build",
+    "RunReport": "caseforge.report.model",
+    "CompareResult": "caseforge.compare.pairing",
+    "GateResult": "caseforge.compare.gate",
+    "Baseline": "caseforge.compare.baseline",
+    "write_baseline": "caseforge.compare.baseline",
+    # errors, each with its exit code
+    "CaseforgeError": "caseforge.errors",
+    "DatasetError": "caseforge.errors",
+    "UsageError": "caseforge.errors",
+    "BudgetExceeded": "caseforge.errors",
+    "TooManyAgentErrors": "caseforge.errors",
+    "EnvError": "caseforge.errors",
 }
 
 __all__ = [
     "AgentContext",
+    "Baseline",
+    "BudgetExceeded",
     "Case",
+    "CaseforgeError",
     "CheckMode",
+    "CompareResult",
+    "DatasetError",
+    "EnvError",
+    "GateResult",
     "OptionOrder",
     "Reads",
+    "RunReport",
     "Suite",
     "SuiteConfig",
+    "TooManyAgentErrors",
+    "UsageError",
     "Verdict",
     "__version__",
+    "arun_suite",
+    "compare_runs",
     "failed",
+    "gate_run",
     "load_case",
+    "load_report",
     "load_suite",
     "passed",
+    "run_suite",
+    "write_baseline",
 ]
 
 if TYPE_CHECKING:
     from caseforge.agent.context import AgentContext
+    from caseforge.api import arun_suite, compare_runs, gate_run, run_suite
     from caseforge.case.load import Suite, load_case, load_suite
     from caseforge.case.model import Case
     from caseforge.case.suite import SuiteConfig
     from caseforge.checks.base import OptionOrder, Reads, Verdict, failed, passed
     from caseforge.checks.custom import CheckMode
+    from caseforge.compare.baseline import Baseline, write_baseline
+    from caseforge.compare.gate import GateResult
+    from caseforge.compare.pairing import CompareResult
+    from caseforge.errors import (
+        BudgetExceeded,
+        CaseforgeError,
+        DatasetError,
+        EnvError,
+        TooManyAgentErrors,
+        UsageError,
+    )
+    from caseforge.report.build import load_report
+    from caseforge.report.model import RunReport
 
 
 def __getattr__(name: str) -> Any:

@@ -175,3 +175,37 @@ def test_a_broken_agent_module_is_one_line_and_records_no_run(
     message = str(info.value)
     assert "SyntaxError" in message and "broken_agent_xyz.py:1" in message and "\n" not in message
     assert store.list_runs() == []
+
+
+def test_the_request_a_command_agent_gets_is_exactly_the_documented_agent_request(
+    toy_suite: MakeToySuite, store: RunStore, tmp_path: Path
+) -> None:
+    import re
+
+    from caseforge.agent.protocol import AgentRequest
+
+    (tmp_path / "toy_ws_hook.py").write_text(
+        "def prepare(ws, case):\n    (ws / 'seed').write_text('x')\n", encoding="utf-8"
+    )
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("Every transport carries the same JSON. The agent receives", 1)[1]
+    documented = set(re.findall(r'"(\w+)":', example.split("```json", 1)[1].split("```", 1)[0]))
+    fields = set(AgentRequest.model_fields)
+    for hook in (None, "toy_ws_hook:prepare"):
+        root = toy_suite(
+            [{"id": "a", "input": {"behaviour": "echo"}, "seed": 7}],
+            agent={"command": [sys.executable, "-m", "tests.run.toy_agent"]},
+            **({"workspace_setup": hook} if hook else {}),
+        )
+        sys.path.insert(0, str(tmp_path))
+        try:
+            outcome = asyncio.run(Runner(RunOptions(suite_dir=root), store).run())
+        finally:
+            sys.path.remove(str(tmp_path))
+        [row] = list(store.results(outcome.runs[0].run_id))
+        request = json.loads(row["response_json"])["output"]["request"]
+        AgentRequest.model_validate(request)  # no key the model does not document
+        expected = fields if hook else fields - {"workspace"}
+        assert set(request) == expected
+        assert request["case_seed"] == 7 and request["trial"] == 1
+    assert documented - {"ticket", "customer_id", "version"} == fields - {"workspace"}

@@ -85,6 +85,9 @@ def main() -> None:
         return
     if behaviour == "hang":
         time.sleep(60)
+    if behaviour == "echo":  # hand back the request exactly as it arrived
+        print(json.dumps({"output": {"category": "refund", "request": request}}))
+        return
     print(
         json.dumps({"output": {"category": request["input"].get("want", "refund")}, "reply": "ok"})
     )

@@ -1,8 +1,11 @@
 """The agent protocol (DESIGN §7): what an agent receives and what it returns.
 
-Every transport carries the same JSON. The agent receives::
+Every transport carries the same JSON. The agent receives an :class:`AgentRequest`::
 
     {"case_id", "trial", "seed", "case_seed", "clock", "config", "input"}
+
+(plus ``"workspace"`` when the suite has a ``workspace_setup`` hook). DESIGN §7 names the
+first of these without ``case_seed`` and ``workspace``; both are additions, never renames.
 
 and returns::
 
@@ -57,7 +60,10 @@ class AgentResult(BaseModel):
 
 
 class AgentRequest(BaseModel):
-    """What an agent receives for one case-trial."""
+    """What an agent receives for one case-trial: exactly these keys (a test holds the
+    runner to it), so an agent may validate its request with this model."""
+
+    model_config = ConfigDict(extra="forbid")
 
     case_id: str
     trial: int = Field(ge=1, description="Trials are numbered from 1.")
@@ -66,6 +72,9 @@ class AgentRequest(BaseModel):
     clock: str = Field(description="The frozen clock, ISO 8601 with offset.")
     config: dict[str, Any] = Field(default_factory=dict)
     input: dict[str, Any]
+    workspace: str | None = Field(
+        default=None, description="The trial's folder, sent when the suite has workspace_setup."
+    )
 
 
 class AgentProtocolError(CaseforgeError):

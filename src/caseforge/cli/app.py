@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from caseforge import __version__
+from caseforge._version import __version__
 from caseforge.case.model import case_json_schema
 from caseforge.case.retire import retire_case
 from caseforge.case.split import split_changes, write_split

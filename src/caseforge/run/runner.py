@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from caseforge import __version__
+from caseforge._version import __version__
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.agent.transports import import_object, resolve_agent
 from caseforge.case.load import Suite, load_suite

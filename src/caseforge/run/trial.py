@@ -69,7 +69,7 @@ class TrialRunner:
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
-        request = {
+        request: dict[str, Any] = {  # the fields of AgentRequest
             "case_id": case.id,
             "trial": task.trial,
             "seed": task.seed,

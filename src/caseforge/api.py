@@ -1,0 +1,126 @@
+"""caseforge as a library: run a suite, compare two runs, gate a run on a baseline.
+
+Each function does what its command does, without printing, and returns the typed model
+the command would print as JSON (:class:`~caseforge.report.model.RunReport`,
+:class:`~caseforge.compare.pairing.CompareResult`, :class:`~caseforge.compare.gate.GateResult`).
+A run is named by a :class:`RunReport`, a run id in the store, ``"latest"``, or a path to a
+``report.json``. Mistakes raise :class:`~caseforge.errors.CaseforgeError` subclasses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from caseforge.case.load import load_config
+from caseforge.compare.baseline import load_baseline
+from caseforge.compare.gate import GateResult, gate
+from caseforge.compare.outcomes import outcomes_from_report
+from caseforge.compare.pairing import CompareResult
+from caseforge.compare.pairing import compare_runs as _pair
+from caseforge.errors import CaseforgeError, UsageError
+from caseforge.report.build import build_report, load_report
+from caseforge.report.model import RunReport
+from caseforge.results import RunStatus
+from caseforge.run.runner import Runner, RunOptions
+from caseforge.store.db import RunStore
+
+RunRef = RunReport | str | Path
+
+
+def run_suite(
+    suite: str | Path,
+    *,
+    agent: str | None = None,
+    configs: Sequence[str] = (),
+    trials: int | None = None,
+    concurrency: int | None = None,
+    split: str = "all",
+    cases: Sequence[str] = (),
+    judge: bool = True,
+    max_cost: float | None = None,
+    store: str | None = None,
+) -> list[RunReport]:
+    """Run ``suite`` (every selected case × trial × configuration) and return one report per
+    configuration, as ``caseforge run`` stores and prints them. ``judge=False`` skips judge
+    checks on purpose (``--no-judge``). Call :func:`arun_suite` from async code."""
+    return asyncio.run(
+        arun_suite(
+            suite,
+            agent=agent,
+            configs=configs,
+            trials=trials,
+            concurrency=concurrency,
+            split=split,
+            cases=cases,
+            judge=judge,
+            max_cost=max_cost,
+            store=store,
+        )
+    )
+
+
+async def arun_suite(
+    suite: str | Path,
+    *,
+    agent: str | None = None,
+    configs: Sequence[str] = (),
+    trials: int | None = None,
+    concurrency: int | None = None,
+    split: str = "all",
+    cases: Sequence[str] = (),
+    judge: bool = True,
+    max_cost: float | None = None,
+    store: str | None = None,
+) -> list[RunReport]:
+    """:func:`run_suite` on the running event loop."""
+    options = RunOptions(
+        suite_dir=Path(suite),
+        agent=agent,
+        configs=list(configs),
+        trials=trials,
+        concurrency=concurrency,
+        split=split,
+        case_ids=list(cases),
+        judge="auto" if judge else "off",
+        max_cost=max_cost,
+    )
+    run_store = RunStore(store)
+    try:
+        outcome = await Runner(options, run_store).run()
+        return [build_report(run_store, handle.run_id) for handle in outcome.runs]
+    finally:
+        run_store.close()
+
+
+def compare_runs(a: RunRef, b: RunRef, *, store: str | None = None) -> CompareResult:
+    """Pair two runs case by case, as ``caseforge compare A B --json`` does."""
+    first, second = _report(a, store), _report(b, store)
+    return _pair(outcomes_from_report(first), outcomes_from_report(second)).to_result()
+
+
+def gate_run(
+    run: RunRef,
+    baseline: str | Path,
+    *,
+    suite: str | Path | None = None,
+    store: str | None = None,
+) -> GateResult:
+    """Apply the suite's gate rules to ``run`` against a committed baseline, as
+    ``caseforge gate`` does; ``result.verdict`` and ``result.exit_code`` say how it went."""
+    report = _report(run, store)
+    if report.status is not RunStatus.FINISHED:
+        raise CaseforgeError(f"run {report.run_id} is {report.status.value}: finish it first")
+    suite_dir = Path(suite) if suite is not None else Path(report.suite_path)
+    rules = load_config(suite_dir).gate.rules
+    if not rules:
+        raise UsageError(f"{suite_dir / 'caseforge.yaml'}: no gate.rules to apply")
+    return gate(outcomes_from_report(report), load_baseline(Path(baseline)), rules)
+
+
+def _report(run: RunRef, store: str | None) -> RunReport:
+    return run if isinstance(run, RunReport) else load_report(str(run), store)
+
+
+__all__ = ["RunRef", "arun_suite", "compare_runs", "gate_run", "run_suite"]
