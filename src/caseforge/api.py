@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from caseforge.case.load import load_config
 from caseforge.compare.baseline import load_baseline
@@ -19,74 +20,50 @@ from caseforge.compare.gate import GateResult, gate
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import CompareResult
 from caseforge.compare.pairing import compare_runs as _pair
-from caseforge.errors import CaseforgeError, UsageError
-from caseforge.report.build import build_report, load_report
+from caseforge.errors import UsageError
+from caseforge.report.build import build_report, load_report, require_finished
 from caseforge.report.model import RunReport
-from caseforge.results import RunStatus
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.store.db import RunStore
 
 RunRef = RunReport | str | Path
 
 
-def run_suite(
-    suite: str | Path,
-    *,
-    agent: str | None = None,
-    configs: Sequence[str] = (),
-    trials: int | None = None,
-    concurrency: int | None = None,
-    split: str = "all",
-    cases: Sequence[str] = (),
-    judge: bool = True,
-    max_cost: float | None = None,
-    store: str | None = None,
-) -> list[RunReport]:
+class RunSettings(TypedDict, total=False):
+    """What :func:`run_suite` may be told, as ``caseforge run`` options."""
+
+    agent: str  # override the suite's agent: module:callable, cmd:COMMAND or a URL
+    configs: Sequence[str]  # configuration names (several: a matrix)
+    trials: int
+    concurrency: int
+    split: str  # dev, test or all
+    cases: Sequence[str]  # only these case ids
+    judge: bool  # False skips judge checks on purpose (--no-judge)
+    max_cost: float  # stop, resumably, past this many USD
+    store: str  # run store URL (default: CASEFORGE_STORE or .caseforge/)
+
+
+def run_suite(suite: str | Path, **settings: Unpack[RunSettings]) -> list[RunReport]:
     """Run ``suite`` (every selected case × trial × configuration) and return one report per
-    configuration, as ``caseforge run`` stores and prints them. ``judge=False`` skips judge
-    checks on purpose (``--no-judge``). Call :func:`arun_suite` from async code."""
-    return asyncio.run(
-        arun_suite(
-            suite,
-            agent=agent,
-            configs=configs,
-            trials=trials,
-            concurrency=concurrency,
-            split=split,
-            cases=cases,
-            judge=judge,
-            max_cost=max_cost,
-            store=store,
-        )
-    )
+    configuration, as ``caseforge run`` stores and prints them. Call :func:`arun_suite` from
+    async code."""
+    return asyncio.run(arun_suite(suite, **settings))
 
 
-async def arun_suite(
-    suite: str | Path,
-    *,
-    agent: str | None = None,
-    configs: Sequence[str] = (),
-    trials: int | None = None,
-    concurrency: int | None = None,
-    split: str = "all",
-    cases: Sequence[str] = (),
-    judge: bool = True,
-    max_cost: float | None = None,
-    store: str | None = None,
-) -> list[RunReport]:
+async def arun_suite(suite: str | Path, **settings: Unpack[RunSettings]) -> list[RunReport]:
     """:func:`run_suite` on the running event loop."""
     options = RunOptions(
         suite_dir=Path(suite),
-        agent=agent,
-        configs=list(configs),
-        trials=trials,
-        concurrency=concurrency,
-        split=split,
-        case_ids=list(cases),
-        judge="auto" if judge else "off",
-        max_cost=max_cost,
+        agent=settings.get("agent"),
+        configs=list(settings.get("configs", ())),
+        trials=settings.get("trials"),
+        concurrency=settings.get("concurrency"),
+        split=settings.get("split", "all"),
+        case_ids=list(settings.get("cases", ())),
+        judge="auto" if settings.get("judge", True) else "off",
+        max_cost=settings.get("max_cost"),
     )
-    run_store = RunStore(store)
+    run_store = RunStore(settings.get("store"))
     try:
         outcome = await Runner(options, run_store).run()
         return [build_report(run_store, handle.run_id) for handle in outcome.runs]
@@ -109,9 +86,7 @@ def gate_run(
 ) -> GateResult:
     """Apply the suite's gate rules to ``run`` against a committed baseline, as
     ``caseforge gate`` does; ``result.verdict`` and ``result.exit_code`` say how it went."""
-    report = _report(run, store)
-    if report.status is not RunStatus.FINISHED:
-        raise CaseforgeError(f"run {report.run_id} is {report.status.value}: finish it first")
+    report = require_finished(_report(run, store), "gating")
     suite_dir = Path(suite) if suite is not None else Path(report.suite_path)
     rules = load_config(suite_dir).gate.rules
     if not rules:
@@ -123,4 +98,4 @@ def _report(run: RunRef, store: str | None) -> RunReport:
     return run if isinstance(run, RunReport) else load_report(str(run), store)
 
 
-__all__ = ["RunRef", "arun_suite", "compare_runs", "gate_run", "run_suite"]
+__all__ = ["RunRef", "RunSettings", "arun_suite", "compare_runs", "gate_run", "run_suite"]

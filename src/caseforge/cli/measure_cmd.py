@@ -18,8 +18,7 @@ from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import CaseforgeError, UsageError
 from caseforge.files import write_atomic
-from caseforge.report.build import load_report
-from caseforge.results import RunStatus
+from caseforge.report.build import load_report, require_finished
 from caseforge.stats import (
     half_width,
     mde_paired,
@@ -61,11 +60,7 @@ def baseline(
     store_url: StoreOpt = None,
 ) -> None:
     """Write a small, reviewable JSON baseline of a run, fit to commit."""
-    report = load_report(run, store_url)
-    if report.status is not RunStatus.FINISHED:
-        raise CaseforgeError(
-            f"run {report.run_id} is {report.status.value}: finish it (--resume) first"
-        )
+    report = require_finished(load_report(run, store_url), "writing a baseline")
     data = write_baseline(report, write)
     out.print(
         f"wrote {write}: {len(data.cases)} cases × {data.trials} trials, "
@@ -86,12 +81,7 @@ def gate(
     store_url: StoreOpt = None,
 ) -> None:
     """Apply the suite's gate rules to a run against a baseline; exit 1 only on regression."""
-    report = load_report(run, store_url)
-    if report.status is not RunStatus.FINISHED:
-        raise CaseforgeError(
-            f"run {report.run_id} is {report.status.value}: finish it with "
-            "`caseforge run SUITE --resume` before gating (a partial run proves nothing)"
-        )
+    report = require_finished(load_report(run, store_url), "gating")
     suite_dir = suite or Path(report.suite_path)
     if not (suite_dir / "caseforge.yaml").is_file():
         raise CaseforgeError(

@@ -138,3 +138,13 @@ def report_schema() -> dict[str, Any]:
     text = files("caseforge.report").joinpath("report.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
+
+
+def require_finished(report: RunReport, before: str) -> RunReport:
+    """``report``, or a one-line error if its run is unfinished (a partial run proves nothing)."""
+    if report.status is not RunStatus.FINISHED:
+        raise CaseforgeError(
+            f"run {report.run_id} is {report.status.value}: finish it with "
+            f"`caseforge run SUITE --resume {report.run_id}` before {before}"
+        )
+    return report

@@ -54,15 +54,20 @@ class Executor(Protocol):
         """Start no new task; the ones in flight finish."""
 
 
-class LocalExecutor:
+class StoppableExecutor:
+    """The stop flag every executor keeps: once set, no new task starts."""
+
+    _stopped = False
+
+    def stop(self) -> None:
+        self._stopped = True
+
+
+class LocalExecutor(StoppableExecutor):
     """At most ``concurrency`` case-trials at a time on the running event loop."""
 
     def __init__(self, concurrency: int) -> None:
         self.concurrency = max(1, concurrency)
-        self._stopped = False
-
-    def stop(self) -> None:
-        self._stopped = True
 
     async def run(
         self, tasks: Iterator[TrialTask], execute: Callable[[TrialTask], Awaitable[TrialOutcome]]

@@ -8,22 +8,18 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 from caseforge.agent.protocol import AgentResult
-from caseforge.run.executor import TrialOutcome, TrialTask
+from caseforge.run.executor import StoppableExecutor, TrialOutcome, TrialTask
 from caseforge.store.db import RunStore
 
 YIELD_EVERY = 200  # let the judge's tasks and the flusher run between replayed outcomes
 
 
-class ReplayExecutor:
+class ReplayExecutor(StoppableExecutor):
     """Yields, for each task, the outcome ``source_run`` stored for its case and trial."""
 
     def __init__(self, store: RunStore, source_run: str) -> None:
         self.store = store
         self.source_run = source_run
-        self._stopped = False
-
-    def stop(self) -> None:
-        self._stopped = True
 
     async def run(
         self, tasks: Iterator[TrialTask], execute: Callable[[TrialTask], Awaitable[TrialOutcome]]
