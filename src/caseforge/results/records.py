@@ -86,12 +86,12 @@ class CheckResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CheckResult:
         return cls(
-            name=data["name"],
-            mode=data["mode"],
-            status=CheckStatus(data["status"]),
-            expected=data.get("expected"),
-            actual=data.get("actual"),
-            reason=data.get("reason", ""),
+            data["name"],
+            data["mode"],
+            CheckStatus(data["status"]),
+            data.get("expected"),
+            data.get("actual"),
+            data.get("reason", ""),
         )
 
 
@@ -112,17 +112,9 @@ class TrialRecord:
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> TrialRecord:
         """A record from a store row (the ``results`` table)."""
-        return cls(
-            case_id=row["case_id"],
-            trial=row["trial"],
-            status=TrialStatus(row["status"]),
-            checks=[CheckResult.from_json(c) for c in json.loads(row["checks_json"])],
-            error=row["error"],
-            latency_s=row["latency_s"],
-            cost_usd=row["cost_usd"],
-            input_tokens=row["input_tokens"],
-            output_tokens=row["output_tokens"],
-        )
+        checks = [CheckResult.from_json(c) for c in json.loads(row["checks_json"])]
+        plain = {name: row[name] for name in _ROW_FIELDS}
+        return cls(status=TrialStatus(row["status"]), checks=checks, **plain)
 
     def to_row(
         self,
@@ -147,6 +139,18 @@ class TrialRecord:
             "checks_json": _encode([c.to_json() for c in self.checks]),
             "finished_at": finished_at,
         }
+
+
+# The record's fields a store row holds as they are.
+_ROW_FIELDS = (
+    "case_id",
+    "trial",
+    "error",
+    "latency_s",
+    "cost_usd",
+    "input_tokens",
+    "output_tokens",
+)
 
 
 def _encode(value: object) -> str:
