@@ -6,7 +6,6 @@ import io
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -24,7 +23,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_yaml(path: Path, data: Any) -> None:
+def write_yaml(path: Path, data: object) -> None:
     """Write ``data`` as block-style YAML (Unicode kept, long lines unwrapped), atomically."""
     from ruamel.yaml import YAML
 

@@ -14,7 +14,6 @@ Example::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from caseforge.case.load import Suite, load_case, load_suite
 from caseforge.case.model import Case
@@ -33,7 +32,7 @@ def check_of(case: Case, field: str) -> Check:
         raise AssertionError(f"case {case.id} has no expect.{field} (has: {known})") from None
 
 
-def expected_of(case: Case, field: str) -> Any:
+def expected_of(case: Case, field: str) -> object:
     """The expected ``value`` or ``values`` of ``expect.<field>``."""
     check = check_of(case, field)
     for name in ("values", "value"):

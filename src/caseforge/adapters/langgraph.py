@@ -76,11 +76,20 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
-from collections.abc import Awaitable, Callable, Collection
-from typing import Any
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from caseforge.agent.context import AgentContext
 from caseforge.agent.protocol import AgentResult, ToolCall, Usage
+from caseforge.jsontypes import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage, ToolMessage
+    from langchain_core.messages import ToolCall as GraphToolCall
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.types import StateSnapshot
+
+    from caseforge.llm.prices import PriceTable
 
 INTERCEPTED: dict[str, str] = {"status": "intercepted_for_approval"}
 """The result recorded for a tool call that an approval pause stopped before it ran."""
@@ -90,9 +99,19 @@ _INSTALL_HINT = (
     "install caseforge[langgraph] (pip install 'caseforge[langgraph]')"
 )
 
-StateIn = Callable[[dict[str, Any], AgentContext], dict[str, Any]]
-StateOut = Callable[[dict[str, Any]], dict[str, Any]]
-GraphAgent = Callable[[dict[str, Any], AgentContext], Awaitable[AgentResult]]
+StateIn = Callable[[dict[str, object], AgentContext], Mapping[str, object]]
+StateOut = Callable[[dict[str, object]], Mapping[str, object]]
+GraphAgent = Callable[[dict[str, object], AgentContext], Awaitable[AgentResult]]
+
+
+class _Graph(Protocol):
+    """What the adapter uses of a compiled graph (a ``langgraph.pregel.Pregel``)."""
+
+    async def ainvoke(
+        self, input: Mapping[str, object] | None, config: RunnableConfig | None = None
+    ) -> object: ...
+
+    async def aget_state(self, config: RunnableConfig) -> StateSnapshot: ...
 
 
 def _require_langgraph() -> None:
@@ -105,7 +124,7 @@ def _require_langgraph() -> None:
 
 
 def langgraph_agent(
-    build: Callable[[AgentContext], Any],
+    build: Callable[[AgentContext], object],
     *,
     input_to_state: StateIn | None = None,
     output_from_state: StateOut | None = None,
@@ -125,12 +144,13 @@ def langgraph_agent(
     _require_langgraph()
     approval = frozenset(approval_tools)
 
-    async def run(input: dict[str, Any], ctx: AgentContext) -> AgentResult:
-        graph = _as_graph(build(ctx))
-        if inspect.isawaitable(graph):
-            graph = _as_graph(await graph)
+    async def run(input: dict[str, object], ctx: AgentContext) -> AgentResult:
+        built = build(ctx)
+        if inspect.isawaitable(built):
+            built = await built
+        graph = _as_graph(built)
         state = (input_to_state or _default_state)(input, ctx)
-        config: dict[str, Any] = {
+        config: RunnableConfig = {
             "configurable": {"thread_id": f"{ctx.case_id}-{ctx.trial}-{uuid.uuid4().hex[:8]}"},
             "metadata": {"caseforge_case_id": ctx.case_id, "caseforge_trial": ctx.trial},
         }
@@ -158,15 +178,13 @@ def langgraph_agent(
     return run
 
 
-def _as_graph(graph: Any) -> Any:
-    """A compiled graph with a checkpointer, or the awaitable ``build`` returned."""
+def _as_graph(graph: object) -> _Graph:
+    """A compiled graph with a checkpointer."""
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.checkpoint.memory import MemorySaver
     from langgraph.graph import StateGraph
     from langgraph.pregel import Pregel
 
-    if inspect.isawaitable(graph):
-        return graph
     if isinstance(graph, StateGraph):
         return graph.compile(checkpointer=MemorySaver())
     if not isinstance(graph, Pregel):
@@ -179,7 +197,7 @@ def _as_graph(graph: Any) -> Any:
     return graph
 
 
-def _default_state(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
+def _default_state(input: dict[str, object], ctx: AgentContext) -> dict[str, object]:
     from langchain_core.messages import HumanMessage
 
     values = list(input.values())
@@ -190,7 +208,7 @@ def _default_state(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
     return {"messages": [HumanMessage(content=text)]}
 
 
-def _messages(raw: Any) -> list[Any]:
+def _messages(raw: object) -> list[BaseMessage]:
     from langchain_core.messages import BaseMessage, convert_to_messages
 
     if not isinstance(raw, list):
@@ -200,14 +218,14 @@ def _messages(raw: Any) -> list[Any]:
     return list(convert_to_messages(raw))
 
 
-def _interrupts_of(snapshot: Any) -> list[Any]:
-    found = list(getattr(snapshot, "interrupts", ()) or ())
+def _interrupts_of(snapshot: StateSnapshot) -> list[object]:
+    found: list[object] = list(getattr(snapshot, "interrupts", ()) or ())
     for task in getattr(snapshot, "tasks", ()) or ():
         found.extend(i for i in getattr(task, "interrupts", ()) or () if i not in found)
     return found
 
 
-def _pending_calls(messages: list[Any]) -> list[Any]:
+def _pending_calls(messages: list[BaseMessage]) -> list[GraphToolCall]:
     """The last AIMessage's tool calls that no ToolMessage has answered yet."""
     from langchain_core.messages import AIMessage, ToolMessage
 
@@ -219,13 +237,13 @@ def _pending_calls(messages: list[Any]) -> list[Any]:
 
 
 def _result(
-    values: dict[str, Any],
-    messages: list[Any],
-    interrupts: list[Any],
+    values: dict[str, object],
+    messages: list[BaseMessage],
+    interrupts: list[object],
     paused: bool,
     approval: frozenset[str],
     output_from_state: StateOut | None,
-    prices: Any = None,
+    prices: PriceTable | None = None,
 ) -> AgentResult:
     from langchain_core.messages import AIMessage, ToolMessage
 
@@ -246,7 +264,7 @@ def _result(
             call_id = call.get("id") or ""
             result = dict(INTERCEPTED) if call_id in intercepted else results.get(call_id)
             tool_calls.append(
-                ToolCall(name=call["name"], args=_jsonable(call["args"]), result=result)
+                ToolCall(name=call["name"], args=_jsonable_object(call["args"]), result=result)
             )
         meta = message.usage_metadata
         if meta:
@@ -275,7 +293,7 @@ def _result(
     )
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     """The text of a message's content (a string, or a list of content blocks)."""
     if isinstance(content, str):
         return content
@@ -288,31 +306,40 @@ def _text(content: Any) -> str:
     return "".join(parts)
 
 
-def _tool_result(message: Any) -> Any:
+def _tool_result(message: ToolMessage) -> JSONValue:
     """A ToolMessage's content: a JSON object or array parsed, anything else as is."""
     content = message.content
     if isinstance(content, str):
         if content.lstrip().startswith(("{", "[")):
             try:
-                return json.loads(content)
+                parsed: JSONValue = json.loads(content)
             except ValueError:
                 return content
+            return parsed
         return content
     return _jsonable(content)
 
 
-def _trace_entry(message: Any) -> dict[str, Any]:
-    entry: dict[str, Any] = {"type": message.type, "content": _text(message.content)}
+def _trace_entry(message: BaseMessage) -> JSONObject:
+    entry: JSONObject = {"type": message.type, "content": _text(message.content)}
     tool_calls = getattr(message, "tool_calls", None)
     if tool_calls:
         entry["tool_calls"] = [
             {"name": c["name"], "args": _jsonable(c["args"])} for c in tool_calls
         ]
-    if getattr(message, "tool_call_id", None):
-        entry["tool_call_id"] = message.tool_call_id
+    tool_call_id = getattr(message, "tool_call_id", None)
+    if tool_call_id:
+        entry["tool_call_id"] = tool_call_id
     return entry
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> JSONValue:
     """``value`` as plain JSON data (anything unknown as its string)."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    data: JSONValue = json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    return data
+
+
+def _jsonable_object(value: Mapping[str, object]) -> JSONObject:
+    """A mapping as a plain JSON object (anything unknown as its string)."""
+    data: JSONObject = json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    return data

@@ -70,7 +70,6 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
 
 from pydantic import TypeAdapter, ValidationError
 from ruamel.yaml import YAML
@@ -93,6 +92,7 @@ from caseforge.checks import (
 )
 from caseforge.checks.builtin import TOOL_CALLS_STRENGTH
 from caseforge.errors import CaseforgeError
+from caseforge.jsontypes import JSONObject
 from caseforge.values import same
 from caseforge.vcs import GitBatch
 
@@ -155,8 +155,8 @@ class Loosening:
     case_id: str
     field: str
     kind: str
-    before: Any
-    after: Any
+    before: object
+    after: object
     path: str
     excused: str | None
 
@@ -167,7 +167,7 @@ class Loosening:
             f"{_show(self.before)} -> {_show(self.after)} ({self.subject})"
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """A JSON-ready mapping of this loosening."""
         return {
             "commit": self.commit,
@@ -271,9 +271,9 @@ class _Reader:
 
     def __init__(self, modes: ModeTable) -> None:
         self.model = case_model(modes, lenient=True)
-        self.check: TypeAdapter[Check] = TypeAdapter(cast(Any, modes.union(lenient=True)))
+        self.check: TypeAdapter[Check] = TypeAdapter(modes.union(lenient=True))
 
-    def case_view(self, data: Any) -> _CaseView | None:
+    def case_view(self, data: object) -> _CaseView | None:
         """Validate as a case; failing that, read its id and whichever checks validate."""
         if not isinstance(data, dict):
             return None
@@ -326,7 +326,7 @@ class _Reader:
         return _FileView({view.id: view}, clean=not view.unknown)
 
 
-def _load_yaml(text: str) -> Any:
+def _load_yaml(text: str) -> object:
     """Parse YAML with the C loader, or with the pure one where the C loader fails."""
     try:
         return _YAML.load(text)
@@ -360,10 +360,10 @@ class _Part:
 
     name: str
     mode: str
-    values: list[Any] | None = None
+    values: list[object] | None = None
     kind: str = "values-removed"  # the loosening when one of ``values`` is dropped
     guard: bool = False  # still binds when the rest of the check gives way to a stronger mode
-    options: tuple[tuple[str, Any, OptionOrder], ...] = ()
+    options: tuple[tuple[str, object, OptionOrder], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -373,10 +373,10 @@ class _Finding:
     case_id: str
     field: str
     kind: str
-    before: Any
-    after: Any
+    before: object
+    after: object
     path: str
-    removed: list[Any] | None = None
+    removed: list[object] | None = None
 
 
 def _mode_part(name: str, check: BaseCheck) -> _Part:
@@ -405,6 +405,10 @@ def _parts(key: str, check: Check) -> list[_Part]:
     return [_mode_part(key, check)]
 
 
+#: ``(field, kind, before, after, removed)``: one way a key's check loosened.
+_Change = tuple[str, str, object, object, list[object] | None]
+
+
 class _Judge:
     """Compares two versions of one case's checks by today's check modes."""
 
@@ -422,9 +426,7 @@ class _Judge:
     def weaker(self, before: str, after: str) -> bool:
         return weaker(before, after, self.modes)
 
-    def compare_key(
-        self, key: str, before: Check, after: Check | None
-    ) -> list[tuple[str, str, Any, Any, list[Any] | None]]:
+    def compare_key(self, key: str, before: Check, after: Check | None) -> list[_Change]:
         """``(field, kind, before, after, removed)`` for each way one key's check loosened."""
         if isinstance(before, UndeclaredCheck) or isinstance(after, UndeclaredCheck):
             # No declaration says how strict it is: any change may be a loosening.
@@ -454,7 +456,7 @@ class _Judge:
             if self.weaker(bmode, amode):
                 return [(key, "mode-weakened", bmode, amode, None)]
         pinned = amode is not None and amode in self.modes and self.modes[amode].pins
-        found: list[tuple[str, str, Any, Any, list[Any] | None]] = []
+        found: list[_Change] = []
         for part in bparts:
             match = next((p for p in aparts if p.mode == part.mode), None)
             if match is None:
@@ -479,7 +481,7 @@ class _Judge:
         return found
 
 
-def _dump(check: Check) -> Any:
+def _dump(check: Check) -> JSONObject:
     return check.model_dump(mode="json", exclude_defaults=True)
 
 
@@ -504,7 +506,7 @@ def _reads(mode: str, modes: ModeTable) -> Reads:
     return modes[mode].reads if mode in modes else Reads.FIELD
 
 
-def _dropped(before: list[Any], after: list[Any]) -> list[Any]:
+def _dropped(before: list[object], after: list[object]) -> list[object]:
     return [item for item in before if not any(same(item, other) for other in after)]
 
 
@@ -777,7 +779,7 @@ class _Audit:
         }
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if value is None:
         return "(none)"
     if isinstance(value, str):

@@ -23,13 +23,13 @@ phones, IPs outside the documentation ranges). Templates, workflows and code may
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from caseforge.decoding import Text, Unreadable
 from caseforge.synth.fold import FULL, is_separator
@@ -63,7 +63,7 @@ class Leak:
         tag = f" #{self.tag}" if self.tag else ""
         return f"{self.origin}:{self.line}:{self.col}: {self.kind} ({self.cls}{tag})"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str | int]:
         return self.__dict__.copy()
 
 
@@ -114,7 +114,7 @@ class Matcher:
         self._finder = TermFinder(Glossary.from_mapping(by_class))
         self._originals = {_squashed(o): (c, o) for c, o in data.terms}
         self._amounts: dict[float, tuple[str, str]] = {}
-        self._days: dict[Any, tuple[str, str]] = {}
+        self._days: dict[dt.date, tuple[str, str]] = {}
         for cls, original in data.terms:
             if cls == "money":
                 for value in numbers(prepare(original)):

@@ -6,7 +6,18 @@ Names are imported on first use (the calibration itself loads the model client).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
+    from caseforge.calibrate.agreement import Agreement as Agreement
+    from caseforge.calibrate.agreement import cohen_kappa as cohen_kappa
+    from caseforge.calibrate.calibrate import CalibrationResult as CalibrationResult
+    from caseforge.calibrate.calibrate import calibrate as calibrate
+    from caseforge.calibrate.calibrate import calibration_text as calibration_text
+    from caseforge.calibrate.labels import CaseLabels as CaseLabels
+    from caseforge.calibrate.labels import LabeledOutput as LabeledOutput
+    from caseforge.calibrate.labels import load_labels as load_labels
+    from caseforge.calibrate.labels import save_item as save_item
 
 _WHERE = {
     "Agreement": "agreement",
@@ -23,7 +34,7 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in _WHERE:
         raise AttributeError(f"module 'caseforge.calibrate' has no attribute {name!r}")
     return getattr(importlib.import_module(f"caseforge.calibrate.{_WHERE[name]}"), name)

@@ -15,9 +15,9 @@ The judge's HTTP exchanges are recorded in ``SUITE/labels/judge-recordings/`` (w
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -53,18 +53,18 @@ class Disagreement:
 
 @dataclass
 class CalibrationResult:
-    judge: dict[str, Any]
+    judge: dict[str, object]
     mode: str
     outputs: int
     overall: Agreement
     per_fact: dict[str, Agreement]
     disagreements: list[Disagreement]
     not_judged: list[str]
-    verbosity: dict[str, Any] = field(default_factory=dict)
-    position: dict[str, Any] = field(default_factory=dict)
+    verbosity: dict[str, float | None] = field(default_factory=dict)  # probes, flips, flip_rate
+    position: dict[str, float | None] = field(default_factory=dict)  # pairs, flips, flip_rate
 
-    def to_json(self) -> dict[str, Any]:
-        def agreement(a: Agreement) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
+        def agreement(a: Agreement) -> dict[str, object]:
             return {
                 "n": a.n,
                 "agreement": a.agreement,
@@ -96,7 +96,9 @@ def _mode(record: bool, live: bool, folder: Path) -> FixtureMode | None:
     return None
 
 
-def judge_factory(suite_dir: Path, record: bool = False, live: bool = False) -> tuple[str, Any]:
+def judge_factory(
+    suite_dir: Path, record: bool = False, live: bool = False
+) -> tuple[str, Callable[[str], Judge]]:
     """How the judge is reached: (mode name, a function case_id -> Judge)."""
     suite = load_suite(suite_dir)
     settings = suite.config.judge
@@ -153,7 +155,7 @@ async def calibrate(
     not_judged: list[str] = []
     verbosity_flips = verbosity_total = 0
     position_flips = position_total = 0
-    description: dict[str, Any] = {}
+    description: dict[str, object] = {}
     outputs = 0
     for case_labels in labeled:
         case = cases.get(case_labels.case)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -39,7 +39,7 @@ class LabeledOutput(BaseModel):
 
     check: str = Field(description="The judge check (its key under expect).")
     output: str
-    source: dict[str, Any] = Field(default_factory=dict)
+    source: dict[str, object] = Field(default_factory=dict)
     labeler: str = ""
     labeled_at: dt.date | None = None
     labels: dict[str, Verdict]

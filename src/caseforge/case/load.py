@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
@@ -67,7 +67,7 @@ class Suite:
         raise KeyError(case_id)
 
 
-def read_yaml(path: Path) -> tuple[str, Any]:
+def read_yaml(path: Path) -> tuple[str, object]:
     """Read and parse a YAML file with the fast loader; raise ``CaseforgeError`` on bad YAML."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -83,7 +83,7 @@ def read_yaml(path: Path) -> tuple[str, Any]:
         raise CaseforgeError(Problem(path, 1, 1, "", f"YAML error: {exc}")) from None
 
 
-def parse_model(path: Path, text: str, data: Any, model: type[M], what: str) -> M:
+def parse_model(path: Path, text: str, data: object, model: type[M], what: str) -> M:
     """Validate parsed YAML as ``model``; raise ``CaseforgeError`` naming line, col and field."""
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}"

@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Iterator
 from functools import cached_property
 from types import GenericAlias
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 from pydantic_core import PydanticCustomError
@@ -29,6 +29,10 @@ from caseforge.checks import (
     MustNotIncludeCheck,
     ToolCallsCheck,
 )
+from caseforge.jsontypes import JSONObject
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
 
 ID_PATTERN = r"^[a-z0-9-]+$"
 Source = Literal["manual", "synthetic", "error-analysis", "production"]
@@ -46,7 +50,7 @@ class Case(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(pattern=ID_PATTERN, description="Slug; never renamed or reused.")
-    input: dict[str, Any] = Field(description="The mapping handed to the agent.")
+    input: dict[str, object] = Field(description="The mapping handed to the agent.")
     if TYPE_CHECKING:
         expect: dict[str, Check]
     else:  # the union pydantic validates, discriminated by mode
@@ -56,7 +60,7 @@ class Case(BaseModel):
     split: Split | None = None
     added: dt.date | None = None
     note: str = ""
-    provenance: dict[str, Any] = Field(default_factory=dict)
+    provenance: dict[str, object] = Field(default_factory=dict)
     clock: dt.datetime | None = Field(default=None, description="Frozen clock for the case.")
     seed: int | None = Field(default=None, description="Fixed seed; else derived from id.")
 
@@ -107,7 +111,7 @@ class Case(BaseModel):
             return check.value
         return self.tags[0] if self.tags else "(none)"
 
-    def item_fields(self) -> dict[str, list[Any]]:
+    def item_fields(self) -> dict[str, list[object]]:
         """The checks whose expected items feed the item-level metrics (``exact_set``, and
         any mode declaring ``feeds_items``), with those items."""
         found = {}
@@ -128,7 +132,10 @@ def case_model(modes: ModeTable = BUILTIN_MODES, lenient: bool = False) -> type[
     key = (modes, lenient)
     model = _MODELS.get(key)
     if model is None:
-        expect_type = cast(Any, GenericAlias(dict, (str, modes.union(lenient))))
+        # ``dict[str, <the table's check union>]``, built at run time.
+        expect_type = cast(
+            "TypeForm[dict[str, Check]]", GenericAlias(dict, (str, modes.union(lenient)))
+        )
         model = create_model(
             "Case",
             __base__=Case,
@@ -139,7 +146,7 @@ def case_model(modes: ModeTable = BUILTIN_MODES, lenient: bool = False) -> type[
     return model
 
 
-def case_json_schema(modes: ModeTable = BUILTIN_MODES) -> dict[str, Any]:
+def case_json_schema(modes: ModeTable = BUILTIN_MODES) -> JSONObject:
     """The JSON Schema of a case file, for editors (``caseforge schema [--suite SUITE]``)."""
     schema = case_model(modes).model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

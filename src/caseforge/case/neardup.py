@@ -11,7 +11,6 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,7 @@ def lsh_pairs(
 
     lsh_threshold = lsh_threshold if lsh_threshold is not None else max(0.05, threshold - 0.15)
     lsh = MinHashLSH(threshold=lsh_threshold, num_perm=num_perm)
-    sketches: list[Any] = []
+    sketches: list[object | None] = []
     for index, text in enumerate(texts):
         grams = shingles(text, n)
         if not grams:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError
@@ -25,7 +25,7 @@ _FRIENDLY = {
 }
 
 
-def round_trip_load(text: str) -> Any:
+def round_trip_load(text: str) -> object:
     """Parse YAML keeping positions (ruamel round-trip)."""
     return YAML(typ="rt").load(text)
 
@@ -39,7 +39,7 @@ def yaml_syntax_problem(path: Path, exc: MarkedYAMLError, line_offset: int = 0) 
     return Problem(path, line, col, "", f"YAML syntax error: {what}")
 
 
-def _walk(node: Any, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
+def _walk(node: object, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
     """Follow ``loc`` through round-trip YAML; return 0-based (line, col) and the field path."""
     line, col = 0, 0
     names: list[str] = []
@@ -62,7 +62,7 @@ def _walk(node: Any, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
     return line, col, names
 
 
-def _message_and_loc(error: Any) -> tuple[str, tuple[str | int, ...]]:
+def _message_and_loc(error: ErrorDetails) -> tuple[str, tuple[str | int, ...]]:
     loc: tuple[str | int, ...] = tuple(error["loc"])
     if len(loc) > 2 and loc[0] == "expect":
         # Below expect.KEY pydantic names the union member (the mode or form): drop it.

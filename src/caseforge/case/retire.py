@@ -10,7 +10,6 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
@@ -32,7 +31,7 @@ class RetiredEntry(BaseModel):
     id: str = Field(min_length=1)
     reason: str = Field(min_length=1)
     retired: dt.date
-    case: dict[str, Any] | None = None
+    case: dict[str, object] | None = None
 
 
 def _entries(root: Path) -> list[RetiredEntry]:
@@ -114,7 +113,7 @@ def retire_case(root: Path, case_id: str, reason: str, today: dt.date | None = N
 
 
 def _append(
-    root: Path, rt: YAML, case_id: str, reason: str, today: dt.date, case: dict[str, Any]
+    root: Path, rt: YAML, case_id: str, reason: str, today: dt.date, case: dict[str, object]
 ) -> None:
     path = root / RETIRED_FILE
     entries = rt.load(path.read_text(encoding="utf-8")) if path.is_file() else None

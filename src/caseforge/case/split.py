@@ -20,7 +20,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import MarkedYAMLError
@@ -29,6 +28,7 @@ from caseforge.case.load import load_suite
 from caseforge.case.positions import round_trip_load
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.files import write_atomic
+from caseforge.jsontypes import JSONObject
 
 _SPLIT_LINE = re.compile(
     r"split[ \t]*:(?P<value>[ \t]*(?:(?P<q>['\"]?)(?:dev|test)(?P=q)|null|~))?"
@@ -176,11 +176,11 @@ def _edit_jsonl(text: str, new_by_line: dict[int, str]) -> str:
     for line_no, new in new_by_line.items():
         raw = lines[line_no - 1]
         ending = raw[len(raw.rstrip("\r\n")) :]
-        data: dict[str, Any] = json.loads(raw)
+        data: JSONObject = json.loads(raw)  # a case line
         if "split" in data:
             data["split"] = new
         else:
-            rebuilt: dict[str, Any] = {}
+            rebuilt: JSONObject = {}
             for key, value in data.items():
                 rebuilt[key] = value
                 if key == "source":

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from caseforge.case.load import CASES_DIR, LoadedCase, iter_cases, load_config, suite_modes
 from caseforge.case.model import Case, case_model
@@ -23,7 +21,9 @@ from caseforge.case.retire import RETIRED_FILE, retired_ids
 from caseforge.case.suite import SuiteConfig
 from caseforge.checks import BaseCheck, ExactSetCheck
 from caseforge.errors import CaseforgeError, Problem
+from caseforge.jsontypes import JSONValue
 from caseforge.oracle import OracleError, load_oracles
+from caseforge.oracle.registry import OracleFn
 from caseforge.values import same
 
 SPLITS = ("dev", "test")
@@ -69,7 +69,7 @@ class ValidationReport:
         """No errors (and, when ``strict``, no warnings)."""
         return not self.errors and not (strict and self.warnings)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """A JSON-ready mapping of the report."""
         return {
             "suite": self.suite,
@@ -94,7 +94,7 @@ def case_text(case: Case, fields: list[str] | None) -> str:
         return "\n".join(str(case.input[f]) for f in fields if case.input.get(f) is not None)
     parts: list[str] = []
 
-    def walk(value: Any) -> None:
+    def walk(value: object) -> None:
         if isinstance(value, str):
             parts.append(value)
         elif isinstance(value, dict):
@@ -108,15 +108,15 @@ def case_text(case: Case, fields: list[str] | None) -> str:
     return "\n".join(parts)
 
 
-def _normalise(value: Any, as_set: bool = False) -> Any:
+def _normalise(value: object, as_set: bool = False) -> object:
     """JSON-normal form for comparing an oracle's answer with the stored expectation."""
-    value = json.loads(json.dumps(value, default=str, sort_keys=True))
-    if as_set and isinstance(value, list):
-        return sorted(json.dumps(v, sort_keys=True) for v in value)
-    return value
+    normal: JSONValue = json.loads(json.dumps(value, default=str, sort_keys=True))
+    if as_set and isinstance(normal, list):
+        return sorted(json.dumps(v, sort_keys=True) for v in normal)
+    return normal
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
     return text if len(text) <= 120 else text[:117] + "..."
 
@@ -126,7 +126,7 @@ class _OracleChecker:
 
     def __init__(self, root: Path, config: SuiteConfig, report: ValidationReport) -> None:
         self.report = report
-        self.oracles: dict[str, Callable[..., Any]] | None = None
+        self.oracles: dict[str, OracleFn] | None = None
         self.load_error: Problem | None = None
         if config.oracles:
             try:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -104,7 +104,7 @@ class BaseCheck(BaseModel):
     oracle: str | None = Field(
         default=None, description="Name of the suite oracle that computed this expectation."
     )
-    args: dict[str, Any] = Field(
+    args: dict[str, object] = Field(
         default_factory=dict, description="Keyword arguments handed to the oracle."
     )
 
@@ -122,18 +122,18 @@ class BaseCheck(BaseModel):
     options: ClassVar[dict[str, OptionOrder]] = {}
 
     @property
-    def expected(self) -> Any:
+    def expected(self) -> object:
         """The expectation the oracle is compared with (``value`` or ``values``)."""
         return getattr(self, self.expected_field, None) if self.expected_field else None
 
     @property
-    def items(self) -> list[Any] | None:
+    def items(self) -> list[object] | None:
         """The expected items (``items_field``), or ``None`` for a mode without items."""
         if self.items_field is None:
             return None
         value = getattr(self, self.items_field)
         return list(value) if isinstance(value, list | tuple) else None
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
         """Grade the value read for this check (see ``reads``)."""
         raise NotImplementedError(f"check mode {self.mode!r} has no grade method")

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, ClassVar, Literal
+from collections.abc import Iterable
+from typing import ClassVar, Literal, SupportsFloat, SupportsIndex, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -31,9 +32,9 @@ class ExactCheck(BaseCheck):
     pins: ClassVar[bool] = True
 
     mode: Literal["exact"]
-    value: Any
+    value: object
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
         if same(self.value, actual):
             return passed()
         return failed(f"expected {show(self.value)}, got {show(actual)}")
@@ -49,9 +50,9 @@ class ExactSetCheck(BaseCheck):
     pins: ClassVar[bool] = True
 
     mode: Literal["exact_set"]
-    values: list[Any]
+    values: list[object]
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
         if not isinstance(actual, list | tuple | set):
             return failed(f"expected a list, got {show(actual)}")
         want = {item_key(v): v for v in self.values}
@@ -59,7 +60,7 @@ class ExactSetCheck(BaseCheck):
         if want.keys() == got.keys():
             return passed()
 
-        def listed(items: dict[str, Any], keys: set[str]) -> str:
+        def listed(items: dict[str, object], keys: set[str]) -> str:
             return ", ".join(
                 v if isinstance(v, str) else show(v) for v in (items[k] for k in sorted(keys))
             )
@@ -80,9 +81,9 @@ class MustIncludeCheck(BaseCheck):
     items_field: ClassVar[str | None] = "values"
 
     mode: Literal["must_include"]
-    values: list[Any] = Field(min_length=1)
+    values: list[object] = Field(min_length=1)
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
         if actual is None:
             return failed("the field is empty")
         missing = [v for v in self.values if not contains(actual, v)]
@@ -101,9 +102,9 @@ class MustNotIncludeCheck(BaseCheck):
     guard: ClassVar[bool] = True
 
     mode: Literal["must_not_include"]
-    values: list[Any] = Field(min_length=1)
+    values: list[object] = Field(min_length=1)
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
         if actual is None:
             return passed()
         found = [v for v in self.values if contains(actual, v)]
@@ -129,7 +130,7 @@ class RegexCheck(BaseCheck):
             raise ValueError(f"not a valid regular expression: {exc}") from None
         return value
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
         if actual is None:
             return failed("the field is empty")
         text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
@@ -150,7 +151,9 @@ class NumberCheck(BaseCheck):
     value: float
     tolerance: float = Field(default=0.0, ge=0.0)
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
+        if not isinstance(actual, str | bytes | bytearray | SupportsFloat | SupportsIndex):
+            return failed(f"not a number: {show(actual)}")
         try:
             number = float(actual)
         except (TypeError, ValueError):
@@ -173,16 +176,16 @@ class OutcomeCheck(BaseCheck):
     reads: ClassVar[Reads] = Reads.WORKSPACE
 
     mode: Literal["outcome"]
-    value: Any = Field(description="Required; null means no outcome is expected.")
+    value: object = Field(description="Required; null means no outcome is expected.")
 
     @model_validator(mode="before")
     @classmethod
-    def _value_present(cls, data: Any) -> Any:
+    def _value_present(cls, data: object) -> object:
         if isinstance(data, dict) and "value" not in data:
             raise ValueError("an outcome check needs `value` (write `value: null` for none)")
         return data
 
-    def grade(self, actual: Any) -> Verdict:
+    def grade(self, actual: object) -> Verdict:
         if outcome_matches(self.value, actual):
             return passed()
         return failed(f"the run left {show(actual)}, expected {show(self.value)}")
@@ -201,7 +204,7 @@ class JudgeCheck(BaseCheck):
     rubric: str | None = None
 
     @property
-    def expected(self) -> Any:
+    def expected(self) -> list[str] | str | None:
         return self.values if self.values else self.rubric
 
     @model_validator(mode="after")
@@ -240,8 +243,8 @@ class IncludeShorthand(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    must_include: list[Any] = Field(default_factory=list)
-    must_not_include: list[Any] = Field(default_factory=list)
+    must_include: list[object] = Field(default_factory=list)
+    must_not_include: list[object] = Field(default_factory=list)
     field: str | None = None
 
     @property
@@ -268,8 +271,8 @@ class ToolCallsCheck(BaseModel):
         return "tool_calls"
 
     @property
-    def expected(self) -> dict[str, Any]:
-        return self.model_dump(exclude_defaults=True)
+    def expected(self) -> dict[str, list[str]]:
+        return self.model_dump(exclude_defaults=True)  # only the lists of tool names
 
     @model_validator(mode="after")
     def _consistent(self) -> ToolCallsCheck:
@@ -280,8 +283,9 @@ class ToolCallsCheck(BaseModel):
             raise ValueError(f"in both must_call and must_not_call: {', '.join(both)}")
         return self
 
-    def grade(self, actual: Any) -> Verdict:
-        names: list[str] = list(actual or [])
+    def grade(self, actual: object) -> Verdict:
+        # The grader hands this check the names of the recorded calls, in order.
+        names: list[str] = list(cast("Iterable[str]", actual or []))
         problems = []
         missing = [n for n in self.must_call if n not in names]
         if missing:
@@ -302,5 +306,5 @@ class UndeclaredCheck(BaseModel):
     mode: str
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> dict[str, object]:
         return self.model_dump()

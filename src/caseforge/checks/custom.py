@@ -35,7 +35,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from caseforge.checks.base import BaseCheck, OptionOrder, Reads, Verdict
 from caseforge.checks.table import BUILTIN_MODES, FORMS, ModeSpec, ModeTable, mode_name_of
@@ -59,7 +59,7 @@ class CheckMode(BaseCheck):
     expected_field: ClassVar[str | None] = None
 
     @property
-    def expected(self) -> Any:
+    def expected(self) -> object:
         """The ``expected_field``'s value, else the mode's own fields (for the reports)."""
         if self.expected_field is not None:
             return getattr(self, self.expected_field, None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, cast
 
 from pydantic import BaseModel, Discriminator, Tag
 
@@ -22,6 +22,9 @@ from caseforge.checks.builtin import (
     ToolCallsCheck,
     UndeclaredCheck,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
 
 #: Tags of the check forms that are not modes; no mode may take these names.
 FORMS = ("shorthand", "tool_calls", "undeclared")
@@ -92,7 +95,7 @@ class ModeTable(Mapping[str, ModeSpec]):
             if spec.name in FORMS:
                 raise ValueError(f"{spec.source}: {spec.name!r} is reserved for a check form")
             self._specs[spec.name] = spec
-        self._unions: dict[bool, object] = {}
+        self._unions: dict[bool, TypeForm[Check]] = {}
 
     def __getitem__(self, name: str) -> ModeSpec:
         return self._specs[name]
@@ -127,11 +130,11 @@ class ModeTable(Mapping[str, ModeSpec]):
         spec = self._specs.get(mode)
         return spec.strength if spec is not None else None
 
-    def union(self, lenient: bool = False) -> Any:
+    def union(self, lenient: bool = False) -> TypeForm[Check]:
         """The pydantic type of one ``expect`` entry: a union discriminated by mode (or by
         form). ``lenient`` reads an unknown mode as :class:`UndeclaredCheck` instead of
         rejecting it, for stored runs and the git history."""
-        cached: Any = self._unions.get(lenient)
+        cached = self._unions.get(lenient)
         if cached is not None:
             return cached
         members: list[object] = [Annotated[s.model, Tag(s.name)] for s in self._specs.values()]
@@ -155,21 +158,23 @@ class ModeTable(Mapping[str, ModeSpec]):
                 custom_error_context={"modes": names},
             ),
         )
-        self._unions[lenient] = union
-        return union
+        # Every member is one of the ``Check`` classes (or a subclass of one).
+        typed = cast("TypeForm[Check]", union)
+        self._unions[lenient] = typed
+        return typed
 
 
 # A union of this table's classes is built at run time, which no static type can name.
-def _union(members: list[object]) -> Any:
+def _union(members: list[object]) -> object:
     return typing.Union.__getitem__(tuple(members))
 
 
-def _annotated(type_: Any, *metadata: object) -> Any:
+def _annotated(type_: object, *metadata: object) -> object:
     return Annotated.__class_getitem__((type_, *metadata))  # type: ignore[attr-defined]
 
 
-def _discriminator(names: frozenset[str], lenient: bool) -> typing.Callable[[Any], str | None]:
-    def kind(data: Any) -> str | None:
+def _discriminator(names: frozenset[str], lenient: bool) -> typing.Callable[[object], str | None]:
+    def kind(data: object) -> str | None:
         if isinstance(data, BaseModel):
             if isinstance(data, IncludeShorthand):
                 return "shorthand"

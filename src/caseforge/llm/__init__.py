@@ -7,7 +7,25 @@ the ``openai`` SDK.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
+    from caseforge.llm.cache import LLMCache as LLMCache
+    from caseforge.llm.cache import cache_key as cache_key
+    from caseforge.llm.client import CallStats as CallStats
+    from caseforge.llm.client import ChatResult as ChatResult
+    from caseforge.llm.client import ModelAuthError as ModelAuthError
+    from caseforge.llm.client import ModelClient as ModelClient
+    from caseforge.llm.client import ModelError as ModelError
+    from caseforge.llm.client import ModelNotFoundError as ModelNotFoundError
+    from caseforge.llm.client import ModelOutputError as ModelOutputError
+    from caseforge.llm.client import ModelUnavailableError as ModelUnavailableError
+    from caseforge.llm.client import ToolRequest as ToolRequest
+    from caseforge.llm.client import parse_json_loose as parse_json_loose
+    from caseforge.llm.client import redact as redact
+    from caseforge.llm.limiter import RateLimiter as RateLimiter
+    from caseforge.llm.prices import Price as Price
+    from caseforge.llm.prices import PriceTable as PriceTable
 
 _WHERE = {
     "LLMCache": "cache",
@@ -31,7 +49,7 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in _WHERE:
         raise AttributeError(f"module 'caseforge.llm' has no attribute {name!r}")
     return getattr(importlib.import_module(f"caseforge.llm.{_WHERE[name]}"), name)

@@ -11,11 +11,13 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from caseforge.jsontypes import JSONObject
 
 
-def cache_key(request: dict[str, Any], scope: dict[str, Any] | None) -> str:
+def cache_key(request: Mapping[str, object], scope: Mapping[str, object] | None) -> str:
     """The hash identifying a call."""
     payload = {"request": request, "scope": scope or {}}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
@@ -36,12 +38,15 @@ class LLMCache:
         )
         self._db.commit()
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JSONObject | None:
         with self._lock:
             row = self._db.execute("SELECT response FROM calls WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if not row:
+            return None
+        response: JSONObject = json.loads(row[0])  # as ``put`` stored it
+        return response
 
-    def put(self, key: str, model: str, response: dict[str, Any]) -> None:
+    def put(self, key: str, model: str, response: JSONObject) -> None:
         text = json.dumps(response, ensure_ascii=False)
         with self._lock:
             self._db.execute(

@@ -21,16 +21,18 @@ import email.utils
 import json
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 import httpx
 import openai
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+from openai.types.chat import ChatCompletion
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from caseforge.errors import CaseforgeError
+from caseforge.jsontypes import JSONObject, JSONValue
 from caseforge.llm.cache import LLMCache, cache_key
 from caseforge.llm.limiter import RateLimiter
 from caseforge.llm.prices import PriceTable
@@ -74,16 +76,18 @@ def redact(text: str, secrets: list[str]) -> str:
     return text
 
 
-def parse_json_loose(text: str) -> Any:
+def parse_json_loose(text: str) -> JSONValue:
     """JSON from a model's answer: code fences, prose around it, trailing commas tolerated."""
     stripped = text.strip()
     fenced = re.search(r"```(?:json)?\s*(.*?)```", stripped, re.S)
     if fenced:
         stripped = fenced.group(1).strip()
     try:
-        return json.loads(stripped)
+        whole: JSONValue = json.loads(stripped)
     except ValueError:
         pass
+    else:
+        return whole
     start = min((i for i in (stripped.find("{"), stripped.find("[")) if i >= 0), default=-1)
     if start < 0:
         raise ValueError("no JSON object in the answer")
@@ -106,7 +110,8 @@ def parse_json_loose(text: str) -> Any:
             if depth == 0:
                 candidate = stripped[start : index + 1]
                 candidate = re.sub(r",\s*([}\]])", r"\1", candidate)
-                return json.loads(candidate)
+                found: JSONValue = json.loads(candidate)
+                return found
     raise ValueError("unbalanced JSON in the answer")
 
 
@@ -118,9 +123,9 @@ class ToolRequest:
     name: str
     arguments: str
 
-    def parsed_arguments(self) -> dict[str, Any]:
+    def parsed_arguments(self) -> JSONObject:
         try:
-            value = json.loads(self.arguments or "{}")
+            value: JSONValue = json.loads(self.arguments or "{}")
         except ValueError:
             return {}
         return value if isinstance(value, dict) else {}
@@ -137,11 +142,11 @@ class ChatResult:
     output_tokens: int
     cost_usd: float
     cached: bool
-    response: dict[str, Any]
+    response: JSONObject
 
-    def assistant_message(self) -> dict[str, Any]:
+    def assistant_message(self) -> JSONObject:
         """The answer as a message to append to the conversation."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        message: JSONObject = {"role": "assistant", "content": self.text or None}
         if self.tool_calls:
             message["tool_calls"] = [
                 {
@@ -167,8 +172,53 @@ class CallStats:
     saved_usd: float = 0.0
     unpriced_calls: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, int | float]:
         return dict(self.__dict__)
+
+
+class ClientOptions(TypedDict, total=False):
+    """The :class:`ModelClient` settings ``from_settings`` takes as overrides."""
+
+    timeout_s: float
+    max_attempts: int
+    backoff_s: float
+    max_retry_wait_s: float
+    rpm: int | None
+    tpm: int | None
+    structured: str
+    reuse_trials: bool
+    default_scope: Mapping[str, object] | None
+    sleep: Callable[[float], Awaitable[None]]
+    stats: CallStats
+
+
+class ChatOptions(TypedDict, total=False):
+    """What :meth:`ModelClient.chat_json` passes on to :meth:`ModelClient.chat`."""
+
+    tools: Sequence[Mapping[str, object]] | None
+    tool_choice: object
+    temperature: float
+    seed: int | None
+    max_tokens: int | None
+    schema_name: str
+    scope: Mapping[str, object] | None
+
+
+def _object(value: JSONValue | None) -> JSONObject:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: JSONValue | None) -> list[JSONValue]:
+    return value if isinstance(value, list) else []
+
+
+def _count(value: JSONValue | None) -> int:
+    """A token count from a usage block (missing or null counts 0)."""
+    if not value:
+        return 0
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"not a token count: {value!r}")
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -220,7 +270,7 @@ class ModelClient:
     http_client: httpx.AsyncClient | None = None
     structured: str = "auto"  # auto | json_schema | off
     reuse_trials: bool = False
-    default_scope: dict[str, Any] | None = None  # e.g. the case-trial a call belongs to
+    default_scope: Mapping[str, object] | None = None  # e.g. the case-trial a call belongs to
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     stats: CallStats = field(default_factory=CallStats)
 
@@ -242,13 +292,13 @@ class ModelClient:
     @classmethod
     def from_settings(
         cls,
-        settings: Any | None,
+        settings: object,
         *,
         cache_dir: Path | None = None,
-        prices: dict[str, Any] | None = None,
+        prices: Mapping[str, Mapping[str, float]] | None = None,
         http_client: httpx.AsyncClient | None = None,
         env: dict[str, str] | None = None,
-        **overrides: Any,
+        **overrides: Unpack[ClientOptions],
     ) -> ModelClient | None:
         """A client from ``judge:``/``synth:`` settings and the environment, or None when no
         endpoint is configured (no ``OPENAI_API_KEY`` and no ``OPENAI_BASE_URL``)."""
@@ -296,7 +346,7 @@ class ModelClient:
             )
         return ModelError(f"{self.endpoint} rejected the request for {self.model!r}: {detail}")
 
-    def _wait(self, retry_state: Any) -> float:
+    def _wait(self, retry_state: RetryCallState) -> float:
         exc = retry_state.outcome.exception() if retry_state.outcome else None
         hinted = _retry_after(exc) if exc is not None else None
         if hinted is not None:
@@ -306,16 +356,16 @@ class ModelClient:
 
     async def chat(
         self,
-        messages: list[dict[str, Any]],
+        messages: Sequence[Mapping[str, object]],
         *,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: Any = None,
+        tools: Sequence[Mapping[str, object]] | None = None,
+        tool_choice: object = None,
         temperature: float = 0.0,
         seed: int | None = None,
         max_tokens: int | None = None,
-        json_schema: dict[str, Any] | None = None,
+        json_schema: Mapping[str, object] | None = None,
         schema_name: str = "answer",
-        scope: dict[str, Any] | None = None,
+        scope: Mapping[str, object] | None = None,
     ) -> ChatResult:
         """One chat completion (never streamed); cached, limited, retried, priced."""
         request: dict[str, Any] = {
@@ -373,7 +423,7 @@ class ModelClient:
                     scope=scope,
                 )
             raise self._fail(exc) from None
-        data = response.model_dump(mode="json")
+        data: JSONObject = response.model_dump(mode="json")
         if self.cache is not None:
             self.cache.put(key, self.model, data)
         result = self._result(data, cached=False)
@@ -383,7 +433,7 @@ class ModelClient:
         self.stats.cost_usd += result.cost_usd
         return result
 
-    async def _create(self, request: dict[str, Any]) -> Any:
+    async def _create(self, request: dict[str, Any]) -> ChatCompletion:
         estimate = len(json.dumps(request["messages"], ensure_ascii=False)) // 4 + int(
             request.get("max_tokens") or 256
         )
@@ -400,34 +450,40 @@ class ModelClient:
                     if attempt.retry_state.attempt_number > 1:
                         self.stats.retries += 1
                     await self._limiter.acquire(estimate)
-                    return await self._client.chat.completions.create(**request)
+                    # ``stream`` is always False: the answer is one completion.
+                    completion: ChatCompletion = await self._client.chat.completions.create(
+                        **request
+                    )
+                    return completion
         except openai.BadRequestError:
             raise
         except openai.APIError as exc:
             raise self._fail(exc) from None
         raise ModelUnavailableError(f"{self.endpoint}: no attempt was made")  # unreachable
 
-    def _result(self, data: dict[str, Any], cached: bool) -> ChatResult:
-        choice = (data.get("choices") or [{}])[0]
-        message = choice.get("message") or {}
-        usage = data.get("usage") or {}
-        input_tokens = int(usage.get("prompt_tokens") or 0)
-        output_tokens = int(usage.get("completion_tokens") or 0)
+    def _result(self, data: JSONObject, cached: bool) -> ChatResult:
+        choices = _list(data.get("choices"))
+        choice = _object(choices[0] if choices else None)
+        message = _object(choice.get("message"))
+        usage = _object(data.get("usage"))
+        input_tokens = _count(usage.get("prompt_tokens"))
+        output_tokens = _count(usage.get("completion_tokens"))
         cost = self.prices.cost(self.model, input_tokens, output_tokens)
         if cost is None and not cached:
             self.stats.unpriced_calls += 1
         calls = [
             ToolRequest(
                 id=str(call.get("id", "")),
-                name=str((call.get("function") or {}).get("name", "")),
-                arguments=str((call.get("function") or {}).get("arguments", "")),
+                name=str(_object(call.get("function")).get("name", "")),
+                arguments=str(_object(call.get("function")).get("arguments", "")),
             )
-            for call in message.get("tool_calls") or []
+            for call in map(_object, _list(message.get("tool_calls")))
         ]
+        finish_reason = choice.get("finish_reason")
         return ChatResult(
-            text=message.get("content") or "",
+            text=str(message.get("content") or ""),
             tool_calls=calls,
-            finish_reason=choice.get("finish_reason"),
+            finish_reason=None if finish_reason is None else str(finish_reason),
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             cost_usd=0.0 if cached else (cost or 0.0),
@@ -437,15 +493,15 @@ class ModelClient:
 
     async def chat_json(
         self,
-        messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        parse: Callable[[Any], T],
-        **kwargs: Any,
+        messages: Sequence[Mapping[str, object]],
+        schema: Mapping[str, object],
+        parse: Callable[[JSONValue], T],
+        **kwargs: Unpack[ChatOptions],
     ) -> tuple[T, list[ChatResult]]:
         """A JSON answer validated by ``parse`` (which raises ``ValueError`` if it is wrong);
         an invalid answer gets one repair retry, then :class:`ModelOutputError`."""
         results: list[ChatResult] = []
-        conversation = list(messages)
+        conversation: list[Mapping[str, object]] = list(messages)
         problem = ""
         for attempt in range(2):
             result = await self.chat(conversation, json_schema=schema, **kwargs)
@@ -474,8 +530,8 @@ class ModelClient:
 
 
 def _with_schema_prompt(
-    messages: list[dict[str, Any]], schema: dict[str, Any]
-) -> list[dict[str, Any]]:
+    messages: Sequence[Mapping[str, object]], schema: Mapping[str, object]
+) -> list[Mapping[str, object]]:
     note = {
         "role": "system",
         "content": "Answer with only a JSON object matching this JSON schema, no prose: "

@@ -4,10 +4,10 @@ suite can override or extend under ``prices:`` in caseforge.yaml."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -22,17 +22,17 @@ class Price:
 
 
 @lru_cache(maxsize=1)
-def _shipped() -> dict[str, Any]:
+def _shipped() -> dict[str, dict[str, float]]:
     """The shipped table, read once per process."""
     data = json.loads(files("caseforge.llm").joinpath("prices.json").read_text("utf-8"))
-    models: dict[str, Any] = data["models"]
+    models: dict[str, dict[str, float]] = data["models"]
     return models
 
 
 class PriceTable:
     """Prices by model name; a dated suffix (``gpt-4.1-mini-2025-04-14``) matches its base."""
 
-    def __init__(self, overrides: dict[str, Any] | None = None) -> None:
+    def __init__(self, overrides: Mapping[str, Mapping[str, float]] | None = None) -> None:
         table = {**_shipped(), **(overrides or {})}
         self.prices = {
             name: Price(float(p["input"]), float(p["output"])) for name, p in table.items()

@@ -18,13 +18,13 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from caseforge.errors import DatasetError
 
-OracleFn = Callable[..., Any]
+OracleFn = Callable[..., object]
 F = TypeVar("F", bound=OracleFn)
 
 ORACLE_ATTRIBUTE = "__caseforge_oracle__"
@@ -48,7 +48,7 @@ def oracle(name: str) -> Callable[[F], F]:
     return register
 
 
-def oracles_in(namespace: dict[str, Any]) -> dict[str, OracleFn]:
+def oracles_in(namespace: Mapping[str, object]) -> dict[str, OracleFn]:
     """The oracles registered with :func:`oracle` among the values of ``namespace``."""
     found: dict[str, OracleFn] = {}
     for value in namespace.values():

@@ -3,18 +3,21 @@ otherwise pay."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from types import ModuleType
 
 
-def scipy_stats() -> Any:
+def scipy_stats() -> ModuleType:
     """``scipy.stats``."""
     from scipy import stats
 
-    return stats
+    module: ModuleType = stats
+    return module
 
 
-def brentq(*args: Any, **kwargs: Any) -> float:
-    """``scipy.optimize.brentq`` as a float."""
+def brentq(f: Callable[[float], float], a: float, b: float, **options: float) -> float:
+    """``scipy.optimize.brentq`` (a root of ``f`` in ``[a, b]``; ``xtol``, ``rtol``,
+    ``maxiter`` as scipy takes them) as a float."""
     from scipy import optimize
 
-    return float(optimize.brentq(*args, **kwargs))
+    return float(optimize.brentq(f, a, b, **options))

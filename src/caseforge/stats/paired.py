@@ -13,9 +13,10 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
 from caseforge.stats.lazy import scipy_stats
 
@@ -114,14 +115,26 @@ def _percentile_bootstrap(
     return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
 
 
+class _Interval(Protocol):
+    low: float
+    high: float
+
+
+class _BootstrapResult(Protocol):
+    """What is read of ``scipy.stats.bootstrap``'s result."""
+
+    confidence_interval: _Interval
+    bootstrap_distribution: NDArray[np.float64]
+
+
 def _bootstrap(
     data: tuple[np.ndarray, ...],
     statistic: Callable[..., np.ndarray],
     confidence: float,
     resamples: int,
     seed: int,
-) -> Any:
-    return scipy_stats().bootstrap(
+) -> _BootstrapResult:
+    result: _BootstrapResult = scipy_stats().bootstrap(
         data,
         statistic,
         paired=True,
@@ -131,6 +144,7 @@ def _bootstrap(
         method="percentile",
         rng=np.random.default_rng(seed),
     )
+    return result
 
 
 def bootstrap_items(

@@ -116,7 +116,7 @@ class Contract:
         return sorted({n for values in self.flags.values() for n in flag_structure(values)})
 
 
-def value_shape(value: Any) -> str:
+def value_shape(value: object) -> str:
     """A value's type and shape in words, never its content."""
     if isinstance(value, bool):
         return "true or false"
@@ -140,7 +140,7 @@ def value_shape(value: Any) -> str:
     return f"a short {script} phrase of {bucket} {unit}"
 
 
-def _values_shape(values: list[Any]) -> str:
+def _values_shape(values: list[object]) -> str:
     shapes = sorted({value_shape(v) for v in values})
     return "; ".join(shapes)
 
@@ -335,7 +335,7 @@ def prompt(
     return "\n".join(lines)
 
 
-def answer_schema(contract: Contract) -> dict[str, Any]:
+def answer_schema(contract: Contract) -> dict[str, object]:
     """The JSON schema of the model's answer."""
     flagged = [str(i) for i in contract.flagged_items]
     return {

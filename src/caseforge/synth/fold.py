@@ -22,7 +22,11 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 _HAN_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN = re.compile(f"[{_HAN_RANGES}]")
@@ -82,7 +86,7 @@ class Folded:
     """A folded text and where each of its characters came from (``None``: one to one)."""
 
     text: str
-    origin: Sequence[int] | Any | None  # a tuple, or a numpy array of indices
+    origin: Sequence[int] | NDArray[np.int64] | None  # a tuple, or a numpy array of indices
     source_length: int
     ends: Sequence[int] | None = None  # where each folded character's source ends, if not +1
 

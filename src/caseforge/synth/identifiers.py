@@ -19,10 +19,10 @@ automaton (pyahocorasick). Presidio, which this used to run on, costs about 8 s 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.synth import patterns as pat
@@ -38,6 +38,10 @@ from caseforge.synth.fold import (
     romanisations,
 )
 from caseforge.synth.policy import language
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 MONTHS_EN = pat.MONTHS_EN
 NUMBER = pat.NUMBER
@@ -125,7 +129,7 @@ class Span:
     text: str
     score: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, int | str | float]:
         """A JSON-ready mapping (what ``caseforge scan --json`` prints)."""
         return {
             "start": self.start,
@@ -276,11 +280,18 @@ class _Candidate:
         return self.end - self.start
 
 
+class _NeedleAutomaton(Protocol):
+    """The ``ahocorasick.Automaton`` of the needles: ``iter`` yields
+    ``(end index, (needle, class, term))``."""
+
+    def iter(self, text: str, /) -> Iterator[tuple[int, tuple[str, str, str]]]: ...
+
+
 @dataclass
 class _Automaton:
     """Glossary needles (``FULL``-folded, separators out) in one Aho–Corasick automaton."""
 
-    automaton: Any = None
+    automaton: _NeedleAutomaton | None = None
     size: int = 0
     latin: dict[str, tuple[bool, bool]] = field(default_factory=dict)
 
@@ -348,7 +359,7 @@ class _Squashed:
 
     text: str
     folded: Folded
-    kept: Any  # for each squashed character, its index in the folded text (numpy array)
+    kept: NDArray[np.intp]  # for each squashed character, its index in the folded text
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         return self.folded.span(int(self.kept[start]), int(self.kept[end - 1]) + 1)
@@ -414,7 +425,7 @@ def _pattern_spans(chunk: str, classes: frozenset[str] | None = None) -> list[_C
     return out
 
 
-def _matches(pattern: pat.Pattern, text: str, starts: list[int] | None) -> Iterator[Any]:
+def _matches(pattern: pat.Pattern, text: str, starts: list[int] | None) -> Iterator[pat.Match]:
     """The pattern's matches: everywhere, or only where its anchor or its words are."""
     if pattern.words:
         positions: Iterable[int] = starts or ()
@@ -517,7 +528,7 @@ class TermFinder:
         return [(s, terms.get((s.start, s.end), s.text)) for s in _disjoint(_spans(text, found))]
 
 
-def _candidates(text: str, candidates: Any) -> list[_Candidate]:
+def _candidates(text: str, candidates: Callable[[str], list[_Candidate]]) -> list[_Candidate]:
     """Chunk ``text``, find ``candidates(chunk)`` in each with context on both sides, keep
     each one in the chunk it starts in (offsets into ``text``)."""
     out: list[_Candidate] = []
@@ -534,7 +545,7 @@ def _spans(text: str, candidates: list[_Candidate]) -> list[Span]:
     return [Span(c.start, c.end, c.cls, text[c.start : c.end], c.score) for c in candidates]
 
 
-def _scan(text: str, candidates: Any) -> list[Span]:
+def _scan(text: str, candidates: Callable[[str], list[_Candidate]]) -> list[Span]:
     return _disjoint(_spans(text, _candidates(text, candidates)))
 
 

@@ -16,9 +16,9 @@ host and port of the base URL (for example a self-hosted model on the team's net
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from caseforge.errors import CaseforgeError
@@ -35,11 +35,11 @@ class Payload:
     mode: SendMode
     endpoint: str | None
     model: str | None
-    messages: list[dict[str, Any]]
-    schema: dict[str, Any]
+    messages: list[dict[str, str]]
+    schema: Mapping[str, object]
     parts: dict[str, str] = field(default_factory=dict)  # the user-supplied parts, checked
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "mode": self.mode,
             "endpoint": self.endpoint,

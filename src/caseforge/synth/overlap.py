@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from caseforge.errors import CaseforgeError
 from caseforge.synth.fold import (
@@ -134,7 +133,7 @@ STRUCTURAL_KEYS = frozenset(
 MAX_FIELDS = 200_000
 
 
-def fields_of(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+def fields_of(data: object, prefix: str = "") -> Iterator[tuple[str, str]]:
     """Every leaf of a case (or any JSON-like value) as ``(path, text)``.
 
     The keys that name structure — the case's fields, the input's field names, the checks'
@@ -147,7 +146,7 @@ def fields_of(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
 
 
 def _fields(
-    data: Any, prefix: str, depth: int, seen: set[int], budget: list[int]
+    data: object, prefix: str, depth: int, seen: set[int], budget: list[int]
 ) -> Iterator[tuple[str, str]]:
     if isinstance(data, Mapping | list | tuple | set | frozenset):
         if id(data) in seen:

@@ -20,9 +20,9 @@ import datetime as dt
 import functools
 import ipaddress
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import regex
 
@@ -108,6 +108,40 @@ _HOST_WORDS = (
 )
 
 
+class Match(Protocol):
+    """What the scanner uses of a match of a compiled ``regex`` pattern."""
+
+    def group(self, group: str, /) -> str | None: ...
+
+    def start(self, group: str | int = 0, /) -> int: ...
+
+    def end(self, group: str | int = 0, /) -> int: ...
+
+    def span(self, group: str | int = 0, /) -> tuple[int, int]: ...
+
+
+class Regex(Protocol):
+    """What the scanner uses of a pattern compiled with ``regex.compile``."""
+
+    @property
+    def groupindex(self) -> Mapping[str, int]: ...
+
+    def finditer(self, string: str, /) -> Iterator[Match]: ...
+
+    def match(self, string: str, pos: int = 0, /) -> Match | None: ...
+
+
+class KeywordAutomaton(Protocol):
+    """The ``ahocorasick.Automaton`` of the ``_After`` words: ``iter`` yields
+    ``(end index, (word length, pattern indices))``."""
+
+    def add_word(self, word: str, value: tuple[int, tuple[int, ...]], /) -> bool: ...
+
+    def make_automaton(self) -> None: ...
+
+    def iter(self, text: str, /) -> Iterator[tuple[int, tuple[int, tuple[int, ...]]]]: ...
+
+
 @dataclass(frozen=True)
 class Pattern:
     """One pattern: the class it finds, its name, its compiled regex and base score, and a
@@ -115,10 +149,10 @@ class Pattern:
 
     cls: str
     name: str
-    regex: Any
+    regex: Regex
     score: float
     gate: Callable[[str], bool]
-    anchor: Any = None  # a cheap regex: the pattern is tried only where it matches
+    anchor: Regex | None = None  # a cheap regex: the pattern is tried only where it matches
     words: tuple[str, ...] = ()  # or: the pattern is tried only where one of these words is
 
 
@@ -205,11 +239,11 @@ _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 @functools.cache
-def keyword_automaton() -> Any:
+def keyword_automaton() -> KeywordAutomaton:
     """One Aho–Corasick automaton of every ``_After`` word: ``word → [pattern index]``."""
     import ahocorasick
 
-    automaton = ahocorasick.Automaton()
+    automaton: KeywordAutomaton = ahocorasick.Automaton()
     by_word: dict[str, list[int]] = {}
     for index, pattern in enumerate(patterns()):
         for word in pattern.words:
@@ -1234,13 +1268,15 @@ _GROUPED = re.compile(r"[0-9]{1,3}([,. ])[0-9]{3}\1[0-9]{3}")
 _COUNT_AFTER_RE = re.compile(rf"\s?(?:{_COUNT_CJK}|{_COUNT_AFTER})")
 
 
-def _money(match: Any, text: str) -> float | None:
+def _money(match: Match, text: str) -> float | None:
     """The score of a number as money: a currency before or after it, or — with no currency —
     a CJK multiplier (3萬, 1億2千萬), a Vietnamese one (2,5 triệu) or grouping of millions
     (1.750.000), unless a count word follows (3萬人, 3 triệu người dùng)."""
     if match.group("before") or match.group("after"):
         return 0.85
     number = match.group("num")
+    if number is None:  # the group is not optional in the pattern
+        return None
     if number.isdigit():  # a plain number (the common case): no amount without a currency
         return None
     counted = _COUNT_AFTER_RE.match(text, match.end()) is not None
@@ -1255,11 +1291,15 @@ def _money(match: Any, text: str) -> float | None:
     return None
 
 
-def check(pattern: Pattern, text: str, start: int, end: int, match: Any = None) -> float | None:
+def check(
+    pattern: Pattern, text: str, start: int, end: int, match: Match | None = None
+) -> float | None:
     """Checks after matching; the score to keep the match with, or ``None`` to drop it."""
     cls, name, score = pattern.cls, pattern.name, pattern.score
     value = text[start:end]
     if name == "money_number":
+        if match is None:
+            raise ValueError("a money_number match is checked with its match object")
         money = _money(match, text)
         if money is None or all(int(n) == 0 for n in re.findall(r"[0-9]+", value)):
             return None

@@ -22,12 +22,14 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from caseforge.errors import CaseforgeError, EnvError
 from caseforge.files import write_atomic
+from caseforge.jsontypes import JSONObject, JSONValue
 from caseforge.vcs import is_ignored, is_shallow, root_commit, work_tree
 
 SECRET_FILE = "secret.key"
@@ -78,9 +80,9 @@ def suite_identity(suite_dir: Path, name: str) -> SuiteIdentity:
     return SuiteIdentity(name, relative, commit or f"unborn:{top.resolve()}")
 
 
-def _read_identity(folder: Path) -> dict[str, Any] | None:
+def _read_identity(folder: Path) -> JSONObject | None:
     try:
-        data = json.loads((folder / IDENTITY_FILE).read_text(encoding="utf-8"))
+        data: JSONValue = json.loads((folder / IDENTITY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -195,7 +197,7 @@ class PrivateStore:
     def source_case_path(self, case_id: str) -> Path:
         return self.root / "cases" / f"{case_id}.yaml"
 
-    def save_mapping(self, variant_id: str, data: dict[str, Any]) -> Path:
+    def save_mapping(self, variant_id: str, data: Mapping[str, object]) -> Path:
         return self.write(
             f"mappings/{variant_id}.json", json.dumps(data, ensure_ascii=False, indent=1)
         )

@@ -26,9 +26,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 from caseforge.case.load import load_case, load_suite, suite_modes
 from caseforge.case.model import Case, case_model
@@ -48,6 +49,25 @@ from caseforge.synth.verify import (
     verify_variant,
 )
 
+if TYPE_CHECKING:
+    from caseforge.llm.client import ModelClient
+    from caseforge.synth.identifiers import Span
+
+
+class Reproduction(TypedDict, total=False):
+    """What re-running the failing configuration found: ``config``, ``trials``,
+    ``reproduced`` and ``detail`` always; the misses when it failed the original."""
+
+    config: Required[str]
+    trials: Required[int]
+    reproduced: Required[bool]
+    detail: Required[str]
+    original_miss: list[str]
+    original_miss_from: str
+    original_extra: list[str]
+    variant_miss_expected: list[str]
+    variant_trials_with_the_same_miss: int
+
 
 @dataclass
 class ResynthResult:
@@ -57,7 +77,7 @@ class ResynthResult:
     passed: bool
     checks: list[Check]
     variant: dict[str, Any] = field(default_factory=dict)
-    reproduction: dict[str, Any] = field(default_factory=dict)
+    reproduction: Mapping[str, object] = field(default_factory=dict)  # a Reproduction, if run
     payload: Payload | None = None
     payload_path: Path | None = None
     sent: bool = False
@@ -134,9 +154,9 @@ def _original(
 def _substituted_section(
     case: Case,
     contract: contracts.Contract,
-    spans: list[tuple[str, Any]],
+    spans: list[tuple[str, Span]],
     private: PrivateStore,
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, object]]:
     """For ``privacy.send: substituted``: the input fields and wording values with every
     identifier swapped, and the surrogate mapping."""
     from caseforge.synth.policy import faker_locale
@@ -186,7 +206,7 @@ async def resynth(
     suite_dir: Path,
     case_id: str,
     domain: str,
-    client: Any,
+    client: ModelClient | None,
     private: PrivateStore,
     reproduce: str | None,
     trials: int = 3,
@@ -227,7 +247,7 @@ async def resynth(
     shape = private.read(f"shapes/{case.id}.txt")
     shape_text = (shape or "").strip() or contracts.derived_shape(contract)
     user_prompt = contracts.prompt(contract, domain, shape_text, privacy.flag_kinds)
-    surrogate_info: dict[str, Any] = {}
+    surrogate_info: dict[str, object] = {}
     if privacy.send == "substituted":
         section, surrogate_info = _substituted_section(case, contract, spans, private)
         user_prompt += section
@@ -310,9 +330,9 @@ async def resynth(
         for name in contract.flags
     ]
     checks += verify_variant(original, variant)
-    reproduction: dict[str, Any] = {}
+    reproduction: Mapping[str, object] = {}
     if all(c.passed for c in checks) and reproduce is not None:
-        reproduction = await _reproduce(
+        reproduced = await _reproduce(
             suite_dir,
             case,
             suite.case_model.model_validate(variant),
@@ -322,7 +342,8 @@ async def resynth(
             trials,
             original_miss,
         )
-        checks.append(Check("reproduction", reproduction["reproduced"], reproduction["detail"]))
+        checks.append(Check("reproduction", reproduced["reproduced"], reproduced["detail"]))
+        reproduction = reproduced
     result.checks = checks
     result.variant = variant
     result.reproduction = reproduction
@@ -379,7 +400,7 @@ def _variant(
 ) -> dict[str, Any]:
     """The new case: every value from the model's answer or from the structure, none copied
     from the original except what is already public in the suite."""
-    expect: dict[str, Any] = {}
+    expect: dict[str, object] = {}
     for key, check in case.expect.items():
         if key in contract.flags:
             remapped = []
@@ -430,7 +451,7 @@ async def _reproduce(
     config_name: str,
     trials: int,
     original_miss: list[str] | None = None,
-) -> dict[str, Any]:
+) -> Reproduction:
     """Run the failing configuration on both; the miss reproduces when, in most trials, the
     variant misses (and adds) exactly the mapped items the original misses (and adds).
 

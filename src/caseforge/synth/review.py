@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from caseforge.case.load import case_files, load_suite
 from caseforge.case.model import Case
@@ -33,9 +33,9 @@ def taken_ids(suite_dir: Path) -> set[str]:
     return {c.case.id for c in suite.cases} | retired_ids(suite_dir)
 
 
-def case_from_draft(draft: Draft, case_id: str, reviewer: str, today: dt.date) -> dict[str, Any]:
+def case_from_draft(draft: Draft, case_id: str, reviewer: str, today: dt.date) -> dict[str, object]:
     """The case file written for an accepted draft (validated as a Case)."""
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "id": case_id,
         "input": draft.input,
         "expect": draft.expect,
@@ -78,6 +78,18 @@ def accept(suite_dir: Path, draft: Draft, reviewer: str, edited_text: str | None
     return path
 
 
+class ReviewCounts(TypedDict):
+    """What :func:`review_counts` returns."""
+
+    drafts: int
+    accepted: int
+    edited: int
+    rejected: int
+    pending: int
+    needed_fixing: float | None  # the share of reviewed drafts edited or rejected
+    rejection_reasons: dict[str, int]
+
+
 def reject(draft: Draft, reason: str, reviewer: str) -> None:
     if not reason.strip():
         raise CaseforgeError("a rejection needs a reason")
@@ -87,7 +99,7 @@ def reject(draft: Draft, reason: str, reviewer: str) -> None:
     draft.reviewed_on = dt.date.today().isoformat()
 
 
-def review_counts(drafts: list[Draft]) -> dict[str, Any]:
+def review_counts(drafts: list[Draft]) -> ReviewCounts:
     """Accepted / edited / rejected (with reasons) / pending."""
     statuses = Counter(d.status for d in drafts)
     reasons = Counter(d.reason for d in drafts if d.status == "rejected")

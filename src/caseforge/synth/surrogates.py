@@ -38,7 +38,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from caseforge.synth import pools
 from caseforge.synth.identifiers import CLASSES, MONTHS_EN, NUMBER, TICKET_STOP, Span
@@ -54,6 +54,9 @@ from caseforge.synth.policy import (
     LOCALES as _LANGUAGE_LOCALES,
 )
 from caseforge.synth.values import numbers, parse_number, prepare
+
+if TYPE_CHECKING:
+    from faker import Faker
 
 LOCALES: tuple[str, ...] = tuple(_LANGUAGE_LOCALES.values())
 _TWO_LEVEL_SLD = frozenset({"com", "co", "org", "net", "gov", "edu", "ac"})
@@ -72,7 +75,7 @@ _VI_SURNAMES = frozenset(
 )
 _NUMBER_RE = re.compile(NUMBER)
 _CN_NUMBER_CHARS = "[〇零一二两兩三四五六七八九十百千萬万億亿壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
-_FAKERS: dict[str, Any] = {}
+_FAKERS: dict[str, Faker] = {}
 
 
 def normalize_locale(locale: str) -> str:
@@ -87,7 +90,7 @@ def normalize_locale(locale: str) -> str:
         ) from None
 
 
-def _faker(locale: str, seed: int) -> Any:
+def _faker(locale: str, seed: int) -> Faker:
     """A cached Faker for ``locale``, re-seeded (Faker is imported on first use)."""
     fake = _FAKERS.get(locale)
     if fake is None:

@@ -31,7 +31,7 @@ class OracleRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, object] = Field(default_factory=dict)
     field: str | None = Field(default=None, description="The expect key; default `refund`.")
 
 
@@ -57,11 +57,11 @@ class Dimensions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    findings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    findings: dict[str, dict[str, object]] = Field(default_factory=dict)
     scenarios: dict[str, Scenario]
     personas: dict[str, Value]
     shapes: dict[str, Value]
-    input_fields: dict[str, list[Any]] = Field(default_factory=dict)
+    input_fields: dict[str, list[object]] = Field(default_factory=dict)
     text_field: str = Field(default="ticket", description="The input field the model writes.")
 
     def axes(self) -> dict[str, list[str]]:
@@ -144,7 +144,7 @@ def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> l
     for index, row in enumerate(rows, start=1):
         scenario = dims.scenarios[row["scenario"]]
         case_input = {name: rng.choice(values) for name, values in dims.input_fields.items()}
-        expect: dict[str, Any] = {"category": {"mode": "exact", "value": scenario.category}}
+        expect: dict[str, object] = {"category": {"mode": "exact", "value": scenario.category}}
         if scenario.oracle is not None:
             fn = oracles.get(scenario.oracle.name)
             if fn is None:

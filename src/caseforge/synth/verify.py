@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from caseforge.synth.contract import flag_structure
 from caseforge.synth.overlap import Original, Settings, fields_of
@@ -48,18 +48,17 @@ class Check:
     detail: str = ""
     findings: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, bool | str]:
         return {"passed": self.passed, "detail": self.detail}
 
 
-def content_fields(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+def content_fields(data: Mapping[str, object]) -> Iterator[tuple[str, str]]:
     """The leaves of a case that carry content: everything but its id, dates, split and the
     provenance caseforge writes itself."""
     kept = {k: v for k, v in data.items() if k not in META_KEYS}
-    if isinstance(kept.get("provenance"), dict):
-        kept["provenance"] = {
-            k: v for k, v in kept["provenance"].items() if k not in GENERATED_PROVENANCE
-        }
+    provenance = kept.get("provenance")
+    if isinstance(provenance, dict):
+        kept["provenance"] = {k: v for k, v in provenance.items() if k not in GENERATED_PROVENANCE}
     return fields_of(kept)
 
 
@@ -76,7 +75,7 @@ class KnownOriginal:
 
 
 def know_original(
-    data: dict[str, Any],
+    data: Mapping[str, object],
     glossary: Glossary | None = None,
     fixtures: Iterable[str] = (),
     safe: Iterable[str] = (),
@@ -102,7 +101,7 @@ def know_original(
     return KnownOriginal(Original(fields, terms, safe, settings), originals, spans, fields, terms)
 
 
-def verify_variant(original: Original, variant: dict[str, Any]) -> list[Check]:
+def verify_variant(original: Original, variant: Mapping[str, object]) -> list[Check]:
     """The checks every variant passes, whatever its goal state: overlap and redaction."""
     fields = list(content_fields(variant))
     return [check_overlap(original, fields), check_redaction(fields)]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from caseforge.agent.transports import import_object
 from caseforge.case.load import load_suite
@@ -22,6 +23,9 @@ from caseforge.case.validate import case_text
 from caseforge.errors import CaseforgeError
 from caseforge.files import write_atomic
 from caseforge.synth.tuples import load_dimensions
+
+if TYPE_CHECKING:
+    from caseforge.llm.client import ModelClient
 
 SYNTH_DIR = "synth"
 TUPLES_FILE = "tuples.jsonl"
@@ -47,8 +51,8 @@ class Draft:
     draft_id: str
     tuple_id: str
     tuple: dict[str, str]
-    input: dict[str, Any]
-    expect: dict[str, Any]
+    input: dict[str, object]
+    expect: dict[str, object]
     text: str
     model: str
     prompt_hash: str
@@ -81,7 +85,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_jsonl(path: Path, rows: Iterable[Mapping[str, object]]) -> None:
     write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
@@ -115,7 +119,9 @@ def flag_near_duplicates(
         draft.near_duplicates = hits
 
 
-async def write_drafts(suite_dir: Path, client: Any, limit: int | None = None) -> list[Draft]:
+async def write_drafts(
+    suite_dir: Path, client: ModelClient, limit: int | None = None
+) -> list[Draft]:
     """Write a ticket for every tuple that has no draft yet; append them to the queue."""
     suite = load_suite(suite_dir)
     dims = load_dimensions(suite_dir)
