@@ -294,3 +294,35 @@ def test_the_readme_example_mode_loads_and_grades(tmp_path: Path) -> None:
     assert check.grade("other").reason == "'other' does not start with 'Ref'"
     assert check.expected == "Ref"
     assert spec.options["ignore_case"].loosens(False, True)
+
+
+def test_every_check_renders_in_one_line_and_the_reports_show_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks = CHECKS.replace(
+        "    def grade(self, actual: object) -> Verdict:\n        if not isinstance",
+        "    def render(self) -> str:\n        return f'begins with {self.prefix}'\n\n"
+        "    def grade(self, actual: object) -> Verdict:\n        if not isinstance",
+    )
+    expect = {
+        "category": {"mode": "starts_with", "prefix": "ref"},
+        "amount": {"mode": "number", "value": 20, "tolerance": 0.5},
+        "reply": {"must_include": ["20"], "must_not_include": ["全额"]},
+        "tool_calls": {"must_call": ["lookup"], "order": ["lookup", "refund"]},
+        "wording": {"mode": "ignore", "reason": "varies"},
+    }
+    suite = write_suite(tmp_path / "suite", {"a": expect}, checks)
+    monkeypatch.setenv("CASEFORGE_STORE", f"sqlite:///{tmp_path / 'store.db'}")
+    runner.invoke(app, ["run", str(suite), "--quiet", "--out", str(tmp_path / "out")])
+    report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert report["cases"][0]["expect"] == {
+        "category": "begins with ref",
+        "amount": "number 20 ± 0.5",
+        "reply.must_include": 'must_include ["20"]',
+        "reply.must_not_include": 'must_not_include ["全额"]',
+        "tool_calls": "tool_calls: call lookup; in order lookup, refund",
+        "wording": "ignore (varies)",
+    }
+    html = runner.invoke(app, ["report", "latest", "--format", "html"]).output
+    assert "<small>begins with ref</small>" in html
+    assert "<small>number 20 ± 0.5</small>" in html

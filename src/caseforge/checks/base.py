@@ -49,7 +49,10 @@ class Verdict(tuple[CheckStatus, str]):
 
 def passed(reason: str = "") -> Verdict:
     """The check holds."""
-    return Verdict(CheckStatus.PASS, reason)
+    return _PASSED if not reason else Verdict(CheckStatus.PASS, reason)
+
+
+_PASSED = Verdict(CheckStatus.PASS, "")  # one for every reasonless pass: most checks pass
 
 
 def failed(reason: str) -> Verdict:
@@ -137,3 +140,9 @@ class BaseCheck(BaseModel):
     def grade(self, actual: object) -> Verdict:
         """Grade the value read for this check (see ``reads``)."""
         raise NotImplementedError(f"check mode {self.mode!r} has no grade method")
+
+    def render(self) -> str:
+        """The check for people, in one line (``exact "refund"``): the reports show it
+        beside each verdict. A mode may say it better by overriding this."""
+        expected = self.expected
+        return self.mode if expected is None else f"{self.mode} {show(expected)}"

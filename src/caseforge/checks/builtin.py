@@ -165,6 +165,9 @@ class NumberCheck(BaseCheck):
             return passed()
         return failed(f"{number:g} is {diff:g} from {self.value:g} (tolerance {self.tolerance:g})")
 
+    def render(self) -> str:
+        return f"number {self.value:g} ± {self.tolerance:g}"
+
 
 class OutcomeCheck(BaseCheck):
     """What the run left in its workspace (read by the suite's probe) equals ``value``.
@@ -224,6 +227,9 @@ class IgnoreCheck(BaseCheck):
     mode: Literal["ignore"]
     reason: str = Field(min_length=1)
 
+    def render(self) -> str:
+        return f"ignore ({self.reason})"
+
 
 BUILTIN_CHECKS: tuple[type[BaseCheck], ...] = (
     ExactCheck,
@@ -250,6 +256,10 @@ class IncludeShorthand(BaseModel):
     @property
     def mode(self) -> str:
         return "must_include+must_not_include"
+
+    def render(self) -> str:
+        included, excluded = show(self.must_include), show(self.must_not_include)
+        return f"must_include {included}; must_not_include {excluded}"
 
 
 TOOL_CALLS_STRENGTH = 70
@@ -297,6 +307,18 @@ class ToolCallsCheck(BaseModel):
             problems.append(f"not in order {' -> '.join(self.order)} (calls: {', '.join(names)})")
         return failed("; ".join(problems)) if problems else passed()
 
+    def render(self) -> str:
+        parts = [
+            f"{label} {', '.join(names)}"
+            for label, names in (
+                ("call", self.must_call),
+                ("never call", self.must_not_call),
+                ("in order", self.order),
+            )
+            if names
+        ]
+        return "tool_calls: " + ("; ".join(parts) or "anything")
+
 
 class UndeclaredCheck(BaseModel):
     """A stored or historical check whose mode no declaration knows (read, never graded)."""
@@ -308,3 +330,6 @@ class UndeclaredCheck(BaseModel):
     @property
     def data(self) -> dict[str, object]:
         return self.model_dump()
+
+    def render(self) -> str:
+        return f"{self.mode} (no declaration of this mode)"

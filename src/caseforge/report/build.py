@@ -10,8 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from caseforge.case.load import suite_modes
 from caseforge.case.model import Case, case_model
-from caseforge.checks import mode_table
+from caseforge.checks import ModeTable, mode_table
 from caseforge.errors import CaseforgeError, first_validation_error
 from caseforge.report.model import (
     SCHEMA_VERSION,
@@ -36,7 +37,7 @@ def build_report(store: RunStore, run_id: str) -> RunReport:
     info = store.get_run(run_id)
     # The stored snapshot is read as it was: a mode this process has no declaration of is
     # kept as written (its results are in the rows already).
-    model = case_model(mode_table(), lenient=True)
+    model = case_model(_modes_of(Path(info.suite_path)), lenient=True)
     cases = {cid: model.model_validate(data) for cid, data in store.cases(run_id).items()}
     per_case: dict[str, list[TrialResult]] = defaultdict(list)
     records: list[TrialRecord] = []
@@ -67,6 +68,7 @@ def build_report(store: RunStore, run_id: str) -> RunReport:
             source=case.source,
             tags=case.tags,
             input=case.input,
+            expect={name: check.render() for name, _, check in case.checks()},
             passed=sum(1 for t in per_case[case_id] if t.status is TrialStatus.PASS),
             trials=per_case[case_id],
         )
@@ -138,6 +140,15 @@ def report_schema() -> dict[str, Any]:
     text = files("caseforge.report").joinpath("report.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
+
+
+def _modes_of(suite_dir: Path) -> ModeTable:
+    """The suite's check modes, its own included, or the built-in ones when the suite has
+    moved or its checks module no longer loads (the report only describes them)."""
+    try:
+        return suite_modes(suite_dir)
+    except CaseforgeError:
+        return mode_table()
 
 
 def require_finished(report: RunReport, before: str) -> RunReport:

@@ -151,6 +151,10 @@ class CaseResult(_Model):
     source: str = ""
     tags: list[str] = Field(default_factory=list)
     input: JsonObject = Field(default_factory=dict)
+    expect: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each check of the case by name, in one line for people (its mode's render()).",
+    )
     passed: int = 0
     trials: list[TrialResult]
 

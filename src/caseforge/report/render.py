@@ -262,8 +262,10 @@ def to_html(report: RunReport) -> str:
                     "<th>actual</th><th>why</th></tr>"
                 )
                 for check in trial.checks:
+                    rendered = case.expect.get(check.name, "")
                     parts.append(
-                        f"<tr><td>{_h(check.name)}</td><td>{_h(check.mode)}</td>"
+                        f"<tr><td>{_h(check.name)}<br><small>{_h(rendered)}</small></td>"
+                        f"<td>{_h(check.mode)}</td>"
                         f"<td class='{check.status.value}'>{_h(check.status.value)}</td>"
                         f"<td><pre>{_h(check.expected)}</pre></td>"
                         f"<td><pre>{_h(check.actual)}</pre></td><td>{_h(check.reason)}</td></tr>"

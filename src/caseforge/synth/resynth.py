@@ -41,8 +41,8 @@ from caseforge.synth.outbound import Payload, check_payload, require_allowed
 from caseforge.synth.overlap import Original, Settings
 from caseforge.synth.private import PrivateStore
 from caseforge.synth.verify import (
-    Check,
     KnownOriginal,
+    Verification,
     check_structure,
     content_fields,
     know_original,
@@ -75,14 +75,14 @@ class ResynthResult:
 
     case_id: str | None
     passed: bool
-    checks: list[Check]
+    checks: list[Verification]
     variant: dict[str, Any] = field(default_factory=dict)
     reproduction: Mapping[str, object] = field(default_factory=dict)  # a Reproduction, if run
     payload: Payload | None = None
     payload_path: Path | None = None
     sent: bool = False
 
-    def failed(self) -> list[Check]:
+    def failed(self) -> list[Verification]:
         return [c for c in self.checks if not c.passed]
 
 
@@ -274,7 +274,7 @@ async def resynth(
     )
     findings = check_payload(payload, payload_original)
     run_id = "resynth-" + secrets.token_hex(4)
-    blocked = Check(
+    blocked = Verification(
         "payload",
         not findings,
         "; ".join(f.message() for f in findings[:5])
@@ -342,7 +342,7 @@ async def resynth(
             trials,
             original_miss,
         )
-        checks.append(Check("reproduction", reproduced["reproduced"], reproduced["detail"]))
+        checks.append(Verification("reproduction", reproduced["reproduced"], reproduced["detail"]))
         reproduction = reproduced
     result.checks = checks
     result.variant = variant

@@ -40,7 +40,7 @@ GENERATED_PROVENANCE = (
 
 
 @dataclass
-class Check:
+class Verification:
     """One verification: its name, whether it passed, and what it found."""
 
     name: str
@@ -101,13 +101,15 @@ def know_original(
     return KnownOriginal(Original(fields, terms, safe, settings), originals, spans, fields, terms)
 
 
-def verify_variant(original: Original, variant: Mapping[str, object]) -> list[Check]:
+def verify_variant(original: Original, variant: Mapping[str, object]) -> list[Verification]:
     """The checks every variant passes, whatever its goal state: overlap and redaction."""
     fields = list(content_fields(variant))
     return [check_overlap(original, fields), check_redaction(fields)]
 
 
-def check_structure(original: list[str], variant: list[str], items: int | None = None) -> Check:
+def check_structure(
+    original: list[str], variant: list[str], items: int | None = None
+) -> Verification:
     """Same number of flags, same multi-flagged item shape, same kinds; items in range."""
     before, after = flag_structure(original), flag_structure(variant)
     problems = []
@@ -128,23 +130,23 @@ def check_structure(original: list[str], variant: list[str], items: int | None =
         if outside:
             problems.append(f"flags on items {outside} that the {items}-item variant lacks")
     if problems:
-        return Check("structure", False, "; ".join(problems))
-    return Check(
+        return Verification("structure", False, "; ".join(problems))
+    return Verification(
         "structure",
         True,
         f"{len(variant)} flags, multi-flagged {multi_after or 'none'}, kinds {dict(kinds_after)}",
     )
 
 
-def check_overlap(original: Original, variant_fields: Iterable[tuple[str, str]]) -> Check:
+def check_overlap(original: Original, variant_fields: Iterable[tuple[str, str]]) -> Verification:
     """The variant shares nothing distinctive with the original (field and class named, the
     shared text never shown)."""
     findings = [f.message() for f in original.findings(variant_fields)]
     if findings:
         more = f" (and {len(findings) - 5} more)" if len(findings) > 5 else ""
-        return Check("overlap", False, "; ".join(findings[:5]) + more, findings)
+        return Verification("overlap", False, "; ".join(findings[:5]) + more, findings)
     settings = original.settings
-    return Check(
+    return Verification(
         "overlap",
         True,
         f"no shared run ({settings.cjk_run} Han characters / {settings.word_run} words), "
@@ -152,7 +154,7 @@ def check_overlap(original: Original, variant_fields: Iterable[tuple[str, str]])
     )
 
 
-def check_redaction(fields: Iterable[tuple[str, str]]) -> Check:
+def check_redaction(fields: Iterable[tuple[str, str]]) -> Verification:
     """No redaction mark in any field."""
     found = []
     for path, text in fields:
@@ -160,10 +162,10 @@ def check_redaction(fields: Iterable[tuple[str, str]]) -> Check:
         if families:
             found.append(f"{path}: {', '.join(families)}")
     if found:
-        return Check(
+        return Verification(
             "redaction",
             False,
             f"redaction marks in {'; '.join(found[:5])}: write natural text instead",
             found,
         )
-    return Check("redaction", True, "no redaction marks")
+    return Verification("redaction", True, "no redaction marks")
