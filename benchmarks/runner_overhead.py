@@ -124,7 +124,8 @@ def measure(suite: Path, agent: str, trials: int, concurrency: int) -> dict[str,
     """One `caseforge run` in a fresh process, with its own store."""
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/store.db"
-        env = {**os.environ, "PYTHONPATH": str(suite)}
+        paths = [str(suite), *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
         argv = (str(suite), agent, str(trials), str(concurrency), url)
         return _child(CHILD, *argv, cwd=tmp, env=env)
 
