@@ -8,10 +8,10 @@ decorator stays at ``caseforge.oracle``: a package attribute cannot share a subp
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from caseforge._version import __version__
+from caseforge.imports import lazy_names
 
 _EXPORTS: dict[str, str] = {
     # the dataset
@@ -104,13 +104,7 @@ if TYPE_CHECKING:
     from caseforge.report.model import RunReport
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'caseforge' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names("caseforge", _EXPORTS)
 
 
 def __dir__() -> list[str]:

@@ -5,8 +5,9 @@ Names are imported on first use (the calibration itself loads the model client).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from caseforge.imports import lazy_names
 
 if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
     from caseforge.calibrate.agreement import Agreement as Agreement
@@ -34,7 +35,7 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> object:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'caseforge.calibrate' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"caseforge.calibrate.{_WHERE[name]}"), name)
+__getattr__ = lazy_names(
+    "caseforge.calibrate",
+    {name: f"caseforge.calibrate.{module}" for name, module in _WHERE.items()},
+)

@@ -25,11 +25,8 @@ defines is one. Each declaration is checked when the suite loads.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import inspect
 import re
-import sys
 from collections.abc import Iterable
 from functools import cache
 from importlib.metadata import entry_points
@@ -40,6 +37,7 @@ from typing import ClassVar
 from caseforge.checks.base import BaseCheck, OptionOrder, Reads, Verdict
 from caseforge.checks.table import BUILTIN_MODES, FORMS, ModeSpec, ModeTable, mode_name_of
 from caseforge.errors import CaseforgeError, Problem
+from caseforge.imports import SuiteImportError, import_suite_file
 
 ENTRY_POINT_GROUP = "caseforge.checks"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -145,32 +143,11 @@ def load_checks_file(path: Path, config_path: Path) -> list[ModeSpec]:
 
 
 def _import_file(path: Path, config_path: Path) -> ModuleType:
-    # Keyed on the content too, so a long-lived process picks up an edited module.
-    digest = hashlib.sha1(str(path).encode() + b"\0" + path.read_bytes()).hexdigest()[:12]
-    name = f"caseforge_suite_checks_{digest}"
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise CaseforgeError(Problem(config_path, 0, 0, "checks", f"cannot import {path}"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    suite_dir = str(path.parent)
-    added = suite_dir not in sys.path
-    if added:
-        sys.path.insert(0, suite_dir)
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise CaseforgeError(
-            Problem(path, _traceback_line(exc, path), 0, "checks", f"{type(exc).__name__}: {exc}")
-        ) from None
-    finally:
-        if added:
-            sys.path.remove(suite_dir)
-    return module
+        return import_suite_file(path, "checks")
+    except SuiteImportError as exc:
+        what = f"{type(exc.error).__name__}: {exc.error}" if exc.error else "cannot import it"
+        raise CaseforgeError(Problem(path, exc.line, 0, "checks", what)) from None
 
 
 @cache
@@ -205,15 +182,3 @@ def _line_of(model: type) -> int:
         return inspect.getsourcelines(model)[1]
     except (OSError, TypeError):
         return 0
-
-
-def _traceback_line(exc: BaseException, path: Path) -> int:
-    line = 0
-    tb = exc.__traceback__
-    while tb is not None:
-        if Path(tb.tb_frame.f_code.co_filename) == path:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    if isinstance(exc, SyntaxError) and exc.lineno:
-        line = exc.lineno
-    return line

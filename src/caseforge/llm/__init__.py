@@ -6,8 +6,9 @@ the ``openai`` SDK.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from caseforge.imports import lazy_names
 
 if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
     from caseforge.llm.cache import LLMCache as LLMCache
@@ -49,7 +50,6 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> object:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'caseforge.llm' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"caseforge.llm.{_WHERE[name]}"), name)
+__getattr__ = lazy_names(
+    "caseforge.llm", {name: f"caseforge.llm.{module}" for name, module in _WHERE.items()}
+)

@@ -15,14 +15,12 @@ value the oracle returned; ``caseforge validate`` calls the oracle again with th
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
 from caseforge.errors import DatasetError
+from caseforge.imports import SuiteImportError, import_suite_file
 
 OracleFn = Callable[..., object]
 F = TypeVar("F", bound=OracleFn)
@@ -59,33 +57,12 @@ def oracles_in(namespace: Mapping[str, object]) -> dict[str, OracleFn]:
 
 
 def load_oracles(path: Path) -> dict[str, OracleFn]:
-    """Import a suite's oracles module from ``path`` and return the oracles it registered.
-
-    Each file is imported once per process under a name derived from its absolute path,
-    so two suites with an ``oracles.py`` each do not clash.
-    """
+    """Import a suite's oracles module from ``path`` and return the oracles it registered."""
     path = path.resolve()
     if not path.is_file():
         raise OracleError(f"{path}: oracles module not found")
-    digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
-    module_name = f"caseforge_suite_oracles_{digest}"
-    if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise OracleError(f"{path}: cannot import oracles module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        # The suite folder goes on sys.path so the module can import its neighbours.
-        suite_dir = str(path.parent)
-        added = suite_dir not in sys.path
-        if added:
-            sys.path.insert(0, suite_dir)
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            del sys.modules[module_name]
-            raise OracleError(f"{path}: importing the oracles module failed: {exc!r}") from exc
-        finally:
-            if added:
-                sys.path.remove(suite_dir)
-    return oracles_in(vars(sys.modules[module_name]))
+    try:
+        module = import_suite_file(path, "oracles")
+    except SuiteImportError as exc:
+        raise OracleError(f"{path}: importing the oracles module failed: {exc.error!r}") from exc
+    return oracles_in(vars(module))
