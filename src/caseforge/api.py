@@ -16,7 +16,7 @@ from typing import TypedDict, Unpack
 
 from caseforge.case.load import load_config
 from caseforge.compare.baseline import load_baseline
-from caseforge.compare.gate import GateResult, gate
+from caseforge.compare.gate import GateResult, check_rules, gate
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import CompareResult
 from caseforge.compare.pairing import compare_runs as _pair
@@ -88,10 +88,17 @@ def gate_run(
     ``caseforge gate`` does; ``result.verdict`` and ``result.exit_code`` say how it went."""
     report = require_finished(_report(run, store), "gating")
     suite_dir = Path(suite) if suite is not None else Path(report.suite_path)
+    config_path = suite_dir / "caseforge.yaml"
+    if not config_path.is_file():
+        raise UsageError(
+            f"cannot find the suite of run {report.run_id} at {suite_dir}: pass --suite"
+        )
     rules = load_config(suite_dir).gate.rules
     if not rules:
-        raise UsageError(f"{suite_dir / 'caseforge.yaml'}: no gate.rules to apply")
-    return gate(outcomes_from_report(report), load_baseline(Path(baseline)), rules)
+        raise UsageError(f"{config_path}: no gate.rules to apply (add some under `gate:`)")
+    outcomes = outcomes_from_report(report)
+    check_rules(rules, outcomes, config_path)
+    return gate(outcomes, load_baseline(Path(baseline)), rules)
 
 
 def _report(run: RunRef, store: str | None) -> RunReport:

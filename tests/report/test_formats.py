@@ -122,7 +122,7 @@ def test_cli_run_out_and_report_formats(toy_suite: MakeToySuite, tmp_path: Path)
     listed = runner.invoke(app, ["runs", "--store", url])
     assert listed.exit_code == 0 and run_id in listed.stdout and "finished" in listed.stdout
     bad = runner.invoke(app, ["report", "nope", "--store", url])
-    assert bad.exit_code == 1 and "no run 'nope'" in bad.output
+    assert bad.exit_code == 2 and "no run 'nope'" in bad.output
 
 
 def test_report_validates_against_the_shipped_schema(report: RunReport) -> None:

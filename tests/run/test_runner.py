@@ -273,3 +273,99 @@ def test_a_corrupt_fixtures_file_is_a_one_line_error(
     outcome = run(store, suite_dir=root)
     error = trials_of(store, outcome)[("w", 1)]["error"]
     assert "w.json: not a fixtures file" in error and "--fixtures record" in error
+
+
+def test_sigterm_saves_the_run_as_stopped_kills_command_agents_and_resume_finishes_it(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    markers = tmp_path / "grandchildren"
+    markers.mkdir()
+    agent = tmp_path / "slow_agent.sh"
+    # A shell wrapper whose child outlives it unless its whole process group is killed.
+    agent.write_text(
+        f"#!/bin/sh\nsleep 30 >/dev/null 2>&1 </dev/null &\necho $! > {markers}/$$\n"
+        f"exec {sys.executable} -c 'import sys, time, json; json.load(sys.stdin); time.sleep(0.2);"
+        ' print(json.dumps({"output": {"category": "refund"}}))\'\n',
+        encoding="utf-8",
+    )
+    agent.chmod(0o755)
+    cases = [{"id": f"c{i:02d}", "input": {}} for i in range(30)]
+    root = toy_suite(cases, concurrency=2, agent={"command": ["sh", str(agent)]})
+    url = f"sqlite:///{tmp_path / 'term.db'}"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "-q"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    store = RunStore(url)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        runs = store.list_runs()
+        if runs and store.count(runs[0].id) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    assert "interrupted (SIGTERM)" in stderr and "Traceback" not in stderr
+    run_id = store.list_runs()[0].id
+    assert store.get_run(run_id).status == "stopped"
+    time.sleep(0.2)
+    grandchildren = [int(p.read_text()) for p in markers.iterdir() if p.read_text().strip()]
+    assert grandchildren and not any(_alive(pid) for pid in grandchildren)  # gone with groups
+    resumed = subprocess.run(
+        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "--resume", run_id],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert store.count(run_id) == 30
+    assert store.get_run(run_id).status == "finished"
+
+
+def _alive(pid: int) -> bool:
+    """Running, not gone and not a zombie nobody has reaped yet."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in status
+
+
+def test_a_hung_sync_agent_does_not_keep_caseforge_alive(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    cases = [{"id": "hangs", "input": {"behaviour": "hang"}}, {"id": "fine", "input": {}}]
+    root = toy_suite(cases, agent={"callable": "tests.run.toy_agent:run_sync"}, timeout_s=1)
+    url = f"sqlite:///{tmp_path / 'hang.db'}"
+    started = time.monotonic()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "caseforge",
+            "run",
+            str(root),
+            "--store",
+            url,
+            "-q",
+            "--max-error-rate",
+            "0.5",
+        ],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert time.monotonic() - started < 60  # not the agent's 600 s
+    assert done.returncode == 0, done.stderr
+    store = RunStore(url)
+    run = store.list_runs()[0]
+    assert run.status == "finished" and store.count(run.id) == 2
+    statuses = {cid: status for cid, _, status in store.statuses(run.id)}
+    assert statuses == {"hangs": "error", "fine": "pass"}

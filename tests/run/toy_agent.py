@@ -70,6 +70,8 @@ async def run(input: dict[str, Any], ctx: AgentContext) -> Any:
 
 
 def run_sync(input: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
+    if input.get("behaviour") == "hang":
+        time.sleep(600)  # a thread Python cannot stop
     return answer(input, ctx)
 
 

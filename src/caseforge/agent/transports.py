@@ -9,14 +9,20 @@ for that case-trial.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import importlib
 import inspect
 import json
+import os
+import queue
 import shlex
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,7 +31,7 @@ import httpx
 from caseforge.agent.context import AgentContext
 from caseforge.agent.protocol import AgentProtocolError, AgentResult, parse_response
 from caseforge.case.suite import AgentSpec
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, UsageError
 
 STDERR_TAIL = 2000
 
@@ -78,7 +84,7 @@ class CallableAgent:
         self.description = description
         call = getattr(type(fn), "__call__", None)  # noqa: B004 (async callable objects)
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: DaemonThreadPool | None = None
         self._threads = threads
 
     async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
@@ -86,15 +92,56 @@ class CallableAgent:
             response = await self.fn(request["input"], ctx)
         else:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="agent")
+                self._pool = DaemonThreadPool(self._threads)
             loop = asyncio.get_running_loop()
             response = await loop.run_in_executor(self._pool, self.fn, request["input"], ctx)
         return parse_response(response)
 
     async def aclose(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown()
             self._pool = None
+
+
+class DaemonThreadPool(Executor):
+    """Threads for sync agents that never keep the process alive.
+
+    Python cannot stop a thread, and the standard pool joins its threads at exit, so one
+    sync agent that hangs past its timeout would keep caseforge running for ever after the
+    report is written. These threads are daemons: a hung call is abandoned when caseforge
+    exits, after the store and the report are written (the call itself was already recorded
+    as timed out).
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = max(1, size)
+        self._work: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._threads: list[threading.Thread] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._work.put((future, functools.partial(fn, *args, **kwargs)))
+        if len(self._threads) < self._size:
+            thread = threading.Thread(target=self._worker, name="agent", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return future
+
+    def _worker(self) -> None:
+        while (item := self._work.get()) is not None:
+            future, call = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as exc:  # handed to the awaiting coroutine
+                future.set_exception(exc)
+
+    def shutdown(self, wait: bool = False, *, cancel_futures: bool = True) -> None:
+        for _ in self._threads:
+            self._work.put(None)
 
 
 class CommandAgent:
@@ -118,14 +165,17 @@ class CommandAgent:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
+                # Its own process group, so a `sh -c` wrapper's children go with it.
+                start_new_session=True,
             )
         except OSError as exc:
             raise AgentError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
         try:
             stdout, stderr = await proc.communicate(payload)
         finally:
-            if proc.returncode is None:  # cancelled (timeout): never leave the process behind
-                proc.kill()
+            # Cancelled (a timeout, Ctrl-C, SIGTERM) or done: leave nothing of it behind.
+            _kill_group(proc.pid)
+            if proc.returncode is None:
                 await proc.wait()
         tail = stderr.decode("utf-8", "replace")[-STDERR_TAIL:]
         if proc.returncode != 0:
@@ -142,6 +192,11 @@ class CommandAgent:
 
     async def aclose(self) -> None:
         return None
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+        os.killpg(pid, signal.SIGKILL)
 
 
 class HttpAgent:
@@ -213,7 +268,7 @@ def resolve_agent(
         if override.startswith(("http://", "https://")):
             return HttpAgent(override)
         if override.startswith("cmd:"):
-            return CommandAgent(shlex.split(override[4:]), suite_dir)
+            return CommandAgent(_split(override[4:], "--agent", UsageError), suite_dir)
         return _callable(override, suite_dir, threads)
     if spec is None:
         raise CaseforgeError(
@@ -223,10 +278,19 @@ def resolve_agent(
     if spec.http:
         return HttpAgent(spec.http)
     if spec.command:
-        argv = shlex.split(spec.command) if isinstance(spec.command, str) else list(spec.command)
+        where = f"{suite_dir / 'caseforge.yaml'}: agent.command"
+        command = spec.command
+        argv = _split(command, where, CaseforgeError) if isinstance(command, str) else list(command)
         return CommandAgent(argv, suite_dir)
     assert spec.callable is not None
     return _callable(spec.callable, suite_dir, threads)
+
+
+def _split(command: str, where: str, error: type[CaseforgeError]) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError as exc:  # an unclosed quote
+        raise error(f"{where}: cannot read the command {command!r}: {exc}") from None
 
 
 def _callable(spec: str, suite_dir: Path, threads: int) -> CallableAgent:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -83,6 +85,94 @@ class GateConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rules: list[GateRule] = Field(default_factory=list)
+
+
+# The metrics a gate rule may name: the run summary's numbers (a test holds this list to the
+# report model), pass^k and pass@k by k, and the item counts and rates of each field whose
+# checks feed item metrics.
+SCALAR_METRICS = (
+    "cases",
+    "trials",
+    "case_trials",
+    "passed",
+    "failed",
+    "incomplete",
+    "judge_checks_skipped",
+    "errors",
+    "pass_rate",
+    "pass_rate_se",
+    "fully_passing_cases",
+    "false_positive_rate",
+    "clean_case_trials",
+    "cost_usd",
+    "cost_per_run",
+    "cost_per_true_finding",
+    "input_tokens",
+    "output_tokens",
+    "latency_p50_s",
+    "latency_p95_s",
+)
+BY_K_METRICS = ("pass_hat_k", "pass_at_k")
+ITEM_STATS = ("tp", "fp", "fn", "precision", "recall")
+
+
+def gate_metrics(trials: int, item_fields: Iterable[str]) -> list[str]:
+    """Every metric name a suite with these trials and item fields can produce."""
+    names = list(SCALAR_METRICS)
+    names += [f"{m}.{k}" for m in BY_K_METRICS for k in range(1, trials + 1)]
+    names += [f"items.{f}.{stat}" for f in sorted(set(item_fields)) for stat in ITEM_STATS]
+    return names
+
+
+def gate_rule_problems(
+    rules: Sequence[GateRule], metrics: Sequence[str], tags: Iterable[str]
+) -> list[tuple[int, str, str]]:
+    """``(rule index, key, message)`` for each rule that names a metric the suite cannot
+    produce, a paired test the metric has none of, or a tag no case carries: each would
+    otherwise pass silently and switch that part of the gate off."""
+    known_tags = set(tags)
+    problems = []
+    for index, rule in enumerate(rules):
+        if rule.metric is not None:
+            if rule.metric not in metrics:
+                near = difflib.get_close_matches(rule.metric, metrics, n=1, cutoff=0.6)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                problems.append(
+                    (
+                        index,
+                        "metric",
+                        f"unknown metric {rule.metric!r}{hint}; "
+                        f"this suite can gate on: {', '.join(_shown(metrics))}",
+                    )
+                )
+            elif rule.no_significant_drop and not _paired(rule.metric):
+                problems.append(
+                    (
+                        index,
+                        "no_significant_drop",
+                        f"{rule.metric!r} has no paired test: "
+                        "use it with max, min, max_increase or max_drop "
+                        "(no_significant_drop is for pass_rate and items.FIELD.precision|recall)",
+                    )
+                )
+        if rule.tag is not None and rule.tag not in known_tags:
+            near = difflib.get_close_matches(rule.tag, sorted(known_tags), n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            problems.append((index, "tag", f"no case is tagged {rule.tag!r}{hint}"))
+    return problems
+
+
+def _paired(metric: str) -> bool:
+    parts = metric.split(".")
+    return metric == "pass_rate" or (
+        len(parts) == 3 and parts[0] == "items" and parts[2] in ("precision", "recall")
+    )
+
+
+def _shown(metrics: Sequence[str], limit: int = 12) -> list[str]:
+    return list(metrics[:limit]) + (
+        [f"… {len(metrics) - limit} more"] if len(metrics) > limit else []
+    )
 
 
 class ModelSettings(BaseModel):
@@ -167,6 +257,13 @@ class SuiteConfig(BaseModel):
     outcome_probe: str | None = Field(
         default=None,
         description="`module:function(workspace, result, case)` reading what a trial left.",
+    )
+    max_error_rate: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="`caseforge run` exits 4 when a larger share of a configuration's "
+        "case-trials end in an agent error (exception, timeout, invalid answer, failed probe).",
     )
     freeze_clock: bool = Field(
         default=True,

@@ -18,7 +18,7 @@ from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
 from caseforge.case.positions import locate_in_yaml
 from caseforge.case.retire import RETIRED_FILE, retired_ids
-from caseforge.case.suite import SuiteConfig
+from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
 from caseforge.checks import BaseCheck, ExactSetCheck
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.jsontypes import JSONValue
@@ -231,11 +231,15 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
     records: list[CaseRecord] = []
     first_seen: dict[str, CaseRecord] = {}
     dedup_fields = config.dedup.fields
+    tags: set[str] = set()
+    item_fields: set[str] = set()
     for item in iter_cases(root, model):
         if isinstance(item, Problem):
             report.errors.append(item)
             continue
         case = item.case
+        tags.update(case.tags)
+        item_fields.update(case.item_fields())
         record = CaseRecord(
             id=case.id,
             path=item.path,
@@ -292,10 +296,25 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
             )
 
     report.cases = len(records)
+    if records:  # with no case loaded, every tag would look unknown
+        report.errors.extend(_gate_problems(root, config, tags, item_fields))
     _distribution(report, records)
     _near_duplicates(report, records, config, threshold)
     report.errors.sort(key=lambda p: (str(p.path), p.line, p.col))
     return report
+
+
+def _gate_problems(
+    root: Path, config: SuiteConfig, tags: set[str], item_fields: set[str]
+) -> list[Problem]:
+    """Gate rules that would pass whatever the run did: an unknown metric or tag."""
+    path = root / "caseforge.yaml"
+    metrics = gate_metrics(config.trials, item_fields)
+    found = []
+    for index, key, message in gate_rule_problems(config.gate.rules, metrics, tags):
+        line, col = locate_in_yaml(path, ("gate", "rules", index, key))
+        found.append(Problem(path, line, col, f"gate.rules.{index}.{key}", message))
+    return found
 
 
 def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from caseforge.api import gate_run
 from caseforge.case.load import load_config
-from caseforge.compare.baseline import load_baseline, write_baseline
-from caseforge.compare.gate import gate as apply_gate
-from caseforge.compare.gate import gate_junit, gate_markdown, gate_text
+from caseforge.compare.baseline import write_baseline
+from caseforge.compare.gate import GateResult, gate_junit, gate_markdown, gate_text
 from caseforge.compare.history import history, history_text
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
-from caseforge.errors import CaseforgeError, UsageError
+from caseforge.errors import UsageError
 from caseforge.files import write_atomic
 from caseforge.report.build import load_report, require_finished
 from caseforge.stats import (
@@ -82,25 +83,15 @@ def gate(
 ) -> None:
     """Apply the suite's gate rules to a run against a baseline; exit 1 only on regression."""
     report = require_finished(load_report(run, store_url), "gating")
-    suite_dir = suite or Path(report.suite_path)
-    if not (suite_dir / "caseforge.yaml").is_file():
-        raise CaseforgeError(
-            f"cannot find the suite of run {report.run_id} at {suite_dir}: pass --suite"
-        )
-    rules = load_config(suite_dir).gate.rules
-    if not rules:
-        raise CaseforgeError(f"{suite_dir / 'caseforge.yaml'}: no gate.rules to apply")
-    result = apply_gate(outcomes_from_report(report), load_baseline(baseline_file), rules)
-    if as_json:
-        text = result.model_dump_json(indent=2) + "\n"
-    elif fmt == "md":
-        text = gate_markdown(result)
-    elif fmt == "junit":
-        text = gate_junit(result)
-    elif fmt == "text":
-        text = gate_text(result) + "\n"
-    else:
+    renderers: dict[str, Callable[[GateResult], str]] = {
+        "text": lambda r: gate_text(r) + "\n",
+        "md": gate_markdown,
+        "junit": gate_junit,
+    }
+    if fmt not in renderers:
         raise UsageError(f"--format must be text, md or junit, not {fmt!r}")
+    result = gate_run(report, baseline_file, suite=suite)
+    text = result.model_dump_json(indent=2) + "\n" if as_json else renderers[fmt](result)
     sys.stdout.write(text)
     if out_file is not None:
         write_atomic(out_file, text)

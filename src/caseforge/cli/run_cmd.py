@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +20,13 @@ from rich.table import Table
 from caseforge.agent.fixtures import FixtureMode
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
-from caseforge.errors import EXIT_INTERRUPTED, BudgetExceeded, UsageError
+from caseforge.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    BudgetExceeded,
+    TooManyAgentErrors,
+    UsageError,
+)
 from caseforge.files import write_atomic
 from caseforge.report.build import build_report, load_report
 from caseforge.report.model import RunReport
@@ -35,6 +44,21 @@ StoreOpt = Annotated[
     str | None,
     typer.Option("--store", help="Run store URL (default: CASEFORGE_STORE or .caseforge/)."),
 ]
+
+
+def _sigterm_as_sigint() -> threading.Event:
+    """Let SIGTERM (a CI job cancelled, `kill`) stop a run the way Ctrl-C does: asyncio's
+    SIGINT handling cancels the run, which is saved as stopped and can be resumed. The
+    event says which signal it was, for the exit code (143, not 130)."""
+    terminated = threading.Event()
+
+    def forward(signum: int, frame: object) -> None:
+        terminated.set()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, forward)
+    return terminated
 
 
 class _Display:
@@ -150,10 +174,20 @@ def run(
         bool,
         typer.Option(help="Let trials share cached model answers (they stop being samples)."),
     ] = False,
+    max_error_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--max-error-rate",
+            help="Exit 4 when more than this share of a configuration's case-trials are "
+            "agent errors (default: the suite's max_error_rate, 0.1).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no report.")] = False,
     store_url: StoreOpt = None,
 ) -> None:
     """Run the agent over the suite: trials, configurations, grading, the run store."""
+    if max_error_rate is not None and not 0 <= max_error_rate <= 1:
+        raise UsageError(f"--max-error-rate must be from 0 to 1, not {max_error_rate:g}")
     options = RunOptions(
         suite_dir=suite,
         agent=agent,
@@ -174,12 +208,16 @@ def run(
     store = RunStore(store_url)
     display = _Display(quiet)
     runner = Runner(options, store, on_start=display.start, on_result=display.update)
+    terminated = _sigterm_as_sigint()
     try:
         outcome = asyncio.run(runner.run())
     except KeyboardInterrupt:
         display.stop()
-        err.print("interrupted; the run is saved as stopped: resume with --resume latest")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        signal_name = "SIGTERM" if terminated.is_set() else "SIGINT"
+        err.print(
+            f"interrupted ({signal_name}); the run is saved as stopped: resume with --resume latest"
+        )
+        raise typer.Exit(EXIT_TERMINATED if terminated.is_set() else EXIT_INTERRUPTED) from None
     finally:
         display.stop()
     reports = [build_report(store, h.run_id) for h in outcome.runs]
@@ -202,6 +240,17 @@ def run(
         out.print(f"resumed: {outcome.skipped} case-trials were already stored", markup=False)
     if outcome.status == "stopped":
         raise BudgetExceeded(f"stopped: {outcome.stop_reason}")
+    limit = max_error_rate if max_error_rate is not None else outcome.suite.config.max_error_rate
+    for report in reports:
+        graded = [t for case in report.cases for t in case.trials]
+        errors = sum(t.agent_error for t in graded)
+        if graded and errors / len(graded) > limit:
+            raise TooManyAgentErrors(
+                f"{errors} of {len(graded)} case-trials"
+                f"{f' of config {report.config}' if report.config else ''} were agent errors "
+                f"({errors / len(graded):.0%} > {limit:.0%}, --max-error-rate): "
+                f"see `caseforge report {report.run_id}`"
+            )
 
 
 def report(

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, field_validator
 
 from caseforge.compare.outcomes import CaseOutcome, RunOutcomes, outcomes_from_report
-from caseforge.errors import CaseforgeError, first_validation_error
+from caseforge.errors import CaseforgeError, EnvError, UsageError, first_validation_error
 from caseforge.files import write_atomic
 from caseforge.report.model import RunReport
 from caseforge.results import TrialStatus, trial_letters
@@ -145,9 +145,11 @@ def read_baseline(path: Path) -> Baseline:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CaseforgeError(
+        raise UsageError(
             f"{path}: baseline not found (make one with `caseforge baseline RUN --write {path}`)"
         ) from None
+    except OSError as exc:
+        raise EnvError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise CaseforgeError(f"{path}: not JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("caseforge_baseline") != BASELINE_VERSION:

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import html
 from enum import StrEnum
+from pathlib import Path
 
 from pydantic import BaseModel
 
-from caseforge.case.suite import GateRule
+from caseforge.case.suite import GateRule, gate_metrics, gate_rule_problems
 from caseforge.compare.outcomes import RunOutcomes, metric_value
 from caseforge.compare.pairing import compare_runs
+from caseforge.errors import DatasetError, Problem
 from caseforge.report.junit import JUnitCase, JUnitOutcome, junit_xml
 from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import bootstrap_paired_ratio
@@ -188,6 +190,19 @@ def _tag(rule: GateRule, run: RunOutcomes) -> RuleVerdict:
             f"{len(failing)} of {len(tagged)} failing: {', '.join(details)}",
         )
     return _verdict(name, Verdict.PASS, f"all {len(tagged)} passed every trial")
+
+
+def check_rules(rules: list[GateRule], run: RunOutcomes, config_path: Path) -> None:
+    """Refuse rules that name a metric the run cannot have or a tag none of its cases
+    carries: they would pass whatever happened, and switch that part of the gate off."""
+    items = run.metrics.get("items")
+    fields = list(items) if isinstance(items, dict) else []
+    tags = {tag for case in run.cases.values() for tag in case.tags}
+    problems = gate_rule_problems(rules, gate_metrics(run.trials, fields), tags)
+    if problems:
+        raise DatasetError(
+            [Problem(config_path, 0, 0, f"gate.rules.{i}.{key}", msg) for i, key, msg in problems]
+        )
 
 
 def gate(run: RunOutcomes, base: RunOutcomes, rules: list[GateRule]) -> GateResult:

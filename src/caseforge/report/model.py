@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from caseforge.results import CheckResult, CheckStatus, RunStatus, TrialStatus
+from caseforge.results import PROBE_FAILED, CheckResult, CheckStatus, RunStatus, TrialStatus
 
 SCHEMA_VERSION: Literal[1] = 1
 SCHEMA_ID = "https://caseforge.example/report.schema.json"
@@ -135,6 +135,14 @@ class TrialResult(_Model):
     reply: str | None = None
     paused_for_approval: bool = False
     checks: list[CheckResult] = Field(default_factory=list)
+
+    @property
+    def agent_error(self) -> bool:
+        """An error on the agent's side: an exception, a timeout, an invalid answer or a
+        failed outcome probe (not a check whose own grader failed)."""
+        if self.status is not TrialStatus.ERROR:
+            return False
+        return self.error is not None or any(c.reason.startswith(PROBE_FAILED) for c in self.checks)
 
 
 class CaseResult(_Model):

@@ -2,6 +2,7 @@
 
 from caseforge.results.records import (
     NO_JUDGE_REASON,
+    PROBE_FAILED,
     CheckResult,
     CheckStatus,
     RunStatus,
@@ -14,6 +15,7 @@ from caseforge.results.records import (
 
 __all__ = [
     "NO_JUDGE_REASON",
+    "PROBE_FAILED",
     "CheckResult",
     "CheckStatus",
     "RunStatus",

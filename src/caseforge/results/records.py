@@ -159,6 +159,10 @@ def _encode(value: object) -> str:
     return pydantic_core.to_json(value, fallback=str).decode()
 
 
+# How a failed outcome probe's check reason begins: the failure is the agent side's.
+PROBE_FAILED = "the outcome probe failed"
+
+
 # --- judge bookkeeping ------------------------------------------------------------------------
 
 NO_JUDGE_REASON = (

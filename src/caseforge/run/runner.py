@@ -69,6 +69,23 @@ class RunOptions:
     no_cache: bool = False
     reuse_trials: bool = False
 
+    def __post_init__(self) -> None:
+        # Checked here, before any run is recorded: 0 or -1 never means "not given".
+        for flag, value, least in (
+            ("--trials", self.trials, 1),
+            ("--concurrency", self.concurrency, 1),
+        ):
+            if value is not None and value < least:
+                raise UsageError(f"{flag} must be at least {least}, not {value}")
+        if self.timeout_s is not None and not self.timeout_s > 0:
+            raise UsageError(f"--timeout must be more than 0 seconds, not {self.timeout_s:g}")
+        if self.max_cost is not None and not self.max_cost >= 0:
+            raise UsageError(f"--max-cost must be 0 or more (USD), not {self.max_cost:g}")
+        if self.split not in ("dev", "test", "all"):
+            raise UsageError(f"--split must be dev, test or all, not {self.split!r}")
+        if self.judge not in ("auto", "off"):
+            raise UsageError(f"judge must be 'auto' or 'off', not {self.judge!r}")
+
 
 @dataclass
 class RunOutcome:
@@ -86,14 +103,12 @@ class RunOutcome:
 
 def select_cases(suite: Suite, split: str, case_ids: list[str]) -> list[Case]:
     """The cases of ``split`` (dev, test or all), optionally only the given ids."""
-    if split not in ("dev", "test", "all"):
-        raise UsageError(f"--split must be dev, test or all, not {split!r}")
     cases = [c.case for c in suite.cases if split == "all" or c.case.split == split]
     if case_ids:
         known = {c.id for c in cases}
         unknown = [cid for cid in case_ids if cid not in known]
         if unknown:
-            raise CaseforgeError(f"no such case in {split}: {', '.join(unknown)}")
+            raise UsageError(f"--case: no such case in {split}: {', '.join(unknown)}")
         cases = [c for c in cases if c.id in set(case_ids)]
     if not cases:
         raise CaseforgeError(f"{suite.root}: no cases in split {split!r}")
@@ -281,15 +296,13 @@ class Runner:
             unknown = [n for n in opts.configs if n not in config.configs]
             if unknown:
                 known = ", ".join(config.configs) or "none"
-                raise CaseforgeError(
-                    f"unknown config {', '.join(unknown)} (the suite has: {known})"
+                raise UsageError(
+                    f"--config: unknown config {', '.join(unknown)} (the suite has: {known})"
                 )
             names = list(dict.fromkeys(opts.configs))
         else:
             names = [next(iter(config.configs))] if config.configs else [None]
-        trials = opts.trials or config.trials
-        if trials < 1:
-            raise UsageError("--trials must be at least 1")
+        trials = opts.trials if opts.trials is not None else config.trials
         self._resolve_agent(suite)  # a broken agent spec fails before any run is recorded
         clock = (opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)).isoformat()
         agent_desc = opts.agent or _agent_description(suite)

@@ -21,6 +21,7 @@ from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
+from caseforge.results import PROBE_FAILED
 from caseforge.run.executor import TrialOutcome, TrialTask
 
 
@@ -129,7 +130,7 @@ class TrialRunner:
                         self.outcome_probe(Path(folder), outcome.result, case) or {}
                     )
                 except Exception as exc:
-                    outcome.outcome_error = f"the outcome probe failed: {_describe(exc)}"
+                    outcome.outcome_error = f"{PROBE_FAILED}: {_describe(exc)}"
         finally:
             if ctx is not None:
                 await ctx.aclose()

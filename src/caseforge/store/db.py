@@ -27,9 +27,10 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
-from caseforge.errors import CaseforgeError
+from caseforge.errors import EnvError, UsageError
 from caseforge.store import migrate
 from caseforge.store.schema import results, run_cases, runs
 
@@ -89,17 +90,66 @@ def utcnow() -> str:
 _NOW: list[int | str] = [0, ""]
 
 
+def _engine(url: str) -> Engine:
+    """An engine for ``url``, or a one-line error: a URL that does not parse or names no
+    database caseforge can reach is a usage error; a missing driver, an environment one."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise UsageError(
+            f"{url!r} is not a store URL: use sqlite:///PATH or postgresql+psycopg://HOST/DB "
+            "(in --store or CASEFORGE_STORE)"
+        ) from None
+    if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
+        folder = Path(parsed.database).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EnvError(
+                f"{folder}: cannot create the store's folder: {exc.strerror or exc}"
+            ) from None
+    try:
+        return create_engine(url, future=True)
+    except NoSuchModuleError:
+        raise UsageError(
+            f"{_shown_url(url)}: no database dialect {parsed.drivername!r}: use sqlite:///PATH "
+            "or postgresql+psycopg://HOST/DB"
+        ) from None
+    except ImportError as exc:
+        raise EnvError(
+            f"{_shown_url(url)}: the database driver is not installed ({exc.name or exc}): "
+            "install it (for PostgreSQL: pip install 'psycopg[binary]')"
+        ) from None
+
+
+def _shown_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def _reason(exc: OperationalError) -> str:
+    return str(exc.orig).splitlines()[0] if exc.orig is not None else str(exc).splitlines()[0]
+
+
 class RunStore:
     """Runs and results behind SQLAlchemy."""
 
     def __init__(self, url: str | None = None) -> None:
         self.url = url or default_store_url()
-        if self.url.startswith("sqlite:///"):
-            Path(self.url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        self.engine: Engine = create_engine(self.url, future=True)
+        self.engine: Engine = _engine(self.url)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        migrate.upgrade(self.engine, self.url)
+        try:
+            migrate.upgrade(self.engine, self.url)
+        except OperationalError as exc:
+            self.engine.dispose()
+            raise EnvError(
+                f"{_shown_url(self.url)}: cannot open the run store: {_reason(exc)} "
+                "(check the path or server, its permissions, and CASEFORGE_STORE / --store)"
+            ) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -142,7 +192,10 @@ class RunStore:
         with self.engine.connect() as conn:
             row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
         if row is None:
-            raise CaseforgeError(f"no run {run_id!r} in the store {self.url}")
+            raise UsageError(
+                f"no run {run_id!r} in the store {_shown_url(self.url)} "
+                "(see `caseforge runs`, or name another store with --store)"
+            )
         return _run_info(dict(row))
 
     def list_runs(self, suite: str | None = None, limit: int = 50) -> list[RunInfo]:

@@ -1,0 +1,294 @@
+"""Mistakes a user makes, each asserted on its exit code (the README's table), its one-line
+message naming the file, field or flag, and the absence of a traceback.
+
+Every row runs the real CLI on a small suite whose run and baseline are made once."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from caseforge.cli import app
+
+runner = CliRunner()
+
+CASES = [
+    {
+        "id": "a",
+        "input": {},
+        "tags": ["must-pass"],
+        "expect": {
+            "category": {"mode": "exact", "value": "refund"},
+            "flags": {"mode": "exact_set", "values": []},
+        },
+    },
+    {"id": "b", "input": {}, "expect": {"category": {"mode": "exact", "value": "refund"}}},
+]
+CONFIG = {
+    "name": "mistakes",
+    "agent": {"callable": "tests.run.toy_agent:run"},
+    "trials": 2,
+    "gate": {"rules": [{"metric": "pass_rate", "no_significant_drop": True}]},
+}
+
+
+def write_suite(root: Path, config: dict[str, object] | None = None) -> Path:
+    (root / "cases").mkdir(parents=True, exist_ok=True)
+    (root / "caseforge.yaml").write_text(
+        json.dumps({**CONFIG, **(config or {})}, indent=1), encoding="utf-8"
+    )
+    for case in CASES:
+        (root / "cases" / f"{case['id']}.yaml").write_text(json.dumps(case), encoding="utf-8")
+    return root
+
+
+@dataclass
+class World:
+    tmp: Path
+    suite: Path
+    store: str
+    report: Path
+    baseline: Path
+    run_id: str
+
+    def variant(self, name: str, config: dict[str, object]) -> Path:
+        return write_suite(self.tmp / name, config)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    tmp = tmp_path_factory.mktemp("mistakes")
+    suite = write_suite(tmp / "suite")
+    store = f"sqlite:///{tmp / 'store.db'}"
+    out = tmp / "out"
+    done = runner.invoke(app, ["run", str(suite), "--quiet", "--store", store, "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    report = out / "report.json"
+    baseline = tmp / "baseline.json"
+    made = runner.invoke(app, ["baseline", str(report), "--write", str(baseline)])
+    assert made.exit_code == 0, made.output
+    run_id = json.loads(report.read_text(encoding="utf-8"))["run_id"]
+    return World(tmp, suite, store, report, baseline, run_id)
+
+
+@dataclass
+class Mistake:
+    name: str
+    argv: Callable[[World], list[str]]
+    code: int
+    says: str
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def gate_with(rules: list[dict[str, object]], name: str) -> Callable[[World], list[str]]:
+    def argv(w: World) -> list[str]:
+        variant = w.variant(name, {"gate": {"rules": rules}})
+        return ["gate", str(w.report), "--baseline", str(w.baseline), "--suite", str(variant)]
+
+    return argv
+
+
+def validate_with(config: dict[str, object], name: str) -> Callable[[World], list[str]]:
+    return lambda w: ["validate", str(w.variant(name, config))]
+
+
+def run_with(*flags: str) -> Callable[[World], list[str]]:
+    return lambda w: ["run", str(w.suite), "--quiet", "--store", w.store, *flags]
+
+
+MISTAKES = [
+    # A typo in a gate rule would switch that part of the gate off.
+    Mistake(
+        "validate: unknown gate metric",
+        validate_with({"gate": {"rules": [{"metric": "pass_rat", "min": 0.5}]}}, "v1"),
+        1,
+        "gate.rules.0.metric: unknown metric 'pass_rat' (did you mean 'pass_rate'?)",
+    ),
+    Mistake(
+        "validate: unknown item field in a metric",
+        validate_with(
+            {"gate": {"rules": [{"metric": "items.flgs.recall", "no_significant_drop": True}]}},
+            "v2",
+        ),
+        1,
+        "did you mean 'items.flags.recall'?",
+    ),
+    Mistake(
+        "validate: unknown cost metric",
+        validate_with({"gate": {"rules": [{"metric": "cost_per_rnu", "max": 1}]}}, "v3"),
+        1,
+        "did you mean 'cost_per_run'?",
+    ),
+    Mistake(
+        "validate: a tag no case carries",
+        validate_with({"gate": {"rules": [{"tag": "must-pas"}]}}, "v4"),
+        1,
+        "gate.rules.0.tag: no case is tagged 'must-pas' (did you mean 'must-pass'?)",
+    ),
+    Mistake(
+        "validate: a paired test on a metric that has none",
+        validate_with(
+            {"gate": {"rules": [{"metric": "cost_usd", "no_significant_drop": True}]}}, "v5"
+        ),
+        1,
+        "gate.rules.0.no_significant_drop: 'cost_usd' has no paired test",
+    ),
+    Mistake(
+        "gate: unknown metric is refused, not passed",
+        gate_with([{"metric": "pass_rat", "min": 0.5}], "g1"),
+        1,
+        "gate.rules.0.metric: unknown metric 'pass_rat'",
+    ),
+    Mistake(
+        "gate: unknown tag is refused, not passed",
+        gate_with([{"tag": "must-pas"}], "g2"),
+        1,
+        "no case is tagged 'must-pas'",
+    ),
+    Mistake("gate: no rules", gate_with([], "g3"), 2, "no gate.rules to apply"),
+    Mistake(
+        "gate: --format html",
+        lambda w: ["gate", str(w.report), "--baseline", str(w.baseline), "--format", "html"],
+        2,
+        "--format must be text, md or junit, not 'html'",
+    ),
+    Mistake(
+        "gate: missing baseline",
+        lambda w: ["gate", str(w.report), "--baseline", str(w.tmp / "nope.json")],
+        2,
+        "nope.json: baseline not found",
+    ),
+    Mistake(
+        "report: unknown format",
+        lambda w: ["report", str(w.report), "--format", "pdf"],
+        2,
+        "--format must be one of",
+    ),
+    Mistake(
+        "report: unknown run id",
+        lambda w: ["report", "20990101-000000-000000", "--store", w.store],
+        2,
+        "no run '20990101-000000-000000' in the store",
+    ),
+    Mistake(
+        "compare: unknown run id",
+        lambda w: ["compare", w.run_id, "nope", "--store", w.store],
+        2,
+        "no run 'nope' in the store",
+    ),
+    Mistake("run: --trials 0", run_with("--trials", "0"), 2, "--trials must be at least 1"),
+    Mistake(
+        "run: --concurrency -1",
+        run_with("--concurrency", "-1"),
+        2,
+        "--concurrency must be at least 1, not -1",
+    ),
+    Mistake("run: --concurrency 0", run_with("--concurrency", "0"), 2, "--concurrency must be"),
+    Mistake("run: --timeout 0", run_with("--timeout", "0"), 2, "--timeout must be more than 0"),
+    Mistake("run: --timeout -5", run_with("--timeout", "-5"), 2, "--timeout must be more"),
+    Mistake("run: --max-cost -1", run_with("--max-cost", "-1"), 2, "--max-cost must be 0 or"),
+    Mistake(
+        "run: --max-error-rate 2",
+        run_with("--max-error-rate", "2"),
+        2,
+        "--max-error-rate must be from 0 to 1",
+    ),
+    Mistake("run: --split bogus", run_with("--split", "bogus"), 2, "--split must be dev, test"),
+    Mistake("run: --case nope", run_with("--case", "nope"), 2, "--case: no such case"),
+    Mistake("run: --config nope", run_with("--config", "nope"), 2, "--config: unknown config nope"),
+    Mistake(
+        "run: an unclosed quote in --agent",
+        run_with("--agent", 'cmd:python "x.py'),
+        2,
+        "--agent: cannot read the command",
+    ),
+    Mistake(
+        "run: --resume an unknown run",
+        run_with("--resume", "nope"),
+        2,
+        "no run 'nope' in the store",
+    ),
+    Mistake(
+        "store: CASEFORGE_STORE is not a URL",
+        lambda w: ["runs"],
+        2,
+        "'notaurl' is not a store URL",
+        env={"CASEFORGE_STORE": "notaurl"},
+    ),
+    Mistake(
+        "store: --store names no known database",
+        lambda w: ["runs", "--store", "bogus://x"],
+        2,
+        "no database dialect 'bogus'",
+    ),
+    Mistake(
+        "store: a PostgreSQL URL without its driver",
+        lambda w: ["runs", "--store", "postgresql+nosuchdriver://u:pw@127.0.0.1/db"],
+        2,
+        "no database dialect",
+    ),
+    Mistake(
+        "store: its folder cannot be created",
+        lambda w: ["runs", "--store", f"sqlite:///{w.tmp / 'afile.txt' / 'store.db'}"],
+        5,
+        "cannot create the store's folder",
+    ),
+]
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=[m.name for m in MISTAKES])
+def test_a_mistake_is_one_line_with_its_exit_code(
+    world: World, mistake: Mistake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (world.tmp / "afile.txt").write_text("x", encoding="utf-8")
+    for key, value in mistake.env.items():
+        monkeypatch.setenv(key, value)
+    result = runner.invoke(app, mistake.argv(world))
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"{mistake.name}: raised {result.exception!r}"
+    )
+    assert "Traceback" not in result.output
+    assert result.exit_code == mistake.code, f"{mistake.name}: {result.output}"
+    assert mistake.says in result.output, result.output
+
+
+def test_a_mistaken_run_records_nothing(world: World) -> None:
+    before = runner.invoke(app, ["runs", "--store", world.store, "--json"]).output
+    runner.invoke(app, ["run", str(world.suite), "--store", world.store, "--concurrency", "-1"])
+    after = runner.invoke(app, ["runs", "--store", world.store, "--json"]).output
+    assert json.loads(after) == json.loads(before)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_an_unwritable_store_folder_is_an_environment_error(world: World) -> None:
+    locked = world.tmp / "locked"
+    locked.mkdir()
+    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        result = runner.invoke(app, ["runs", "--store", f"sqlite:///{locked / 'store.db'}"])
+    finally:
+        locked.chmod(stat.S_IRWXU)
+    assert result.exit_code == 5 and "cannot open the run store" in result.output
+
+
+def test_a_run_whose_agent_errors_exits_4_unless_the_rate_allows_it(world: World) -> None:
+    broken = world.tmp / "broken"
+    (broken / "cases").mkdir(parents=True)
+    (broken / "caseforge.yaml").write_text(json.dumps({**CONFIG, "trials": 1}), encoding="utf-8")
+    for i, behaviour in enumerate(["crash", "crash", "ok"]):
+        case = {"id": f"c{i}", "input": {"behaviour": behaviour}}
+        case["expect"] = {"category": {"mode": "exact", "value": "refund"}}
+        (broken / "cases" / f"c{i}.yaml").write_text(json.dumps(case), encoding="utf-8")
+    argv = ["run", str(broken), "--quiet", "--store", world.store]
+    failed = runner.invoke(app, argv)
+    assert failed.exit_code == 4, failed.output
+    assert "2 of 3 case-trials were agent errors (67% > 10%, --max-error-rate)" in failed.output
+    allowed = runner.invoke(app, [*argv, "--max-error-rate", "0.7"])
+    assert allowed.exit_code == 0, allowed.output
