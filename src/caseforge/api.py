@@ -17,14 +17,14 @@ from typing import TypedDict, Unpack
 from caseforge.case.load import load_config
 from caseforge.compare.baseline import load_baseline
 from caseforge.compare.gate import GateResult, check_rules, gate
-from caseforge.compare.outcomes import outcomes_from_report
+from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
 from caseforge.compare.pairing import CompareResult
 from caseforge.compare.pairing import compare_runs as _pair
 from caseforge.errors import UsageError
 from caseforge.report.build import build_report, load_report, require_finished
 from caseforge.report.model import RunReport
 from caseforge.run.runner import Runner, RunOptions
-from caseforge.store.db import RunStore
+from caseforge.store.db import RunStore, default_store_url
 
 RunRef = RunReport | str | Path
 
@@ -63,7 +63,7 @@ async def arun_suite(suite: str | Path, **settings: Unpack[RunSettings]) -> list
         judge="auto" if settings.get("judge", True) else "off",
         max_cost=settings.get("max_cost"),
     )
-    run_store = RunStore(settings.get("store"))
+    run_store = RunStore(settings.get("store") or default_store_url(Path(suite)))
     try:
         outcome = await Runner(options, run_store).run()
         return [build_report(run_store, handle.run_id) for handle in outcome.runs]
@@ -71,10 +71,17 @@ async def arun_suite(suite: str | Path, **settings: Unpack[RunSettings]) -> list
         run_store.close()
 
 
-def compare_runs(a: RunRef, b: RunRef, *, store: str | None = None) -> CompareResult:
-    """Pair two runs case by case, as ``caseforge compare A B --json`` does."""
-    first, second = _report(a, store), _report(b, store)
-    return _pair(outcomes_from_report(first), outcomes_from_report(second)).to_result()
+def compare_runs(
+    a: RunRef, b: RunRef, *, store: str | None = None, force: bool = False
+) -> CompareResult:
+    """Pair two runs case by case, as ``caseforge compare A B --json`` does. Two runs of
+    different suites are refused (``UsageError``) unless ``force``."""
+    first = outcomes_from_report(_report(a, store))
+    second = outcomes_from_report(_report(b, store))
+    warnings = refuse_other_suite(first, second, force)
+    result = _pair(first, second).to_result()
+    result.notes[:0] = warnings
+    return result
 
 
 def gate_run(
@@ -83,9 +90,11 @@ def gate_run(
     *,
     suite: str | Path | None = None,
     store: str | None = None,
+    force: bool = False,
 ) -> GateResult:
     """Apply the suite's gate rules to ``run`` against a committed baseline, as
-    ``caseforge gate`` does; ``result.verdict`` and ``result.exit_code`` say how it went."""
+    ``caseforge gate`` does; ``result.verdict`` and ``result.exit_code`` say how it went.
+    A baseline of another suite is refused (``UsageError``) unless ``force``."""
     report = require_finished(_report(run, store), "gating")
     suite_dir = Path(suite) if suite is not None else Path(report.suite_path)
     config_path = suite_dir / "caseforge.yaml"
@@ -98,7 +107,11 @@ def gate_run(
         raise UsageError(f"{config_path}: no gate.rules to apply (add some under `gate:`)")
     outcomes = outcomes_from_report(report)
     check_rules(rules, outcomes, config_path)
-    return gate(outcomes, load_baseline(Path(baseline)), rules)
+    base = load_baseline(Path(baseline))
+    warnings = refuse_other_suite(base, outcomes, force)
+    result = gate(outcomes, base, rules)
+    result.notes[:0] = warnings
+    return result
 
 
 def _report(run: RunRef, store: str | None) -> RunReport:

@@ -41,6 +41,16 @@ class SuitePaths:
         return self.state / "caseforge.db"
 
 
+def ensure_state_dir(folder: Path) -> None:
+    """Create ``folder``; a ``.caseforge`` folder also gets a ``.gitignore`` of ``*``, so it
+    ignores itself and never makes the work tree dirty."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if folder.name == STATE_DIR:
+        ignore = folder / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# caseforge's local state: runs, caches, workspaces\n*\n")
+
+
 def suite_paths(suite_dir: Path) -> SuitePaths:
     """The local state folders of the suite (or of any folder) ``suite_dir``."""
     return SuitePaths(git_toplevel(suite_dir) or suite_dir)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,7 +104,52 @@ def run_with(*flags: str) -> Callable[[World], list[str]]:
     return lambda w: ["run", str(w.suite), "--quiet", "--store", w.store, *flags]
 
 
+def validate_case(text: str, name: str) -> Callable[[World], list[str]]:
+    def argv(w: World) -> list[str]:
+        suite = w.variant(name, {})
+        (suite / "cases" / "zz.yaml").write_text(text, encoding="utf-8")
+        return ["validate", str(suite)]
+
+    return argv
+
+
 MISTAKES = [
+    Mistake(
+        "a case with no check",
+        validate_case("id: zz\ninput: {}\nexpect: {}\n", "c1"),
+        1,
+        "zz.yaml:3:9: expect: a case with no check always passes",
+    ),
+    Mistake(
+        "a number check given a string",
+        validate_case("id: zz\ninput: {}\nexpect:\n  n: {mode: number, value: '20'}\n", "c2"),
+        1,
+        "expect.n.value: Input should be a valid number",
+    ),
+    Mistake(
+        "a misspelt shorthand key",
+        validate_case("id: zz\ninput: {}\nexpect:\n  reply: {must_inlcude: [x]}\n", "c3"),
+        1,
+        "expect.reply.must_inlcude: unknown key 'must_inlcude' (did you mean 'must_include'?)",
+    ),
+    Mistake(
+        "tab indentation",
+        validate_case("id: zz\ninput: {}\nexpect:\n\treply: {must_include: [x]}\n", "c4"),
+        1,
+        "zz.yaml:4:1: YAML syntax error: found character that cannot start any token: a tab",
+    ),
+    Mistake(
+        "an unknown mode",
+        validate_case("id: zz\ninput: {}\nexpect:\n  x: {mode: exct, value: 1}\n", "c5"),
+        1,
+        "expect.x.mode: unknown mode 'exct'; expected one of: exact,",
+    ),
+    Mistake(
+        "a typo in caseforge.yaml",
+        validate_with({"trails": 3}, "c6"),
+        1,
+        "trails",
+    ),
     # A typo in a gate rule would switch that part of the gate off.
     Mistake(
         "validate: unknown gate metric",
@@ -292,3 +338,100 @@ def test_a_run_whose_agent_errors_exits_4_unless_the_rate_allows_it(world: World
     assert "2 of 3 case-trials were agent errors (67% > 10%, --max-error-rate)" in failed.output
     allowed = runner.invoke(app, [*argv, "--max-error-rate", "0.7"])
     assert allowed.exit_code == 0, allowed.output
+
+
+def test_the_store_belongs_to_the_suite_and_ignores_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.gitrepo import git
+
+    monkeypatch.delenv("CASEFORGE_STORE", raising=False)
+    repo = tmp_path / "repo"
+    suite = write_suite(repo / "suites" / "one")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "suite")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    done = runner.invoke(app, ["run", str(suite), "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert (repo / ".caseforge" / "caseforge.db").is_file()
+    assert not (elsewhere / ".caseforge").exists()
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""  # .caseforge/ ignores itself
+    listed = runner.invoke(app, ["runs", str(suite), "--json"])
+    [run] = json.loads(listed.output)
+    assert run["suite"] == "mistakes" and run["dataset_dirty"] is False
+    by_name = runner.invoke(app, ["runs", "mistakes"])
+    assert "warning: 'mistakes' is not a suite folder" in by_name.output
+
+
+def test_compare_gate_and_resume_refuse_another_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.gitrepo import git
+
+    monkeypatch.delenv("CASEFORGE_STORE", raising=False)
+    repo = tmp_path / "repo"
+    one = write_suite(repo / "one")
+    two = write_suite(repo / "two")  # the same `name:` in another folder
+    other = write_suite(repo / "other", {"name": "other"})
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "suites")
+    store = ["--store", f"sqlite:///{tmp_path / 'store.db'}"]
+    reports = {}
+    for name, suite in (("one", one), ("two", two), ("other", other)):
+        out = tmp_path / name
+        ran = runner.invoke(app, ["run", str(suite), "-q", *store, "--out", str(out)])
+        assert ran.exit_code == 0, ran.output
+        reports[name] = out / "report.json"
+    identity = json.loads(reports["one"].read_text(encoding="utf-8"))["suite_identity"]
+    assert identity["name"] == "mistakes" and identity["path"] == "one"
+    assert len(identity["root_commit"]) == 40 and str(tmp_path) not in json.dumps(identity)
+    baseline = tmp_path / "baseline-two.json"
+    runner.invoke(app, ["baseline", str(reports["two"]), "--write", str(baseline)])
+
+    refused = runner.invoke(app, ["compare", str(reports["one"]), str(reports["other"])])
+    assert refused.exit_code == 2 and "they are different suites" in refused.output
+    same_name = runner.invoke(app, ["compare", str(reports["one"]), str(reports["two"])])
+    assert same_name.exit_code == 2 and "at one in repository" in same_name.output
+    forced = runner.invoke(app, ["compare", str(reports["one"]), str(reports["other"]), "--force"])
+    assert forced.exit_code == 0, forced.output
+
+    gated = runner.invoke(app, ["gate", str(reports["one"]), "--baseline", str(baseline)])
+    assert gated.exit_code == 2 and "different suites" in gated.output
+    ok = runner.invoke(app, ["gate", str(reports["two"]), "--baseline", str(baseline)])
+    assert ok.exit_code == 0, ok.output
+
+    old = json.loads(baseline.read_text(encoding="utf-8"))
+    del old["suite_identity"]  # as written before identities existed
+    baseline.write_text(json.dumps(old), encoding="utf-8")
+    legacy = runner.invoke(app, ["gate", str(reports["one"]), "--baseline", str(baseline)])
+    assert legacy.exit_code == 0, legacy.output
+    assert "records no suite identity" in legacy.output
+
+
+def test_resume_latest_ignores_another_folder_with_the_same_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from caseforge.store.db import RunStore
+    from tests.gitrepo import git
+
+    repo = tmp_path / "repo"
+    one, two = write_suite(repo / "one"), write_suite(repo / "two")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "suites")
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    runner.invoke(app, ["run", str(two), "-q", "--store", url])
+    store = RunStore(url)
+    [run] = store.list_runs()
+    store.set_status(run.id, "stopped")  # two's run is unfinished
+    resumed = runner.invoke(app, ["run", str(one), "-q", "--store", url, "--resume", "latest"])
+    assert resumed.exit_code == 2 and "no unfinished run of suite 'mistakes'" in resumed.output
+    again = runner.invoke(app, ["run", str(two), "-q", "--store", url, "--resume", "latest"])
+    assert again.exit_code == 0, again.output

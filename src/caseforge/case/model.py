@@ -67,6 +67,12 @@ class Case(BaseModel):
     @field_validator("expect")
     @classmethod
     def _tool_calls_placement(cls, expect: dict[str, Check]) -> dict[str, Check]:
+        if not expect:
+            raise PydanticCustomError(
+                "no_checks",
+                "a case with no check always passes: add at least one under `expect` "
+                "(an ungradable field is `{mode: ignore, reason: ...}`)",
+            )
         for key, check in expect.items():
             if isinstance(check, ToolCallsCheck) and key != "tool_calls":
                 raise PydanticCustomError(

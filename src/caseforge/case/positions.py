@@ -7,6 +7,7 @@ value, so the error can name the line and column.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,7 +37,18 @@ def yaml_syntax_problem(path: Path, exc: MarkedYAMLError, line_offset: int = 0) 
     line = (mark.line + 1 + line_offset) if mark is not None else 0
     col = (mark.column + 1) if mark is not None else 0
     what = exc.problem or exc.context or "invalid YAML"
+    if mark is not None and _tab_at(path, mark.line + line_offset, mark.column):
+        what = f"{what}: a tab (YAML indents with spaces only)"
     return Problem(path, line, col, "", f"YAML syntax error: {what}")
+
+
+def _tab_at(path: Path, line: int, col: int) -> bool:
+    """Whether line ``line`` (0-based) of ``path`` has a tab at or before ``col``."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    return 0 <= line < len(lines) and "\t" in lines[line][: col + 1]
 
 
 def _walk(node: object, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
@@ -62,6 +74,10 @@ def _walk(node: object, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
     return line, col, names
 
 
+# The keys that say what a check is, for naming a misspelt one.
+_CHECK_KEYS = ["mode", "must_include", "must_not_include", "must_call", "must_not_call", "order"]
+
+
 def _message_and_loc(error: ErrorDetails) -> tuple[str, tuple[str | int, ...]]:
     loc: tuple[str | int, ...] = tuple(error["loc"])
     if len(loc) > 2 and loc[0] == "expect":
@@ -74,6 +90,11 @@ def _message_and_loc(error: ErrorDetails) -> tuple[str, tuple[str | int, ...]]:
         if isinstance(data, dict) and "mode" in data:
             modes = ctx.get("modes", "")
             return f"unknown mode {data['mode']!r}; expected one of: {modes}", (*loc, "mode")
+        if isinstance(data, dict):
+            for key in data:
+                near = difflib.get_close_matches(str(key), _CHECK_KEYS, n=1, cutoff=0.7)
+                if near and key not in _CHECK_KEYS:
+                    return f"unknown key {key!r} (did you mean {near[0]!r}?)", (*loc, str(key))
     if "field" in ctx and kind == "tool_calls_misplaced":
         loc = (*loc, ctx["field"])
     message = _FRIENDLY.get(kind, str(error["msg"]))

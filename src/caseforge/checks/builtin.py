@@ -148,8 +148,8 @@ class NumberCheck(BaseCheck):
     }
 
     mode: Literal["number"]
-    value: float
-    tolerance: float = Field(default=0.0, ge=0.0)
+    value: float = Field(strict=True, description="A number (a string is not coerced).")
+    tolerance: float = Field(default=0.0, ge=0.0, strict=True, description="0: exactly.")
 
     def grade(self, actual: object) -> Verdict:
         if not isinstance(actual, str | bytes | bytearray | SupportsFloat | SupportsIndex):

@@ -15,7 +15,7 @@ from caseforge.case.load import load_config
 from caseforge.compare.baseline import write_baseline
 from caseforge.compare.gate import GateResult, gate_junit, gate_markdown, gate_text
 from caseforge.compare.history import history, history_text
-from caseforge.compare.outcomes import outcomes_from_report
+from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
 from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import UsageError
 from caseforge.files import write_atomic
@@ -28,10 +28,11 @@ from caseforge.stats import (
     sample_size_paired,
     sample_size_unpaired,
 )
-from caseforge.store.db import RunStore
+from caseforge.store.db import RunStore, default_store_url
 from caseforge.values import pct
 
 out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 StoreOpt = Annotated[
     str | None,
     typer.Option("--store", help="Run store URL (default: CASEFORGE_STORE or .caseforge/)."),
@@ -43,11 +44,16 @@ def compare(
     run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="The earlier run.")],
     run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="The later run.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Compare runs of two different suites anyway.")
+    ] = False,
     store_url: StoreOpt = None,
 ) -> None:
     """Pair two runs case by case: newly passing/failing, McNemar or paired t, the MDE."""
     a = outcomes_from_report(load_report(run_a, store_url))
     b = outcomes_from_report(load_report(run_b, store_url))
+    for warning in refuse_other_suite(a, b, force):
+        err.print(warning, markup=False)
     result = compare_runs(a, b)
     if as_json:
         print(result.to_result().model_dump_json(indent=2))
@@ -79,6 +85,9 @@ def gate(
         Path | None, typer.Option(help="Suite folder for the rules (default: the run's).")
     ] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="Also write to FILE.")] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Gate against another suite's baseline anyway.")
+    ] = False,
     store_url: StoreOpt = None,
 ) -> None:
     """Apply the suite's gate rules to a run against a baseline; exit 1 only on regression."""
@@ -90,7 +99,7 @@ def gate(
     }
     if fmt not in renderers:
         raise UsageError(f"--format must be text, md or junit, not {fmt!r}")
-    result = gate_run(report, baseline_file, suite=suite)
+    result = gate_run(report, baseline_file, suite=suite, force=force)
     text = result.model_dump_json(indent=2) + "\n" if as_json else renderers[fmt](result)
     sys.stdout.write(text)
     if out_file is not None:
@@ -107,7 +116,7 @@ def history_cmd(
 ) -> None:
     """Each case's outcomes across runs and trials, and the flaky cases with their flip rate."""
     name = load_config(suite).name
-    store = RunStore(store_url)
+    store = RunStore(store_url or default_store_url(suite))
     try:
         result = history(store, name, case_id, limit)
     finally:

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 
 from caseforge.agent.fixtures import FixtureMode
+from caseforge.case.load import load_config
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import (
@@ -34,7 +35,7 @@ from caseforge.report.render import FORMATS, to_text
 from caseforge.results import TrialRecord
 from caseforge.run.runner import Progress as RunProgress
 from caseforge.run.runner import RunHandle, Runner, RunOptions
-from caseforge.store.db import RunStore
+from caseforge.store.db import RunStore, default_store_url
 from caseforge.values import pct
 
 out = Console(highlight=False, soft_wrap=True)
@@ -205,7 +206,7 @@ def run(
         no_cache=no_cache,
         reuse_trials=reuse_trials,
     )
-    store = RunStore(store_url)
+    store = RunStore(store_url or default_store_url(suite))
     display = _Display(quiet)
     runner = Runner(options, store, on_start=display.start, on_result=display.update)
     terminated = _sigterm_as_sigint()
@@ -273,18 +274,37 @@ def report(
 
 
 def runs(
-    suite_name: Annotated[str | None, typer.Argument(metavar="[SUITE]", help="Suite name.")] = None,
+    suite_ref: Annotated[
+        str | None, typer.Argument(metavar="[SUITE]", help="The suite folder (or its name).")
+    ] = None,
     limit: Annotated[int, typer.Option(help="How many.")] = 20,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     store_url: StoreOpt = None,
 ) -> None:
-    """List the newest runs in the store."""
-    store = RunStore(store_url)
+    """List the newest runs in the store (a suite's, given its folder)."""
+    suite_name, start = suite_ref, None
+    if suite_ref is not None and (Path(suite_ref) / "caseforge.yaml").is_file():
+        suite_name, start = load_config(Path(suite_ref)).name, Path(suite_ref)
+    elif suite_ref is not None:
+        err.print(
+            f"warning: {suite_ref!r} is not a suite folder; reading it as a suite name "
+            "(give the folder: `caseforge runs path/to/suite`)",
+            markup=False,
+        )
+    store = RunStore(store_url or default_store_url(start))
     infos = store.list_runs(suite_name, limit)
     counts = {i.id: store.count(i.id) for i in infos}
     store.close()
     if as_json:
-        print(json.dumps([{**i.__dict__, "case_trials": counts[i.id]} for i in infos], indent=2))
+        listed = [
+            {
+                **i.__dict__,
+                "suite_identity": i.suite_identity.model_dump() if i.suite_identity else None,
+                "case_trials": counts[i.id],
+            }
+            for i in infos
+        ]
+        print(json.dumps(listed, indent=2))
         return
     rows = [("run", "suite", "config", "status", "case-trials", "created")]
     rows += [

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, field_validator
 
+from caseforge.case.identity import SuiteIdentity
 from caseforge.compare.outcomes import CaseOutcome, RunOutcomes, outcomes_from_report
 from caseforge.errors import CaseforgeError, EnvError, UsageError, first_validation_error
 from caseforge.files import write_atomic
@@ -67,6 +68,7 @@ class Baseline(BaseModel):
 
     caseforge_baseline: Literal[1] = BASELINE_VERSION
     suite: str
+    suite_identity: SuiteIdentity | None = None  # absent in baselines written before it
     run_id: str | None
     config: str | None = None
     agent: str | None = None
@@ -90,6 +92,7 @@ class Baseline(BaseModel):
             label=f"baseline {self.config or self.run_id}",
             run_id=self.run_id,
             suite=self.suite,
+            identity=self.suite_identity,
             config=self.config,
             trials=self.trials,
             dataset_commit=self.dataset_commit,
@@ -110,6 +113,7 @@ def baseline_from_report(report: RunReport) -> Baseline:
         )
     return Baseline(
         suite=report.suite,
+        suite_identity=report.suite_identity,
         run_id=report.run_id,
         config=report.config,
         agent=report.agent,

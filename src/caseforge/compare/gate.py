@@ -20,7 +20,7 @@ import html
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from caseforge.case.suite import GateRule, gate_metrics, gate_rule_problems
 from caseforge.compare.outcomes import RunOutcomes, metric_value
@@ -58,6 +58,7 @@ class GateResult(BaseModel):
     run_id: str | None
     baseline_run_id: str | None
     rules: list[RuleVerdict]
+    notes: list[str] = Field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -226,6 +227,7 @@ def gate_text(result: GateResult) -> str:
     ]
     for rule in result.rules:
         lines.append(f"  [{rule.verdict.value}] {rule.rule} — {rule.detail}")
+    lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from caseforge.case.identity import SuiteIdentity
+from caseforge.errors import UsageError
 from caseforge.report.model import RunReport, Summary
 from caseforge.results import CheckStatus, RunStatus, TrialStatus
 from caseforge.stats import ItemCounts
@@ -61,6 +63,7 @@ class RunOutcomes:
     metrics: Metrics
     cases: dict[str, CaseOutcome]
     status: RunStatus = RunStatus.FINISHED
+    identity: SuiteIdentity | None = None
 
 
 def summary_metrics(summary: Summary) -> Metrics:
@@ -114,4 +117,28 @@ def outcomes_from_report(report: RunReport) -> RunOutcomes:
         metrics=summary_metrics(report.summary),
         cases=cases,
         status=report.status,
+        identity=report.suite_identity,
     )
+
+
+def refuse_other_suite(a: RunOutcomes, b: RunOutcomes, force: bool = False) -> list[str]:
+    """Refuse to pair runs (or a run and a baseline) of two different suites, unless
+    ``force``; return warnings, e.g. for a side that records no identity."""
+    if a.identity is None or b.identity is None:
+        if a.suite != b.suite and not force:
+            raise UsageError(
+                f"{a.label} is of suite {a.suite!r} and {b.label} of suite {b.suite!r}: "
+                "they are different suites (pass --force to compare them anyway)"
+            )
+        old = a if a.identity is None else b
+        return [
+            f"warning: {old.label} records no suite identity (written by an older "
+            "caseforge); matched by suite name only"
+        ]
+    if not a.identity.same_suite(b.identity) and not force:
+        raise UsageError(
+            f"{a.label} is of suite {a.identity.describe()} and {b.label} of suite "
+            f"{b.identity.describe()}: they are different suites "
+            "(pass --force to compare them anyway)"
+        )
+    return []

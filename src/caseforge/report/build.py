@@ -79,6 +79,7 @@ def build_report(store: RunStore, run_id: str) -> RunReport:
         group_id=info.group_id,
         suite=info.suite,
         suite_path=info.suite_path,
+        suite_identity=info.suite_identity,
         status=RunStatus(info.status),
         created_at=info.created_at,
         finished_at=info.finished_at,

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from caseforge.case.identity import SuiteIdentity
 from caseforge.results import PROBE_FAILED, CheckResult, CheckStatus, RunStatus, TrialStatus
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -199,6 +200,11 @@ class RunReport(_Model):
     group_id: str = Field("", description="Runs of one invocation (a matrix) share it.")
     suite: str
     suite_path: str = ""
+    suite_identity: SuiteIdentity | None = Field(
+        None,
+        description="The suite's name, folder in its repository and the repository's root "
+        "commit: compare and gate refuse two different suites.",
+    )
     status: RunStatus = RunStatus.FINISHED
     created_at: str = ""
     finished_at: str | None = None

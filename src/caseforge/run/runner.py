@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from caseforge._version import __version__
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.agent.transports import import_object, resolve_agent
+from caseforge.case.identity import suite_identity
 from caseforge.case.load import Suite, load_suite
 from caseforge.case.model import Case
 from caseforge.errors import CaseforgeError, UsageError
@@ -28,7 +29,7 @@ from caseforge.grade.trial import GradeOptions
 from caseforge.jsontypes import JSONObject
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
-from caseforge.paths import suite_paths
+from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
 from caseforge.run.executor import Executor, LocalExecutor, TrialTask
 from caseforge.run.plan import Progress, RunHandle, RunPlan
@@ -201,6 +202,7 @@ class Runner:
             FixtureStore(suite.root, fixture_mode) if fixture_mode != FixtureMode.OFF else None
         )
         paths = suite_paths(suite.root)
+        ensure_state_dir(paths.state)
         work_dir = paths.work / plan.handles[0].run_id
         clocks = {clock_for(c, default_clock) for h in plan.handles for c in h.cases.values()}
         session.trial_runner = TrialRunner(
@@ -265,6 +267,7 @@ class Runner:
         """Create one run in the store with its case snapshot."""
         commit, dirty = state
         self.store.create_run(
+            suite_identity=suite_identity(suite.root, suite.config.name),
             id=run_id,
             suite=suite.config.name,
             suite_path=str(suite.root.resolve()),
@@ -339,9 +342,9 @@ class Runner:
             if opts.suite_dir is None:
                 raise UsageError("--resume latest needs the suite")
             name = load_suite(opts.suite_dir).config.name
-            group = self.store.latest_unfinished(name)
+            group = self.store.latest_unfinished(name, suite_identity(opts.suite_dir, name))
             if not group:
-                raise CaseforgeError(f"no unfinished run of suite {name!r} to resume")
+                raise UsageError(f"--resume latest: no unfinished run of suite {name!r} to resume")
         else:
             first = self.store.get_run(resume)
             group = self.store.group(first.group_id)

@@ -30,7 +30,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
+from caseforge.case.identity import SuiteIdentity
 from caseforge.errors import EnvError, UsageError
+from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.store import migrate
 from caseforge.store.schema import results, run_cases, runs
 
@@ -57,6 +59,7 @@ class RunInfo:
     split: str
     caseforge_version: str
     options: dict[str, Any]
+    suite_identity: SuiteIdentity | None = None
 
 
 def default_store_url(start: Path | None = None) -> str:
@@ -64,7 +67,6 @@ def default_store_url(start: Path | None = None) -> str:
     env = os.environ.get("CASEFORGE_STORE")
     if env:
         return env
-    from caseforge.paths import suite_paths
 
     return f"sqlite:///{suite_paths(start or Path.cwd()).db.resolve()}"
 
@@ -103,7 +105,7 @@ def _engine(url: str) -> Engine:
     if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
         folder = Path(parsed.database).parent
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            ensure_state_dir(folder)
         except OSError as exc:
             raise EnvError(
                 f"{folder}: cannot create the store's folder: {exc.strerror or exc}"
@@ -157,12 +159,14 @@ class RunStore:
     # runs -----------------------------------------------------------------
     def create_run(self, **fields: Any) -> str:
         run_id = fields.pop("id", None) or new_run_id()
+        identity: SuiteIdentity | None = fields.pop("suite_identity", None)
         row = {
             "id": run_id,
             "created_at": utcnow(),
             "status": "running",
             "config_json": json.dumps(fields.pop("config", {}), ensure_ascii=False),
             "options_json": json.dumps(fields.pop("options", {}), ensure_ascii=False),
+            "suite_identity": identity.model_dump_json() if identity is not None else None,
             **fields,
         }
         row.setdefault("group_id", run_id)
@@ -205,8 +209,9 @@ class RunStore:
         with self.engine.connect() as conn:
             return [_run_info(dict(r)) for r in conn.execute(query).mappings()]
 
-    def latest_unfinished(self, suite: str) -> list[RunInfo]:
-        """The newest unfinished run of ``suite`` and the other runs of its group."""
+    def latest_unfinished(self, suite: str, identity: SuiteIdentity | None = None) -> list[RunInfo]:
+        """The newest unfinished run of ``suite`` (of that very suite, given its identity:
+        another folder with the same ``name:`` does not count) and its group's other runs."""
         query = (
             select(runs)
             .where(runs.c.suite == suite, runs.c.status.in_(UNFINISHED))
@@ -214,6 +219,10 @@ class RunStore:
         )
         with self.engine.connect() as conn:
             rows = [_run_info(dict(r)) for r in conn.execute(query).mappings()]
+        if identity is not None:
+            rows = [
+                r for r in rows if r.suite_identity is None or r.suite_identity.same_suite(identity)
+            ]
         if not rows:
             return []
         group = rows[0].group_id
@@ -326,6 +335,9 @@ def _run_info(row: dict[str, Any]) -> RunInfo:
         split=row["split"],
         caseforge_version=row["caseforge_version"],
         options=json.loads(row["options_json"]),
+        suite_identity=SuiteIdentity.model_validate_json(row["suite_identity"])
+        if row.get("suite_identity")
+        else None,
     )
 
 

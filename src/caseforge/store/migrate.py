@@ -115,13 +115,35 @@ def _migration_lock(engine: Engine) -> Iterator[None]:
 
 
 def _add_missing_columns(conn: Connection) -> None:
-    """Columns added (all nullable) before migrations existed, missing from older stores."""
+    """Columns added (all nullable) before migrations existed, missing from older stores.
+
+    Only the baseline's columns: later ones are their own migrations' to add.
+    """
     inspector = inspect(conn)
+    baseline = _baseline_columns()
     for table in metadata.sorted_tables:
         if not inspector.has_table(table.name):
             continue
         present = {c["name"] for c in inspector.get_columns(table.name)}
         for column in table.columns:
-            if column.name not in present and column.nullable:
+            wanted = column.name in baseline.get(table.name, set())
+            if wanted and column.name not in present and column.nullable:
                 kind = column.type.compile(dialect=conn.dialect)
                 conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'))
+
+
+@cache
+def _baseline_columns() -> dict[str, set[str]]:
+    """Each table's columns as the baseline migration creates them (on a scratch database)."""
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    scratch = create_engine("sqlite://")
+    with scratch.begin() as conn:
+        command.upgrade(_config(conn), BASELINE)
+        inspector = inspect(conn)
+        found = {
+            t: {c["name"] for c in inspector.get_columns(t)} for t in inspector.get_table_names()
+        }
+    scratch.dispose()
+    return found

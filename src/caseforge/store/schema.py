@@ -17,6 +17,7 @@ runs = Table(
     Column("id", String(64), primary_key=True),
     Column("suite", String(200), nullable=False, index=True),
     Column("suite_path", Text, nullable=False),
+    Column("suite_identity", Text),  # JSON of case.identity.SuiteIdentity (migration 0002)
     Column("group_id", String(64), nullable=False),
     Column("created_at", String(40), nullable=False),
     Column("finished_at", String(40)),
