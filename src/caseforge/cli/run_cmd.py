@@ -32,6 +32,7 @@ from caseforge.files import write_atomic
 from caseforge.report.build import build_report, load_report
 from caseforge.report.model import RunReport
 from caseforge.report.render import FORMATS, to_text
+from caseforge.report.show import trial_text, trial_view
 from caseforge.results import TrialRecord
 from caseforge.run.runner import Progress as RunProgress
 from caseforge.run.runner import RunHandle, Runner, RunOptions
@@ -271,6 +272,32 @@ def report(
     else:
         write_atomic(out_file, text)
         out.print(f"wrote {out_file}", markup=False)
+
+
+def show(
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id or `latest`.")],
+    case_id: Annotated[
+        str | None, typer.Argument(metavar="[CASE]", help="Case id (default: the first failing).")
+    ] = None,
+    trial: Annotated[
+        int | None, typer.Option(help="Trial number (default: the first failing).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    store_url: StoreOpt = None,
+) -> None:
+    """Print one case-trial whole: input, output, reply, tool calls, every check, the error."""
+    store = RunStore(store_url)
+    try:
+        run_id = run_ref
+        if run_ref == "latest":
+            latest = store.list_runs(limit=1)
+            if not latest:
+                raise UsageError(f"no runs in the store {store.url}")
+            run_id = latest[0].id
+        view = trial_view(store, run_id, case_id, trial)
+    finally:
+        store.close()
+    print(view.model_dump_json(indent=2) if as_json else trial_text(view))
 
 
 def runs(

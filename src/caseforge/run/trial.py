@@ -9,6 +9,7 @@ import os
 import random
 import shutil
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -112,7 +113,7 @@ class TrialRunner:
                     outcome.error = str(exc)
                     break
                 except Exception as exc:  # the agent's own failure is data, not a crash
-                    outcome.error = _describe(exc)
+                    outcome.error = _describe(exc, with_traceback=True)
                     outcome.stderr_tail = getattr(exc, "stderr_tail", "")
                     if not is_transient(exc) or attempt == self.retry.attempts:
                         break
@@ -165,8 +166,17 @@ def _parse_clock(text: str) -> dt.datetime:
     return dt.datetime.fromisoformat(text)
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, with_traceback: bool = False) -> str:
+    """One line for the reports (the first), then, for an in-process agent's own exception,
+    its traceback, which ``caseforge show`` prints whole."""
     if isinstance(exc, AgentError):
         return str(exc)
     text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if not with_traceback or exc.__traceback__ is None:
+        return line
+    trace = "".join(traceback.format_exception(exc)).rstrip()
+    return f"{line}\n{trace[-TRACEBACK_TAIL:]}"
+
+
+TRACEBACK_TAIL = 4000  # characters kept of a traceback: its end, where the error is

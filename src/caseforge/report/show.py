@@ -1,0 +1,109 @@
+"""One case-trial, whole: what ``caseforge show RUN [CASE]`` prints for debugging a failure."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, Field, JsonValue
+
+from caseforge.errors import UsageError
+from caseforge.results import CheckResult, TrialRecord, TrialStatus
+from caseforge.store.db import RunStore
+
+
+class TrialView(BaseModel):
+    """Everything stored about one case-trial."""
+
+    run_id: str
+    case_id: str
+    trial: int
+    status: TrialStatus
+    input: dict[str, JsonValue] = Field(default_factory=dict)
+    output: dict[str, JsonValue] | None = None
+    reply: str | None = None
+    tool_calls: list[dict[str, JsonValue]] = Field(default_factory=list)
+    outcomes: dict[str, JsonValue] | None = Field(
+        None, description="What the suite's outcome probe read from the trial's workspace."
+    )
+    checks: list[CheckResult] = Field(default_factory=list)
+    error: str | None = Field(
+        None, description="The agent's error in full: its traceback, or a command's stderr."
+    )
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def trial_view(
+    store: RunStore, run_id: str, case_id: str | None = None, trial: int | None = None
+) -> TrialView:
+    """The stored case-trial; by default the first that did not pass (else the first)."""
+    store.get_run(run_id)  # an unknown run is named before anything else
+    rows = [
+        row
+        for row in store.results(run_id)
+        if (case_id is None or row["case_id"] == case_id)
+        and (trial is None or row["trial"] == trial)
+    ]
+    if not rows:
+        what = f"case {case_id!r}" if case_id else "any case"
+        what += f" trial {trial}" if trial is not None else ""
+        raise UsageError(f"run {run_id} has no stored result for {what}")
+    row = next((r for r in rows if r["status"] != TrialStatus.PASS.value), rows[0])
+    record = TrialRecord.from_row(row)
+    response = json.loads(row["response_json"]) if row.get("response_json") else {}
+    case = store.cases(run_id).get(record.case_id, {})
+    return TrialView(
+        run_id=run_id,
+        case_id=record.case_id,
+        trial=record.trial,
+        status=record.status,
+        input=case.get("input", {}) if isinstance(case, dict) else {},
+        output=response.get("output"),
+        reply=response.get("reply"),
+        tool_calls=response.get("tool_calls", []),
+        outcomes=json.loads(row["outcomes_json"]) if row.get("outcomes_json") else None,
+        checks=record.checks,
+        error=record.error,
+        latency_s=record.latency_s,
+        cost_usd=record.cost_usd,
+        input_tokens=record.input_tokens,
+        output_tokens=record.output_tokens,
+    )
+
+
+def trial_text(view: TrialView) -> str:
+    """The case-trial for a terminal, section by section."""
+
+    def block(value: object) -> str:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+        return "\n".join(f"  {line}" for line in text.splitlines()) or "  (empty)"
+
+    lines = [
+        f"{view.case_id} #{view.trial} · {view.status.value} · run {view.run_id} · "
+        f"{view.latency_s:.3f}s · ${view.cost_usd:.4f} "
+        f"({view.input_tokens} in / {view.output_tokens} out tokens)",
+        "input:",
+        block(view.input),
+    ]
+    if view.error:
+        lines += ["error:", block(view.error)]
+    if view.output is not None:
+        lines += ["output:", block(view.output)]
+    if view.reply:
+        lines += ["reply:", block(view.reply)]
+    if view.tool_calls:
+        lines.append("tool calls:")
+        for call in view.tool_calls:
+            args = json.dumps(call.get("args", {}), ensure_ascii=False)
+            result = json.dumps(call.get("result"), ensure_ascii=False)
+            lines.append(f"  {call.get('name')}({args}) → {result}")
+    if view.outcomes is not None:
+        lines += ["outcome probe:", block(view.outcomes)]
+    if view.checks:
+        lines.append("checks:")
+        for check in view.checks:
+            why = f" — {check.reason}" if check.reason else ""
+            lines.append(f"  [{check.status.value}] {check.name} ({check.mode}){why}")
+    return "\n".join(lines)

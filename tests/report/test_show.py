@@ -1,0 +1,49 @@
+"""`caseforge show`: one case-trial whole, by default the first that did not pass; the
+agent's own traceback is kept in the store and shown in full."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from caseforge.cli import app
+from tests.conftest import MakeToySuite
+
+runner = CliRunner()
+
+
+def test_show_prints_the_first_failing_trial_with_its_traceback(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    cases = [
+        {"id": "a-ok", "input": {"want": "refund"}},
+        {"id": "b-crash", "input": {"behaviour": "crash"}},
+    ]
+    root = toy_suite(cases, trials=2)
+    store = ["--store", f"sqlite:///{tmp_path / 's.db'}"]
+    ran = runner.invoke(app, ["run", str(root), "-q", *store, "--max-error-rate", "1"])
+    assert ran.exit_code == 0, ran.output
+
+    shown = runner.invoke(app, ["show", "latest", *store])
+    assert shown.exit_code == 0, shown.output
+    first = shown.output.splitlines()[0]
+    assert first.startswith("b-crash #1 · error · run ")
+    assert "RuntimeError: the agent fell over" in shown.output
+    assert 'toy_agent.py", line' in shown.output  # the agent's own frame, not just its message
+
+    passing = runner.invoke(app, ["show", "latest", "a-ok", "--trial", "2", "--json", *store])
+    view = json.loads(passing.output)
+    assert (view["case_id"], view["trial"], view["status"]) == ("a-ok", 2, "pass")
+    assert view["output"]["category"] == "refund" and view["input"] == {"want": "refund"}
+    assert [c["name"] for c in view["checks"]] == ["category"]
+
+    report = json.loads(runner.invoke(app, ["report", "latest", "--format", "json", *store]).output)
+    crash = next(c for c in report["cases"] if c["id"] == "b-crash")
+    text = runner.invoke(app, ["report", "latest", *store]).output
+    assert "b-crash #1: RuntimeError: the agent fell over" in text  # one line in the summary
+    assert "Traceback" in crash["trials"][0]["error"]
+
+    missing = runner.invoke(app, ["show", "latest", "nope", *store])
+    assert missing.exit_code == 2 and "has no stored result for case 'nope'" in missing.output
