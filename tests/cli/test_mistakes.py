@@ -113,7 +113,129 @@ def validate_case(text: str, name: str) -> Callable[[World], list[str]]:
     return argv
 
 
+def with_files(name: str, files: dict[str, str], *argv: str) -> Callable[[World], list[str]]:
+    """A variant suite with extra files; ``{suite}`` in argv is its folder."""
+
+    def make(w: World) -> list[str]:
+        suite = w.variant(name, {})
+        for rel, text in files.items():
+            (suite / rel).parent.mkdir(parents=True, exist_ok=True)
+            (suite / rel).write_text(text, encoding="utf-8")
+        return [a.replace("{suite}", str(suite)) for a in argv]
+
+    return make
+
+
+def in_tmp(*argv: str, files: dict[str, str] | None = None) -> Callable[[World], list[str]]:
+    def make(w: World) -> list[str]:
+        for rel, text in (files or {}).items():
+            (w.tmp / rel).write_text(text, encoding="utf-8")
+        return [a.replace("{tmp}", str(w.tmp)) for a in argv]
+
+    return make
+
+
+CASE_A = "id: a\ninput: {}\nexpect: {x: {mode: exact, value: 1}}\n"
+
 MISTAKES = [
+    Mistake(
+        "a duplicate case id",
+        with_files("d1", {"cases/dup.yaml": CASE_A}, "validate", "{suite}"),
+        1,
+        "dup.yaml:1:1: id: duplicate id 'a': also in",
+    ),
+    Mistake(
+        "an oracle module that does not import",
+        with_files(
+            "d2",
+            {
+                "oracles.py": "def broken(:\n",
+                "caseforge.yaml": json.dumps({**CONFIG, "oracles": "oracles.py"}),
+                "cases/o.yaml": "id: o\ninput: {}\nexpect: {x: {mode: exact, value: 1, "
+                "oracle: price}}\n",
+            },
+            "validate",
+            "{suite}",
+        ),
+        1,
+        "importing the oracles module failed: SyntaxError",
+    ),
+    Mistake(
+        "an oracle nobody registered",
+        with_files(
+            "d3",
+            {
+                "oracles.py": "from caseforge.oracle import oracle\n",
+                "caseforge.yaml": json.dumps({**CONFIG, "oracles": "oracles.py"}),
+                "cases/o.yaml": "id: o\ninput: {}\nexpect: {x: {mode: exact, value: 1, "
+                "oracle: price}}\n",
+            },
+            "validate",
+            "{suite}",
+        ),
+        1,
+        "expect.x.oracle: unknown oracle 'price' (registered: none)",
+    ),
+    Mistake(
+        "an agent module that does not exist",
+        lambda w: [
+            "run",
+            str(w.variant("d4", {"agent": {"callable": "nope_module:run"}})),
+            "-q",
+            "--store",
+            w.store,
+        ],
+        1,
+        "cannot import 'nope_module'",
+    ),
+    Mistake(
+        "a suite folder that does not exist",
+        in_tmp("validate", "{tmp}/nowhere"),
+        1,
+        "nowhere:0:0: suite folder not found",
+    ),
+    Mistake(
+        "history of a folder that is no suite",
+        in_tmp("history", "{tmp}/nowhere"),
+        1,
+        "suite folder not found",
+    ),
+    Mistake(
+        "a report.json of another schema version",
+        in_tmp("report", "{tmp}/old.json", files={"old.json": '{"schema_version": 99}'}),
+        1,
+        "schema_version 99 is not one this caseforge reads",
+    ),
+    Mistake(
+        "a report file that is not JSON",
+        in_tmp("report", "{tmp}/bad.json", files={"bad.json": "nope"}),
+        1,
+        "bad.json: not a JSON report",
+    ),
+    Mistake(
+        "plan with a rate above 1",
+        in_tmp("plan", "--p", "2", "--delta", "0.1"),
+        2,
+        "--p and --delta must be between 0 and 1",
+    ),
+    Mistake(
+        "audit --private of a missing folder",
+        lambda w: ["audit", str(w.suite), "--private", str(w.tmp / "no-such-store")],
+        2,
+        "no-such-store: no such folder",
+    ),
+    Mistake(
+        "retire an unknown case",
+        lambda w: ["retire", str(w.variant("d5", {})), "zz", "--reason", "gone"],
+        1,
+        "no case with id 'zz'",
+    ),
+    Mistake(
+        "a checks module that is missing",
+        lambda w: ["validate", str(w.variant("d6", {"checks": "nope.py"}))],
+        1,
+        "checks: checks module",
+    ),
     Mistake(
         "a case with no check",
         validate_case("id: zz\ninput: {}\nexpect: {}\n", "c1"),
@@ -248,6 +370,7 @@ MISTAKES = [
     ),
     Mistake("run: --split bogus", run_with("--split", "bogus"), 2, "--split must be dev, test"),
     Mistake("run: --case nope", run_with("--case", "nope"), 2, "--case: no such case"),
+    Mistake("run: --tag nobody carries", run_with("--tag", "must-pas"), 2, "--tag: no case in all"),
     Mistake("run: --config nope", run_with("--config", "nope"), 2, "--config: unknown config nope"),
     Mistake(
         "run: an unclosed quote in --agent",
@@ -435,3 +558,24 @@ def test_resume_latest_ignores_another_folder_with_the_same_name(
     assert resumed.exit_code == 2 and "no unfinished run of suite 'mistakes'" in resumed.output
     again = runner.invoke(app, ["run", str(two), "-q", "--store", url, "--resume", "latest"])
     assert again.exit_code == 0, again.output
+
+
+def test_tag_selects_the_cases_carrying_any_of_the_tags(world: World) -> None:
+    out = world.tmp / "tagged"
+    ran = runner.invoke(
+        app,
+        [
+            "run",
+            str(world.suite),
+            "-q",
+            "--store",
+            world.store,
+            "--tag",
+            "must-pass",
+            "--out",
+            str(out),
+        ],
+    )
+    assert ran.exit_code == 0, ran.output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert [c["id"] for c in report["cases"]] == ["a"]

@@ -47,3 +47,24 @@ def test_show_prints_the_first_failing_trial_with_its_traceback(
 
     missing = runner.invoke(app, ["show", "latest", "nope", *store])
     assert missing.exit_code == 2 and "has no stored result for case 'nope'" in missing.output
+
+
+def test_an_unfinished_run_says_so_in_every_format(toy_suite: MakeToySuite, tmp_path: Path) -> None:
+    from caseforge.store.db import RunStore
+
+    root = toy_suite([{"id": f"c{i}", "input": {}} for i in range(4)], trials=2)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    runner.invoke(app, ["run", str(root), "-q", "--store", url])
+    store = RunStore(url)
+    [run] = store.list_runs()
+    with store.engine.begin() as conn:  # as a kill -9 leaves it: some rows, still running
+        from sqlalchemy import text
+
+        conn.execute(text("DELETE FROM results WHERE case_id = 'c3'"))
+    store.set_status(run.id, "stopped")
+    for fmt in ("text", "md", "html", "junit"):
+        out = runner.invoke(app, ["report", run.id, "--format", fmt, "--store", url]).output
+        assert "UNFINISHED" in out, fmt
+        assert f"--resume {run.id}" in out, fmt
+    text_out = runner.invoke(app, ["report", run.id, "--store", url]).output
+    assert "4 × 2 = 8, 6 stored" in text_out

@@ -153,6 +153,10 @@ def run(
     concurrency: Annotated[int | None, typer.Option(help="Case-trials at a time.")] = None,
     split: Annotated[str, typer.Option(help="dev, test or all.")] = "all",
     case: Annotated[list[str] | None, typer.Option("--case", help="Only these case ids.")] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", help="Only cases with this tag; repeat it for any of several."),
+    ] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Write DIR/report.json.")] = None,
     resume: Annotated[
         str | None, typer.Option(help="Finish an unfinished run: RUN_ID or `latest`.")
@@ -198,6 +202,7 @@ def run(
         concurrency=concurrency,
         split=split,
         case_ids=list(case or []),
+        tags=list(tag or []),
         resume=resume,
         max_cost=max_cost,
         fixtures=fixtures,

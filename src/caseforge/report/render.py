@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from caseforge.report.junit import JUnitCase, JUnitOutcome, junit_xml
 from caseforge.report.model import CaseResult, RunReport
-from caseforge.results import CheckStatus, TrialStatus
+from caseforge.results import CheckStatus, RunStatus, TrialStatus
 from caseforge.values import pct
 
 
@@ -26,8 +26,13 @@ def headline(report: RunReport) -> list[tuple[str, str]]:
     """The key figures as (label, value) pairs, shared by every format."""
     s = report.summary
     lo, hi = s.pass_rate_ci
+    planned = len(report.cases) * report.trials
+    stored = f"{len(report.cases)} × {report.trials} = {planned}"
+    if s.case_trials != planned:  # a stopped or killed run: say what is missing
+        stored += f", {s.case_trials} stored"
     rows = [
-        ("cases × trials", f"{s.cases} × {report.trials} = {s.case_trials}"),
+        ("status", _status(report)),
+        ("cases × trials", stored),
         (
             "pass rate",
             f"{pct(s.pass_rate)} (95% CI {pct(lo)}–{pct(hi)}, case-clustered SE "
@@ -102,6 +107,15 @@ def headline(report: RunReport) -> list[tuple[str, str]]:
     return rows
 
 
+def _status(report: RunReport) -> str:
+    if report.status is RunStatus.FINISHED:
+        return "finished"
+    return (
+        f"{report.status.value}: UNFINISHED, the figures cover only what was stored "
+        f"(finish it with `caseforge run SUITE --resume {report.run_id}`)"
+    )
+
+
 def _title(report: RunReport) -> str:
     config = f" [{report.config}]" if report.config else ""
     return f"{report.suite}{config} — run {report.run_id}"
@@ -146,7 +160,9 @@ def to_text(report: RunReport, failures: int = 15) -> str:
         for case_id, trial, why in rows[:failures]:
             lines.append(f"  {case_id} #{trial}: {why}")
         if len(rows) > failures:
-            lines.append(f"  … {len(rows) - failures} more (caseforge report RUN --format html)")
+            lines.append(
+                f"  … {len(rows) - failures} more (caseforge report {report.run_id} --format html)"
+            )
     return "\n".join(lines)
 
 
@@ -199,6 +215,9 @@ def to_junit(report: RunReport) -> str:
             outcome = None
         time_s = sum(t.latency_s for t in case.trials)
         cases.append(JUnitCase(report.suite, case.id, outcome, time_s))
+    if report.status is not RunStatus.FINISHED:  # CI must not read a partial run as green
+        unfinished = JUnitOutcome("error", _status(report))
+        cases.insert(0, JUnitCase(report.suite, "(run unfinished)", unfinished, 0.0))
     return junit_xml(suite_name, cases)
 
 

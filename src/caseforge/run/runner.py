@@ -58,6 +58,7 @@ class RunOptions:
     concurrency: int | None = None
     split: str = "all"
     case_ids: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # cases carrying any of these tags
     resume: str | None = None
     rescore: str | None = None  # grade this stored run's outcomes again; call no agent
     max_cost: float | None = None
@@ -102,8 +103,11 @@ class RunOutcome:
     left_out: list[str] = field(default_factory=list)  # rescore: cases gone from the suite
 
 
-def select_cases(suite: Suite, split: str, case_ids: list[str]) -> list[Case]:
-    """The cases of ``split`` (dev, test or all), optionally only the given ids."""
+def select_cases(
+    suite: Suite, split: str, case_ids: list[str], tags: list[str] | None = None
+) -> list[Case]:
+    """The cases of ``split`` (dev, test or all), optionally only the given ids and only
+    those carrying any of ``tags``."""
     cases = [c.case for c in suite.cases if split == "all" or c.case.split == split]
     if case_ids:
         known = {c.id for c in cases}
@@ -111,6 +115,12 @@ def select_cases(suite: Suite, split: str, case_ids: list[str]) -> list[Case]:
         if unknown:
             raise UsageError(f"--case: no such case in {split}: {', '.join(unknown)}")
         cases = [c for c in cases if c.id in set(case_ids)]
+    if tags:
+        known = {tag for c in cases for tag in c.tags}
+        unknown = [tag for tag in tags if tag not in known]
+        if unknown:
+            raise UsageError(f"--tag: no case in {split} is tagged {', '.join(unknown)}")
+        cases = [c for c in cases if set(c.tags) & set(tags)]
     if not cases:
         raise CaseforgeError(f"{suite.root}: no cases in split {split!r}")
     return cases
@@ -293,7 +303,7 @@ class Runner:
             raise UsageError("no suite given")
         suite = load_suite(opts.suite_dir)
         config = suite.config
-        cases = select_cases(suite, opts.split, opts.case_ids)
+        cases = select_cases(suite, opts.split, opts.case_ids, opts.tags)
         names: list[str | None]
         if opts.configs:
             unknown = [n for n in opts.configs if n not in config.configs]
@@ -315,6 +325,7 @@ class Runner:
             "judge_mode": opts.judge,
             "fixtures": (opts.fixtures.value if opts.fixtures else None),
             "case_ids": list(opts.case_ids),
+            "tags": list(opts.tags),
             "max_cost": opts.max_cost,
             "clock": clock,  # for cases without their own; kept for --resume
         }
