@@ -7,20 +7,50 @@ import os
 import tempfile
 from pathlib import Path
 
+from caseforge.errors import EnvError
+
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so readers see the old file or the new one, never half."""
+    write_all_atomic({path: text})
+
+
+def write_all_atomic(texts: dict[Path, str]) -> None:
+    """Write several files all or none: every new text is staged beside its file first, and
+    only when all are staged are they moved into place. A new file gets the user's umask
+    (reports and baselines are meant to be shared), an existing one keeps its mode. A
+    folder that cannot be written is one line naming it (exit 5)."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in texts.items():
+            staged.append((_stage(path, text), path))
+    except OSError as exc:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        where = exc.filename or next(iter(texts))
+        raise EnvError(f"{where}: cannot write: {exc.strerror or exc}") from None
+    for tmp, path in staged:
+        os.replace(tmp, path)
+
+
+def _stage(path: Path, text: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def write_yaml(path: Path, data: object) -> None:

@@ -135,9 +135,115 @@ def in_tmp(*argv: str, files: dict[str, str] | None = None) -> Callable[[World],
     return make
 
 
+def _with_checks(w: World, name: str, source: str) -> list[str]:
+    suite = w.variant(name, {"checks": "checks.py"})
+    (suite / "checks.py").write_text(source, encoding="utf-8")
+    return ["validate", str(suite)]
+
+
+def _dangling(w: World) -> list[str]:
+    suite = w.variant("e2", {})
+    link = suite / "cases" / "gone.yaml"
+    if not link.is_symlink():
+        link.symlink_to(w.tmp / "was-here.yaml")
+    return ["validate", str(suite)]
+
+
 CASE_A = "id: a\ninput: {}\nexpect: {x: {mode: exact, value: 1}}\n"
 
+
+def stopped_run(w: World) -> str:
+    """A copy of the world's report marked as a stopped run."""
+    data = json.loads(w.report.read_text(encoding="utf-8"))
+    data["status"] = "stopped"
+    path = w.tmp / "stopped.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+BAD_MODE = (
+    "from typing import Literal\nfrom caseforge import CheckMode\n\n\n"
+    "class Mine(CheckMode):\n    mode: Literal['mine']\n"
+    "    def grade(self, a): ...\n"
+)
+
 MISTAKES = [
+    Mistake(
+        "report --out under a file",
+        lambda w: ["report", str(w.report), "--out", str(w.tmp / "afile.txt" / "r.html")],
+        5,
+        "cannot write",
+    ),
+    Mistake(
+        "gate an unfinished run",
+        lambda w: ["gate", stopped_run(w), "--baseline", str(w.baseline)],
+        1,
+        "is stopped: finish it with `caseforge run SUITE --resume",
+    ),
+    Mistake(
+        "baseline of an unfinished run",
+        lambda w: ["baseline", stopped_run(w), "--write", str(w.tmp / "b2.json")],
+        1,
+        "before writing a baseline",
+    ),
+    Mistake(
+        "rescore an unknown run",
+        lambda w: ["rescore", "nope", "--store", w.store],
+        2,
+        "no run 'nope' in the store",
+    ),
+    Mistake(
+        "show an unknown run",
+        lambda w: ["show", "nope", "--store", w.store],
+        2,
+        "no run 'nope' in the store",
+    ),
+    Mistake(
+        "compare a report.json that is not there",
+        lambda w: ["compare", str(w.report), str(w.tmp / "missing.json")],
+        2,
+        "missing.json: file not found",
+    ),
+    Mistake(
+        "run --fixtures with an unknown mode",
+        run_with("--fixtures", "sometimes"),
+        2,
+        "--fixtures",
+    ),
+    Mistake("run with a misspelt option", run_with("--trails", "3"), 2, "No such option"),
+    Mistake("an unknown command", lambda w: ["valdate", str(w.suite)], 2, "No such command"),
+    Mistake(
+        "a check mode without its strength",
+        lambda w: _with_checks(w, "e3", BAD_MODE),
+        1,
+        "checks.Mine: declare `strength`",
+    ),
+    Mistake(
+        "an oracles module that fails, used by no case",
+        with_files(
+            "e1",
+            {
+                "oracles.py": "raise RuntimeError('boom')\n",
+                "caseforge.yaml": json.dumps({**CONFIG, "oracles": "oracles.py"}),
+            },
+            "validate",
+            "{suite}",
+        ),
+        1,
+        "importing the oracles module failed: RuntimeError('boom')",
+    ),
+    Mistake(
+        "a dangling symlink among the cases",
+        lambda w: _dangling(w),
+        1,
+        "a dangling link (to ",
+    ),
+    Mistake(
+        "history of a case no run has",
+        lambda w: ["history", str(w.suite), "no-such-case", "--store", w.store],
+        2,
+        "no case 'no-such-case' in the last",
+    ),
     Mistake(
         "a duplicate case id",
         with_files("d1", {"cases/dup.yaml": CASE_A}, "validate", "{suite}"),

@@ -20,7 +20,7 @@ from caseforge.case.positions import (
 )
 from caseforge.case.suite import SuiteConfig
 from caseforge.checks import BUILTIN_MODES, ModeTable, load_checks_file, mode_table
-from caseforge.errors import CaseforgeError, Problem
+from caseforge.errors import CaseforgeError, EnvError, Problem
 
 CONFIG_FILE = "caseforge.yaml"
 CASES_DIR = "cases"
@@ -72,7 +72,14 @@ def read_yaml(path: Path) -> tuple[str, object]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise CaseforgeError(Problem(path, 0, 0, "", "file not found")) from None
+        what = (
+            f"a dangling link (to {path.readlink()}): fix or remove it"
+            if path.is_symlink()
+            else "file not found"
+        )
+        raise CaseforgeError(Problem(path, 0, 0, "", what)) from None
+    except OSError as exc:
+        raise EnvError(Problem(path, 0, 0, "", f"cannot read it: {exc.strerror or exc}")) from None
     except UnicodeDecodeError as exc:
         raise CaseforgeError(Problem(path, 0, 0, "", f"not UTF-8 text: {exc.reason}")) from None
     try:
@@ -113,7 +120,12 @@ def case_files(suite_dir: Path) -> list[Path]:
     folder = suite_dir / CASES_DIR
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.rglob("*") if p.suffix in CASE_SUFFIXES and p.is_file())
+    # A dangling link is listed too (is_file() is false for it): loading it reports it.
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.suffix in CASE_SUFFIXES and (p.is_file() or (p.is_symlink() and not p.exists()))
+    )
 
 
 def suite_modes(suite_dir: Path, config: SuiteConfig | None = None) -> ModeTable:

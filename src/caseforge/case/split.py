@@ -27,7 +27,7 @@ from ruamel.yaml.error import MarkedYAMLError
 from caseforge.case.load import load_suite
 from caseforge.case.positions import round_trip_load
 from caseforge.errors import CaseforgeError, Problem
-from caseforge.files import write_atomic
+from caseforge.files import write_all_atomic
 from caseforge.jsontypes import JSONObject
 
 _SPLIT_LINE = re.compile(
@@ -139,9 +139,8 @@ def write_split(changes: list[SplitChange]) -> None:
             new_texts[path] = _edit_jsonl(text, {c.line: c.new for c in file_changes})
         else:
             new_texts[path] = _edit_yaml(path, text, file_changes[0].new)
-    # Every edit is computed before any file is written, so a failure writes nothing.
-    for path, text in new_texts.items():
-        write_atomic(path, text)
+    # Every edit is computed, then every file staged, before any is replaced: all or none.
+    write_all_atomic(new_texts)
 
 
 def _edit_yaml(path: Path, text: str, new: str) -> str:

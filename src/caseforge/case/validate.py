@@ -151,12 +151,11 @@ class _OracleChecker:
                 continue
             loc = ("expect", name, check.expected_field)
             if self.oracles is None:
-                message = (
-                    self.load_error.message
-                    if self.load_error
-                    else "names an oracle but the suite config sets no `oracles` module"
-                )
-                self._error(loaded, ("expect", name, "oracle"), f"expect.{name}.oracle", message)
+                if self.load_error is None:  # a module that fails is reported once, above
+                    message = "names an oracle but the suite config sets no `oracles` module"
+                    self._error(
+                        loaded, ("expect", name, "oracle"), f"expect.{name}.oracle", message
+                    )
                 continue
             fn = self.oracles.get(oracle_name)
             if fn is None:
@@ -228,6 +227,10 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
         )
         return report
     oracles = _OracleChecker(root, config, report)
+    if oracles.load_error is not None:  # broken even before a case names an oracle
+        line, col = locate_in_yaml(root / "caseforge.yaml", ("oracles",))
+        error = oracles.load_error
+        report.errors.append(Problem(error.path, line, col, error.field, error.message))
     records: list[CaseRecord] = []
     first_seen: dict[str, CaseRecord] = {}
     dedup_fields = config.dedup.fields
@@ -238,6 +241,20 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
             report.errors.append(item)
             continue
         case = item.case
+        size = item.path.stat().st_size if item.path.suffix != ".jsonl" else 0
+        if size > LARGE_CASE_BYTES:
+            report.warnings.append(
+                Problem(
+                    item.path,
+                    1,
+                    1,
+                    "",
+                    f"{size / 1e6:.1f} MB in one case file: keep large data in fixtures or "
+                    "the suite's data folder, so reviews and diffs stay readable",
+                    severity="warning",
+                    case_id=case.id,
+                )
+            )
         tags.update(case.tags)
         item_fields.update(case.item_fields())
         record = CaseRecord(
@@ -302,6 +319,9 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
     _near_duplicates(report, records, config, threshold)
     report.errors.sort(key=lambda p: (str(p.path), p.line, p.col))
     return report
+
+
+LARGE_CASE_BYTES = 1_000_000  # a case file above this gets a warning
 
 
 def _gate_problems(

@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
+from caseforge.errors import UsageError
 from caseforge.results import RunStatus, TrialStatus, trial_letters
 from caseforge.store.db import RunStore
 
@@ -54,6 +55,8 @@ def history(store: RunStore, suite: str, case_id: str | None = None, limit: int 
                 per_case[cid].append((trial, TrialStatus(status)))
         for cid, trials in per_case.items():
             table[cid][run.id] = trial_letters(s for _, s in sorted(trials))
+    if case_id is not None and runs and case_id not in table:
+        raise UsageError(f"no case {case_id!r} in the last {len(runs)} run(s) of suite {suite!r}")
     passed = TrialStatus.PASS.letter
     flaky: list[FlakyCase] = []
     for cid, by_run in table.items():

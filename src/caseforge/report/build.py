@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from caseforge.case.load import suite_modes
 from caseforge.case.model import Case, case_model
 from caseforge.checks import ModeTable, mode_table
-from caseforge.errors import CaseforgeError, first_validation_error
+from caseforge.errors import CaseforgeError, UsageError, first_validation_error
 from caseforge.report.model import (
     SCHEMA_VERSION,
     CaseResult,
@@ -105,7 +105,9 @@ def load_report(run: str, store_url: str | None = None) -> RunReport:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise CaseforgeError(f"{path}: file not found") from None
+            raise UsageError(
+                f"{path}: file not found (give a run id, `latest`, or a report.json)"
+            ) from None
         except ValueError as exc:
             raise CaseforgeError(f"{path}: not a JSON report: {exc}") from None
         if not isinstance(data, dict) or "schema_version" not in data:
