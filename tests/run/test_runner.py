@@ -174,21 +174,7 @@ def test_kill_9_then_resume_runs_only_what_was_not_stored(
     root = toy_suite(cases, concurrency=2)
     url = f"sqlite:///{tmp_path / 'kill.db'}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "-q"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    store = RunStore(url)
-    deadline = time.monotonic() + 30
-    stored = 0
-    while time.monotonic() < deadline:
-        runs = store.list_runs()
-        stored = store.count(runs[0].id) if runs else 0
-        if stored >= 6:
-            break
-        time.sleep(0.05)
+    proc, store = _run_until_stored(root, url, env, at_least=6)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     run_id = store.list_runs()[0].id
@@ -293,20 +279,7 @@ def test_sigterm_saves_the_run_as_stopped_kills_command_agents_and_resume_finish
     root = toy_suite(cases, concurrency=2, agent={"command": ["sh", str(agent)]})
     url = f"sqlite:///{tmp_path / 'term.db'}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "-q"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    store = RunStore(url)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        runs = store.list_runs()
-        if runs and store.count(runs[0].id) >= 3:
-            break
-        time.sleep(0.05)
+    proc, store = _run_until_stored(root, url, env, at_least=3)
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 143, stderr
@@ -369,3 +342,24 @@ def test_a_hung_sync_agent_does_not_keep_caseforge_alive(
     assert run.status == "finished" and store.count(run.id) == 2
     statuses = {cid: status for cid, _, status in store.statuses(run.id)}
     assert statuses == {"hangs": "error", "fine": "pass"}
+
+
+def _run_until_stored(
+    root: Path, url: str, env: dict[str, str], at_least: int
+) -> tuple[subprocess.Popen[str], RunStore]:
+    """`caseforge run` in a child process, returned once it has stored ``at_least`` results."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "-q"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    store = RunStore(url)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        runs = store.list_runs()
+        if runs and store.count(runs[0].id) >= at_least:
+            break
+        time.sleep(0.05)
+    return proc, store
