@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import tempfile
 from pathlib import Path
 
-from caseforge.errors import EnvError
+from caseforge.errors import DatasetError, EnvError, UsageError
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -63,3 +64,16 @@ def write_yaml(path: Path, data: object) -> None:
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     write_atomic(path, buffer.getvalue())
+
+
+def read_json_file(path: Path, what: str, missing_hint: str) -> object:
+    """The JSON in ``path``, or one line: missing (a usage error, with ``missing_hint``),
+    unreadable (an environment error), or not JSON (an invalid file)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: {what} not found ({missing_hint})") from None
+    except OSError as exc:
+        raise EnvError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise DatasetError(f"{path}: the {what} is not JSON: {exc}") from None

@@ -202,7 +202,7 @@ MISTAKES = [
         "compare a report.json that is not there",
         lambda w: ["compare", str(w.report), str(w.tmp / "missing.json")],
         2,
-        "missing.json: file not found",
+        "missing.json: report not found",
     ),
     Mistake(
         "run --fixtures with an unknown mode",
@@ -316,7 +316,7 @@ MISTAKES = [
         "a report file that is not JSON",
         in_tmp("report", "{tmp}/bad.json", files={"bad.json": "nope"}),
         1,
-        "bad.json: not a JSON report",
+        "bad.json: the report is not JSON",
     ),
     Mistake(
         "plan with a rate above 1",

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, field_va
 
 from caseforge.case.identity import SuiteIdentity
 from caseforge.compare.outcomes import CaseOutcome, RunOutcomes, outcomes_from_report
-from caseforge.errors import CaseforgeError, EnvError, UsageError, first_validation_error
-from caseforge.files import write_atomic
+from caseforge.errors import CaseforgeError, first_validation_error
+from caseforge.files import read_json_file, write_atomic
 from caseforge.report.model import RunReport
 from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import ItemCounts
@@ -146,16 +146,9 @@ def write_baseline(report: RunReport, path: Path) -> Baseline:
 
 def read_baseline(path: Path) -> Baseline:
     """Read and check a committed baseline."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(
-            f"{path}: baseline not found (make one with `caseforge baseline RUN --write {path}`)"
-        ) from None
-    except OSError as exc:
-        raise EnvError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise CaseforgeError(f"{path}: not JSON: {exc}") from None
+    data = read_json_file(
+        path, "baseline", f"make one with `caseforge baseline RUN --write {path}`"
+    )
     if not isinstance(data, dict) or data.get("caseforge_baseline") != BASELINE_VERSION:
         raise CaseforgeError(f"{path}: not a caseforge baseline (version {BASELINE_VERSION})")
     try:

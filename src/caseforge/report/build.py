@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from caseforge.case.load import suite_modes
 from caseforge.case.model import Case, case_model
 from caseforge.checks import ModeTable, mode_table
-from caseforge.errors import CaseforgeError, UsageError, first_validation_error
+from caseforge.errors import CaseforgeError, first_validation_error
+from caseforge.files import read_json_file
 from caseforge.report.model import (
     SCHEMA_VERSION,
     CaseResult,
@@ -102,14 +103,7 @@ def load_report(run: str, store_url: str | None = None) -> RunReport:
     """A report from a run id in the store, or from a path to a ``report.json``."""
     path = Path(run)
     if path.suffix == ".json" or path.is_file():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UsageError(
-                f"{path}: file not found (give a run id, `latest`, or a report.json)"
-            ) from None
-        except ValueError as exc:
-            raise CaseforgeError(f"{path}: not a JSON report: {exc}") from None
+        data = read_json_file(path, "report", "give a run id, `latest`, or a report.json")
         if not isinstance(data, dict) or "schema_version" not in data:
             raise CaseforgeError(f"{path}: not a caseforge report (no schema_version)")
         if data["schema_version"] != SCHEMA_VERSION:
