@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -48,19 +50,26 @@ StoreOpt = Annotated[
 ]
 
 
-def _sigterm_as_sigint() -> threading.Event:
-    """Let SIGTERM (a CI job cancelled, `kill`) stop a run the way Ctrl-C does: asyncio's
-    SIGINT handling cancels the run, which is saved as stopped and can be resumed. The
-    event says which signal it was, for the exit code (143, not 130)."""
+@contextlib.contextmanager
+def _sigterm_as_sigint() -> Iterator[threading.Event]:
+    """While a run is driven, let SIGTERM (a CI job cancelled, `kill`) stop it the way
+    Ctrl-C does: asyncio's SIGINT handling cancels the run, which is saved as stopped and
+    can be resumed. The event says which signal it was, for the exit code (143, not 130).
+    The previous handler is put back afterwards."""
     terminated = threading.Event()
 
     def forward(signum: int, frame: object) -> None:
         terminated.set()
         os.kill(os.getpid(), signal.SIGINT)
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, forward)
-    return terminated
+    if threading.current_thread() is not threading.main_thread():
+        yield terminated
+        return
+    previous = signal.signal(signal.SIGTERM, forward)
+    try:
+        yield terminated
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _Display:
@@ -215,9 +224,9 @@ def run(
     store = RunStore(store_url or default_store_url(suite))
     display = _Display(quiet)
     runner = Runner(options, store, on_start=display.start, on_result=display.update)
-    terminated = _sigterm_as_sigint()
     try:
-        outcome = asyncio.run(runner.run())
+        with _sigterm_as_sigint() as terminated:
+            outcome = asyncio.run(runner.run())
     except KeyboardInterrupt:
         display.stop()
         signal_name = "SIGTERM" if terminated.is_set() else "SIGINT"
