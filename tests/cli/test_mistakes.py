@@ -504,10 +504,22 @@ MISTAKES = [
         "no database dialect 'bogus'",
     ),
     Mistake(
-        "store: a PostgreSQL URL without its driver",
+        "store: a driver name SQLAlchemy does not know",
         lambda w: ["runs", "--store", "postgresql+nosuchdriver://u:pw@127.0.0.1/db"],
         2,
         "no database dialect",
+    ),
+    Mistake(
+        "store: a PostgreSQL URL whose driver is not installed (password hidden)",
+        lambda w: ["runs", "--store", "postgresql://u:secret@127.0.0.1:1/db"],
+        5,
+        "postgresql://u:***@127.0.0.1:1/db: the database driver is not installed",
+    ),
+    Mistake(
+        "report latest on an empty store",
+        lambda w: ["report", "latest", "--store", f"sqlite:///{w.tmp / 'empty.db'}"],
+        2,
+        "no runs in the store",
     ),
     Mistake(
         "store: its folder cannot be created",

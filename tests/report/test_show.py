@@ -19,7 +19,7 @@ def test_show_prints_the_first_failing_trial_with_its_traceback(
 ) -> None:
     cases = [
         {"id": "a-ok", "input": {"want": "refund"}},
-        {"id": "b-crash", "input": {"behaviour": "crash"}},
+        {"id": "b-crash", "input": {"behaviour": "crash", "ticket": "first line\nsecond line"}},
     ]
     root = toy_suite(cases, trials=2)
     store = ["--store", f"sqlite:///{tmp_path / 's.db'}"]
@@ -31,6 +31,7 @@ def test_show_prints_the_first_failing_trial_with_its_traceback(
     first = shown.output.splitlines()[0]
     assert first.startswith("b-crash #1 · error · run ")
     assert "RuntimeError: the agent fell over" in shown.output
+    assert "  ticket:\n    first line\n    second line" in shown.output  # text stays text
     assert 'toy_agent.py", line' in shown.output  # the agent's own frame, not just its message
 
     passing = runner.invoke(app, ["show", "latest", "a-ok", "--trial", "2", "--json", *store])

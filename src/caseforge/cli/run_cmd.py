@@ -302,13 +302,7 @@ def show(
     """Print one case-trial whole: input, output, reply, tool calls, every check, the error."""
     store = RunStore(store_url)
     try:
-        run_id = run_ref
-        if run_ref == "latest":
-            latest = store.list_runs(limit=1)
-            if not latest:
-                raise UsageError(f"no runs in the store {store.url}")
-            run_id = latest[0].id
-        view = trial_view(store, run_id, case_id, trial)
+        view = trial_view(store, store.resolve_run(run_ref), case_id, trial)
     finally:
         store.close()
     print(view.model_dump_json(indent=2) if as_json else trial_text(view))

@@ -119,12 +119,7 @@ def load_report(run: str, store_url: str | None = None) -> RunReport:
             ) from None
     store = RunStore(store_url)
     try:
-        if run == "latest":
-            latest = store.list_runs(limit=1)
-            if not latest:
-                raise CaseforgeError(f"no runs in the store {store.url}")
-            run = latest[0].id
-        return build_report(store, run)
+        return build_report(store, store.resolve_run(run))
     finally:
         store.close()
 

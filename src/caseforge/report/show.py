@@ -76,9 +76,14 @@ def trial_view(
 def trial_text(view: TrialView) -> str:
     """The case-trial for a terminal, section by section."""
 
-    def block(value: object) -> str:
+    def block(value: object, indent: str = "  ") -> str:
+        # Text is printed as text (a ticket's lines stay lines); the rest as JSON.
+        if isinstance(value, dict) and any(
+            isinstance(v, str) and "\n" in v for v in value.values()
+        ):
+            return "\n".join(f"{indent}{k}:\n{block(v, indent + '  ')}" for k, v in value.items())
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
-        return "\n".join(f"  {line}" for line in text.splitlines()) or "  (empty)"
+        return "\n".join(f"{indent}{line}" for line in text.splitlines()) or f"{indent}(empty)"
 
     lines = [
         f"{view.case_id} #{view.trial} · {view.status.value} · run {view.run_id} · "

@@ -192,6 +192,15 @@ class RunStore:
                 .values(options_json=json.dumps(options, ensure_ascii=False))
             )
 
+    def resolve_run(self, ref: str) -> str:
+        """The run id ``ref`` names: itself, or the newest run for ``latest``."""
+        if ref != "latest":
+            return ref
+        newest = self.list_runs(limit=1)
+        if not newest:
+            raise UsageError(f"no runs in the store {_shown_url(self.url)}")
+        return newest[0].id
+
     def get_run(self, run_id: str) -> RunInfo:
         with self.engine.connect() as conn:
             row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
