@@ -49,3 +49,17 @@ def test_a_usage_error_is_one_line_on_stderr_and_exit_2(tmp_path: Path) -> None:
     assert result.output.strip().count("\n") == 0
     assert "--format must be one of" in result.output
     assert "Traceback" not in result.output
+
+
+def test_help_gives_the_readmes_exit_code_table() -> None:
+    readme = README.read_text()
+    table = dict(re.findall(r"^\| (\d+) \| ([^|]+) \|", readme, re.M))
+    assert set(table) == {"0", "1", "2", "3", "4", "5", "130", "143"}
+    help_text = " ".join(CliRunner().invoke(app, ["--help"]).output.split())
+    for code, meaning in table.items():
+        first_words = " ".join(meaning.split()[:2]).rstrip(",:")
+        if code in ("130", "143"):
+            first_words = "SIGINT" if code == "130" else "SIGTERM"
+        assert f"{code} " in help_text, code
+        assert first_words.lower() in help_text.lower(), (code, first_words)
+    assert "interrupted, environment, usage, budget, agent errors, regression" in help_text

@@ -527,6 +527,36 @@ MISTAKES = [
         5,
         "cannot create the store's folder",
     ),
+    Mistake(
+        "init into a folder that is not empty",
+        lambda w: ["init", str(w.suite)],
+        2,
+        "is a folder that is not empty; `caseforge init` writes into a new or empty folder",
+    ),
+    Mistake(
+        "init onto a file",
+        lambda w: ["init", str(w.tmp / "afile.txt")],
+        2,
+        "afile.txt: is a file",
+    ),
+    Mistake(
+        "init --example that is not shipped",
+        lambda w: ["init", str(w.tmp / "new-suite"), "--example", "support_refund"],
+        2,
+        "--example 'support_refund' is not a shipped suite; choose one of: ac-clarifier",
+    ),
+    Mistake(
+        "init under a file",
+        lambda w: ["init", str(w.tmp / "afile.txt" / "suite")],
+        5,
+        "cannot create",
+    ),
+    Mistake(
+        "show with --suite naming a suite whose store has no runs",
+        lambda w: ["show", "latest", "--suite", str(w.variant("no-runs", {}))],
+        2,
+        "no runs in the store sqlite:///",
+    ),
 ]
 
 

@@ -24,6 +24,13 @@ app = App(
         "An agent's golden dataset as code: validate, run, grade, measure, gate, "
         "synthesize and audit."
     ),
+    epilog=(
+        "Exit codes, the same for every command: 0 success · 1 a regression, an invalid "
+        "dataset or audit findings · 2 a usage error (a bad flag, an unknown run) · 3 stopped "
+        "by budget · 4 too many agent errors · 5 an environment error (store, I/O, permission, "
+        "a missing optional dependency) · 130 SIGINT · 143 SIGTERM. When several apply: "
+        "interrupted, environment, usage, budget, agent errors, regression."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -175,6 +182,33 @@ def retire(
     out.print(
         f"retired {done.case_id}: removed from {done.source}, recorded in {done.retired_file}"
     )
+
+
+@app.command()
+def init(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="A new or empty folder.")],
+    example: Annotated[
+        str | None,
+        typer.Option(
+            help="Copy a shipped example suite instead: support-refund, test-agent, ac-clarifier."
+        ),
+    ] = None,
+) -> None:
+    """Write a working suite to start from: config, two cases, an agent stub, an oracle and
+    a pin test (or, with --example, one of the shipped example suites)."""
+    from caseforge.case.scaffold import STARTER, init_suite
+
+    done = init_suite(folder, example or STARTER)
+    what = "starter suite" if done.example == STARTER else f"example suite {done.example!r},"
+    out.print(f"wrote {folder}/: {what} named {done.name!r}, {done.files} files", markup=False)
+    if done.example == STARTER:
+        out.print(
+            f"next: caseforge run {folder}   (one case passes, one fails and says why; "
+            "then replace my_agent.py with a call into your agent)",
+            markup=False,
+        )
+    else:
+        out.print(f"next: caseforge validate {folder}; see {folder}/README.md", markup=False)
 
 
 from caseforge.cli import run_cmd  # noqa: E402  (commands registered after the app exists)

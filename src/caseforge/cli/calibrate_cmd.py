@@ -14,6 +14,7 @@ from rich.console import Console
 from caseforge.calibrate.labels import LabeledOutput, load_labels, save_item
 from caseforge.case.load import load_suite
 from caseforge.checks import JudgeCheck
+from caseforge.cli.options import StoreOpt, store_url
 from caseforge.errors import UsageError
 from caseforge.store.db import RunStore
 
@@ -30,21 +31,26 @@ def _ask(question: str) -> str:
 
 
 def label(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The run whose outputs to label.")],
-    suite: Annotated[Path | None, typer.Option(help="Suite folder (default: the run's).")] = None,
+    run_ref: Annotated[
+        str, typer.Argument(metavar="RUN", help="The run whose outputs to label (or `latest`).")
+    ],
+    suite: Annotated[
+        Path | None, typer.Option(help="Suite folder and its store (default: the run's).")
+    ] = None,
     labeler: Annotated[str, typer.Option(help="Your name, kept with each label.")] = "",
-    store_url: Annotated[str | None, typer.Option("--store")] = None,
+    store: StoreOpt = None,
 ) -> None:
     """Label agent outputs fact by fact, saved to SUITE/labels/ as you go (resumable).
 
     Keys: c conveyed, m missing, x contradicted, s skip the output, q quit.
     """
-    store = RunStore(store_url)
+    runs = RunStore(store_url(store, suite))
     try:
-        info = store.get_run(run_id)
-        rows = list(store.results(run_id))
+        run_id = runs.resolve_run(run_ref)
+        info = runs.get_run(run_id)
+        rows = list(runs.results(run_id))
     finally:
-        store.close()
+        runs.close()
     suite_dir = suite or Path(info.suite_path)
     cases = {c.case.id: c.case for c in load_suite(suite_dir).cases}
     done = {(cl.case, item.digest()) for cl in load_labels(suite_dir) for item in cl.items}

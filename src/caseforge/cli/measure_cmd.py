@@ -12,6 +12,7 @@ from rich.console import Console
 
 from caseforge.api import gate_run
 from caseforge.case.load import load_config
+from caseforge.cli.options import StoreOpt, StoreSuiteOpt, store_url
 from caseforge.compare.baseline import write_baseline
 from caseforge.compare.gate import GateResult, gate_junit, gate_markdown, gate_text
 from caseforge.compare.history import history, history_text
@@ -33,10 +34,6 @@ from caseforge.values import pct
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
-StoreOpt = Annotated[
-    str | None,
-    typer.Option("--store", help="Run store URL (default: CASEFORGE_STORE or .caseforge/)."),
-]
 RunArg = Annotated[str, typer.Argument(help="Run id, `latest`, or a report.json path.")]
 
 
@@ -47,11 +44,13 @@ def compare(
     force: Annotated[
         bool, typer.Option("--force", help="Compare runs of two different suites anyway.")
     ] = False,
-    store_url: StoreOpt = None,
+    suite: StoreSuiteOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Pair two runs case by case: newly passing/failing, McNemar or paired t, the MDE."""
-    a = outcomes_from_report(load_report(run_a, store_url))
-    b = outcomes_from_report(load_report(run_b, store_url))
+    url = store_url(store, suite)
+    a = outcomes_from_report(load_report(run_a, url))
+    b = outcomes_from_report(load_report(run_b, url))
     for warning in refuse_other_suite(a, b, force):
         err.print(warning, markup=False)
     result = compare_runs(a, b)
@@ -64,10 +63,11 @@ def compare(
 def baseline(
     run: RunArg,
     write: Annotated[Path, typer.Option("--write", help="The baseline file to write.")],
-    store_url: StoreOpt = None,
+    suite: StoreSuiteOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Write a small, reviewable JSON baseline of a run, fit to commit."""
-    report = require_finished(load_report(run, store_url), "writing a baseline")
+    report = require_finished(load_report(run, store_url(store, suite)), "writing a baseline")
     data = write_baseline(report, write)
     out.print(
         f"wrote {write}: {len(data.cases)} cases × {data.trials} trials, "
@@ -82,16 +82,17 @@ def gate(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     fmt: Annotated[str, typer.Option("--format", help="text, md or junit.")] = "text",
     suite: Annotated[
-        Path | None, typer.Option(help="Suite folder for the rules (default: the run's).")
+        Path | None,
+        typer.Option(help="Suite folder for the rules and the store (default: the run's)."),
     ] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="Also write to FILE.")] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Gate against another suite's baseline anyway.")
     ] = False,
-    store_url: StoreOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Apply the suite's gate rules to a run against a baseline; exit 1 only on regression."""
-    report = load_report(run, store_url)  # gate_run refuses an unfinished one
+    report = load_report(run, store_url(store, suite))  # gate_run refuses an unfinished one
     renderers: dict[str, Callable[[GateResult], str]] = {
         "text": lambda r: gate_text(r) + "\n",
         "md": gate_markdown,

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from caseforge.agent.fixtures import FixtureMode
 from caseforge.case.load import load_config
+from caseforge.cli.options import StoreOpt, StoreSuiteOpt, store_url
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import (
@@ -43,11 +44,6 @@ from caseforge.values import pct
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-StoreOpt = Annotated[
-    str | None,
-    typer.Option("--store", help="Run store URL (default: CASEFORGE_STORE or .caseforge/)."),
-]
 
 
 @contextlib.contextmanager
@@ -238,6 +234,14 @@ def run(
         display.stop()
     reports = [build_report(store, h.run_id) for h in outcome.runs]
     store.close()
+    identity = reports[0].suite_identity if reports else None
+    if identity is not None and identity.root_commit is None:
+        err.print(
+            f"warning: {suite} is not in a git repository (or one with no commit yet), so the "
+            f"run knows its suite by the name {identity.name!r} alone; compare and gate cannot "
+            "tell it from another suite of that name",
+            markup=False,
+        )
     if out_dir is not None:
         for report in reports:
             folder = out_dir if len(reports) == 1 else out_dir / str(report.config)
@@ -275,12 +279,13 @@ def report(
     ],
     fmt: Annotated[str, typer.Option("--format", help="text, json, md, junit or html.")] = "text",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE.")] = None,
-    store_url: StoreOpt = None,
+    suite: StoreSuiteOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Render a stored run (or a report.json) as text, JSON, Markdown, JUnit XML or HTML."""
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    text = FORMATS[fmt](load_report(run_ref, store_url))
+    text = FORMATS[fmt](load_report(run_ref, store_url(store, suite)))
     if out_file is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
@@ -297,14 +302,15 @@ def show(
         int | None, typer.Option(help="Trial number (default: the first failing).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    store_url: StoreOpt = None,
+    suite: StoreSuiteOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Print one case-trial whole: input, output, reply, tool calls, every check, the error."""
-    store = RunStore(store_url)
+    runs = RunStore(store_url(store, suite))
     try:
-        view = trial_view(store, store.resolve_run(run_ref), case_id, trial)
+        view = trial_view(runs, runs.resolve_run(run_ref), case_id, trial)
     finally:
-        store.close()
+        runs.close()
     print(view.model_dump_json(indent=2) if as_json else trial_text(view))
 
 
@@ -352,7 +358,9 @@ def runs(
 
 
 def rescore_cmd(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The stored run to re-grade.")],
+    run_ref: Annotated[
+        str, typer.Argument(metavar="RUN", help="The stored run to re-grade (or `latest`).")
+    ],
     no_judge: Annotated[
         bool, typer.Option("--no-judge", help="Skip judge checks on purpose.")
     ] = False,
@@ -365,8 +373,9 @@ def rescore_cmd(
     """Re-grade a run's stored outputs with today's expectations; store it as a new run."""
     from caseforge.run.rescore import rescore
 
-    store = RunStore(store_url)
+    store = RunStore(store_url or (default_store_url(suite) if suite is not None else None))
     try:
+        run_id = store.resolve_run(run_ref)
         done = asyncio.run(rescore(store, run_id, "off" if no_judge else "auto", suite_dir=suite))
         report = build_report(store, done.run_id)
     finally:

@@ -1,0 +1,33 @@
+"""Options shared by several commands: where the run store is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from caseforge.store.db import default_store_url
+
+StoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help="Run store URL (default: CASEFORGE_STORE, else .caseforge/ at the git top).",
+    ),
+]
+StoreSuiteOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--suite",
+        help="Read runs from this suite's store (default: the current directory's).",
+    ),
+]
+
+
+def store_url(store: str | None, suite: Path | None) -> str | None:
+    """The store a command that takes a RUN opens: ``--store``, else the ``--suite`` folder's
+    store, else (None) the default one of the current directory."""
+    if store:
+        return store
+    return default_store_url(suite) if suite is not None else None
