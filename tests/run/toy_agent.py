@@ -55,6 +55,13 @@ async def run(input: dict[str, Any], ctx: AgentContext) -> Any:
         result = answer(input, ctx)
         result["output"]["temp"] = weather["temp"]
         return result
+    if behaviour == "llm":  # input.calls model calls through ctx.llm(); no usage reported
+        client = ctx.llm(model="gpt-4.1-mini")
+        for _ in range(input.get("calls", 1)):
+            await client.chat([{"role": "user", "content": "hi"}])
+        result = answer(input, ctx)
+        del result["usage"]
+        return result
     if behaviour == "slow":
         await asyncio.sleep(input.get("sleep", 0.05))
     if behaviour == "flip":

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 if TYPE_CHECKING:
+    from caseforge.llm.budget import CostBudget
     from caseforge.llm.cache import LLMCache
     from caseforge.llm.client import ModelClient
     from caseforge.llm.prices import PriceTable
@@ -41,6 +42,7 @@ class AgentContext:
     llm_cache: LLMCache | None = field(default=None, repr=False)
     reuse_trials: bool = False
     llm_prices: PriceTable | None = field(default=None, repr=False)
+    budget: CostBudget | None = field(default=None, repr=False)  # the run's --max-cost
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
     _clients: list[ModelClient] = field(default_factory=list, repr=False)
@@ -111,6 +113,7 @@ class AgentContext:
             reuse_trials=self.reuse_trials,
             default_scope={"case": self.case_id, "trial": self.trial, "seed": self.seed},
             prices=options.pop("prices", None) or self.llm_prices or PriceTable(),
+            budget=self.budget,
             **options,
         )
         self._clients.append(client)
@@ -120,6 +123,21 @@ class AgentContext:
         from caseforge.agent.fixtures import FixtureMode
 
         return self.fixtures is not None and self.fixtures.store.mode is FixtureMode.RECORD
+
+    @property
+    def model_usage(self) -> tuple[int, int, float]:
+        """Input tokens, output tokens and cost of the model calls made through ``llm()``."""
+        stats = [c.stats for c in self._clients]
+        return (
+            sum(s.input_tokens for s in stats),
+            sum(s.output_tokens for s in stats),
+            sum(s.cost_usd for s in stats),
+        )
+
+    @property
+    def budget_refused(self) -> bool:
+        """Whether --max-cost refused one of this case-trial's model calls."""
+        return any(c.budget_refused for c in self._clients)
 
     async def aclose(self) -> None:
         """Close what the context opened (model clients, the HTTP client)."""

@@ -31,8 +31,9 @@ import openai
 from openai.types.chat import ChatCompletion
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from caseforge.errors import CaseforgeError
+from caseforge.errors import BudgetExceeded, CaseforgeError
 from caseforge.jsontypes import JSONObject, JSONValue
+from caseforge.llm.budget import CostBudget
 from caseforge.llm.cache import LLMCache, cache_key
 from caseforge.llm.limiter import RateLimiter
 from caseforge.llm.prices import PriceTable
@@ -273,6 +274,8 @@ class ModelClient:
     default_scope: Mapping[str, object] | None = None  # e.g. the case-trial a call belongs to
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     stats: CallStats = field(default_factory=CallStats)
+    budget: CostBudget | None = None  # a run's --max-cost: checked before each request
+    budget_refused: bool = False  # the budget refused a request of this client
 
     def __post_init__(self) -> None:
         self._client = openai.AsyncOpenAI(
@@ -403,6 +406,12 @@ class ModelClient:
                     self.prices.cost(self.model, result.input_tokens, result.output_tokens) or 0.0
                 )
                 return result
+        if self.budget is not None:
+            try:
+                self.budget.before_model_call()
+            except BudgetExceeded:
+                self.budget_refused = True
+                raise
         try:
             response = await self._create(request)
         except openai.BadRequestError as exc:
@@ -431,6 +440,8 @@ class ModelClient:
         self.stats.input_tokens += result.input_tokens
         self.stats.output_tokens += result.output_tokens
         self.stats.cost_usd += result.cost_usd
+        if self.budget is not None:
+            self.budget.charge_model_call(result.cost_usd)
         return result
 
     async def _create(self, request: dict[str, Any]) -> ChatCompletion:

@@ -41,6 +41,8 @@ class TrialOutcome:
     attempts: int = 1
     outcomes: dict[str, Any] | None = None
     outcome_error: str | None = None
+    model_usd: float = 0.0  # in-process model calls (ctx.llm()), for --max-cost
+    over_budget: bool = False  # cut short by --max-cost: not stored, --resume runs it again
 
 
 class Executor(Protocol):

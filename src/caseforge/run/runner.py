@@ -27,6 +27,7 @@ from caseforge.errors import CaseforgeError, UsageError
 from caseforge.grade.judge import make_judge
 from caseforge.grade.trial import GradeOptions
 from caseforge.jsontypes import JSONObject
+from caseforge.llm.budget import CostBudget
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.paths import ensure_state_dir, suite_paths
@@ -199,9 +200,13 @@ class Runner:
             grade_options=grade_options,
             concurrency=concurrency,
             judge=judge,
-            max_cost=opts.max_cost,
             on_result=self.on_result,
         )
+        if opts.max_cost is not None:
+            session.budget = CostBudget(opts.max_cost)
+            if judge is not None:
+                stats = judge.client.stats
+                session.budget.other_usd = lambda: stats.cost_usd
         if plan.replay_from is not None:
             session.executor = self.executor or ReplayExecutor(self.store, plan.replay_from)
             return session
@@ -227,6 +232,7 @@ class Runner:
             llm_cache=None if opts.no_cache else LLMCache(paths.llm_cache),
             reuse_trials=opts.reuse_trials,
             llm_prices=PriceTable(config.prices),
+            budget=session.budget,
             # Several clocks: a process has one, so freeze it per call only when one runs at
             # a time.
             freeze_each=(

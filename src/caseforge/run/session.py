@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import gc
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from caseforge.agent.fixtures import FixtureStore
 from caseforge.grade.judge import judge_record
 from caseforge.grade.trial import GradeOptions
+from caseforge.llm.budget import CostBudget
 from caseforge.results import TrialRecord, TrialStatus, needs_judge
 from caseforge.run.executor import Executor, TrialOutcome, TrialTask
 from caseforge.run.plan import Progress, RunHandle
@@ -55,7 +56,7 @@ class RunSession:
     clock_freezer: contextlib.AbstractContextManager[object] = field(
         default_factory=contextlib.nullcontext
     )
-    max_cost: float | None = None
+    budget: CostBudget | None = None  # --max-cost
     on_result: Callable[[Progress, TrialRecord], None] | None = None
 
     status: str = "finished"
@@ -65,7 +66,9 @@ class RunSession:
 
     async def drive(self) -> None:
         """Run every task to a stored, graded record (or stop, resumably)."""
-        execute = self.trial_runner or _no_agent
+        execute: Callable[[TrialTask], Awaitable[TrialOutcome]] = self.trial_runner or _no_agent
+        if self.budget is not None:
+            execute = self._within_budget(execute, self.budget)
         judging: set[asyncio.Task[None]] = set()
         gate = asyncio.Semaphore(self.concurrency)
         flusher = asyncio.create_task(self._flush_periodically())
@@ -77,6 +80,8 @@ class RunSession:
         try:
             with self.clock_freezer:
                 async for outcome in self.executor.run(self.tasks, execute):
+                    if outcome.over_budget:
+                        continue  # never started, or cut short: not stored, --resume runs it
                     record = grade_outcome(outcome, self.grade_options)
                     if self.judge is not None and needs_judge(record):
                         task = asyncio.create_task(self._judge_then_finish(gate, outcome, record))
@@ -90,6 +95,8 @@ class RunSession:
                     await asyncio.gather(*judging)
                 if self._fatal is not None:
                     raise self._fatal
+            if self.budget is not None and self.budget.exhausted:
+                self._stopped_by_budget(self.budget)
         except BaseException:
             self.status = "stopped"
             for task in judging:
@@ -130,16 +137,49 @@ class RunSession:
         progress.cost_usd += record.cost_usd
         if self.on_result:
             self.on_result(progress, record)
-        if self.max_cost is None or self.status == "stopped":
-            return
-        spent = progress.cost_usd + (self.judge.client.stats.cost_usd if self.judge else 0.0)
-        if spent >= self.max_cost:
-            self.status = "stopped"
-            self.stop_reason = (
-                f"cost ${spent:.4f} (agent and judge) reached --max-cost ${self.max_cost:g}; "
-                f"finish it with --resume {self.handles[0].run_id}"
-            )
-            self.executor.stop()
+
+    def _within_budget(
+        self, execute: Callable[[TrialTask], Awaitable[TrialOutcome]], budget: CostBudget
+    ) -> Callable[[TrialTask], Awaitable[TrialOutcome]]:
+        """Start a case-trial only when the budget's estimate says it fits (see CostBudget);
+        once none fits, stop dispatching and hand the executor back unstarted outcomes."""
+
+        async def run(task: TrialTask) -> TrialOutcome:
+            if not await budget.start():
+                self.executor.stop()
+                return TrialOutcome(task=task, over_budget=True)
+            outcome: TrialOutcome | None = None
+            try:
+                outcome = await execute(task)
+                return outcome
+            finally:
+                cost = outcome.result.usage.cost_usd if outcome and outcome.result else 0.0
+                model = outcome.model_usd if outcome else 0.0
+                stored = outcome is not None and not outcome.over_budget
+                await budget.finish(cost, model, stored=stored)
+                if not stored:
+                    self.executor.stop()
+
+        return run
+
+    def _stopped_by_budget(self, budget: CostBudget) -> None:
+        """Stopped by --max-cost, in the report's own numbers: what the stored case-trials
+        and the judge cost once every case-trial in flight had ended."""
+        self.status = "stopped"
+        judge = self.judge.client.stats.cost_usd if self.judge else 0.0
+        agent = self.progress.cost_usd
+        cut = (
+            f"; {budget.cut_short} case-trial(s) cut short by a refused model call "
+            f"(${budget.cut_short_usd:.4f}, not stored)"
+            if budget.cut_short
+            else ""
+        )
+        self.stop_reason = (
+            f"--max-cost ${budget.limit:g} reached: {self.progress.done} case-trials cost "
+            f"${agent + judge:.4f} (agent ${agent:.4f}, judge ${judge:.4f}){cut}, and the next "
+            f"was estimated at ${budget.largest_trial_usd:.4f}; "
+            f"finish it with --resume {self.handles[0].run_id}"
+        )
 
     async def _judge_then_finish(
         self, gate: asyncio.Semaphore, outcome: TrialOutcome, record: TrialRecord

@@ -20,6 +20,7 @@ from caseforge.agent.context import AgentContext
 from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
+from caseforge.llm.budget import CostBudget
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.results import PROBE_FAILED
@@ -68,6 +69,7 @@ class TrialRunner:
     llm_cache: LLMCache | None = None
     reuse_trials: bool = False
     llm_prices: PriceTable | None = None
+    budget: CostBudget | None = None  # --max-cost, handed to ctx.llm() clients
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -117,6 +119,7 @@ class TrialRunner:
                     outcome.stderr_tail = getattr(exc, "stderr_tail", "")
                     if not is_transient(exc) or attempt == self.retry.attempts:
                         break
+                    _settle(outcome, ctx)
                     await ctx.aclose()
                     rng = random.Random(task.seed * 31 + attempt)
                     await asyncio.sleep(self.retry.delay(attempt, rng))
@@ -134,6 +137,7 @@ class TrialRunner:
                     outcome.outcome_error = f"{PROBE_FAILED}: {_describe(exc)}"
         finally:
             if ctx is not None:
+                _settle(outcome, ctx)
                 await ctx.aclose()
             if ctx is not None and ctx.workspace_used and not self.keep_workspaces:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -152,7 +156,22 @@ class TrialRunner:
             llm_cache=self.llm_cache,
             reuse_trials=self.reuse_trials,
             llm_prices=self.llm_prices,
+            budget=self.budget,
         )
+
+
+def _settle(outcome: TrialOutcome, ctx: AgentContext) -> None:
+    """Account for the model calls made through ``ctx.llm()``: their cost (for --max-cost),
+    whether the budget refused one (the case-trial was cut short, and is not stored), and,
+    when the agent reported no usage of its own, that usage."""
+    input_tokens, output_tokens, cost = ctx.model_usage
+    outcome.model_usd += cost
+    outcome.over_budget = outcome.over_budget or ctx.budget_refused
+    result = outcome.result
+    if result is not None and cost and not result.usage.cost_usd:
+        result.usage.input_tokens = result.usage.input_tokens or input_tokens
+        result.usage.output_tokens = result.usage.output_tokens or output_tokens
+        result.usage.cost_usd = cost
 
 
 def _frozen(clock: dt.datetime) -> Any:
