@@ -11,7 +11,7 @@ import respx
 
 from caseforge.errors import BudgetExceeded
 from caseforge.llm.budget import CostBudget
-from caseforge.run.runner import RunOutcome, Runner, RunOptions
+from caseforge.run.runner import Runner, RunOptions, RunOutcome
 from caseforge.run.trial import RetryPolicy
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite, report_json

@@ -4,6 +4,7 @@ budgets, matrices, and resuming after a kill."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import os
@@ -299,6 +300,51 @@ def test_sigterm_saves_the_run_as_stopped_kills_command_agents_and_resume_finish
     assert resumed.returncode == 0, resumed.stderr
     assert store.count(run_id) == 30
     assert store.get_run(run_id).status == "finished"
+
+
+def test_kill_9_of_caseforge_still_kills_its_command_agents_and_their_children(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    markers = tmp_path / "grandchildren"
+    markers.mkdir()
+    agent = tmp_path / "stuck_agent.sh"
+    # A shell wrapper that leaves a child behind and then never answers.
+    agent.write_text(
+        f"#!/bin/sh\nsleep 300 >/dev/null 2>&1 </dev/null &\necho $! > {markers}/$$\nsleep 300\n",
+        encoding="utf-8",
+    )
+    cases = [{"id": "fast", "input": {}}] + [{"id": f"s{i}", "input": {}} for i in range(2)]
+    fast = tmp_path / "fast_agent.py"
+    fast.write_text(
+        "import json, sys, os, subprocess\n"
+        "req = json.load(sys.stdin)\n"
+        f"if req['case_id'] != 'fast': os.execvp('sh', ['sh', {str(agent)!r}])\n"
+        "print(json.dumps({'output': {'category': 'refund'}}))\n",
+        encoding="utf-8",
+    )
+    root = toy_suite(
+        cases, concurrency=3, timeout_s=600, agent={"command": [sys.executable, str(fast)]}
+    )
+    url = f"sqlite:///{tmp_path / 'kill9.db'}"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc, _ = _run_until_stored(root, url, env, at_least=1)
+    deadline = time.monotonic() + 30
+    while len(list(markers.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    wrappers = [int(p.name) for p in markers.iterdir()]
+    children = [int(p.read_text()) for p in markers.iterdir()]
+    assert len(children) == 2 and all(_alive(pid) for pid in wrappers + children)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    try:
+        while any(_alive(pid) for pid in wrappers + children) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in wrappers + children), "orphans outlived caseforge"
+    finally:
+        for pid in wrappers + children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def _alive(pid: int) -> bool:

@@ -30,6 +30,7 @@ import httpx
 
 from caseforge.agent.context import AgentContext
 from caseforge.agent.protocol import AgentProtocolError, AgentResult, parse_response
+from caseforge.agent.watchdog import Watchdog
 from caseforge.case.suite import AgentSpec
 from caseforge.errors import CaseforgeError, UsageError
 
@@ -155,6 +156,7 @@ class CommandAgent:
         self.argv = argv
         self.cwd = cwd
         self.description = "cmd:" + shlex.join(argv)
+        self.watchdog = Watchdog()  # kills the groups left if caseforge itself is killed
 
     async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
         payload = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
@@ -170,6 +172,7 @@ class CommandAgent:
             )
         except OSError as exc:
             raise AgentError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
+        self.watchdog.watch(proc.pid)
         try:
             stdout, stderr = await proc.communicate(payload)
         finally:
@@ -177,6 +180,7 @@ class CommandAgent:
             _kill_group(proc.pid)
             if proc.returncode is None:
                 await proc.wait()
+            self.watchdog.release(proc.pid)
         tail = stderr.decode("utf-8", "replace")[-STDERR_TAIL:]
         if proc.returncode != 0:
             raise AgentError(f"the agent command exited with status {proc.returncode}", tail)
@@ -191,7 +195,7 @@ class CommandAgent:
             raise AgentError(str(exc), tail) from None
 
     async def aclose(self) -> None:
-        return None
+        self.watchdog.close()
 
 
 def _kill_group(pid: int) -> None:
