@@ -69,3 +69,57 @@ def test_an_unfinished_run_says_so_in_every_format(toy_suite: MakeToySuite, tmp_
         assert f"--resume {run.id}" in out, fmt
     text_out = runner.invoke(app, ["report", run.id, "--store", url]).output
     assert "4 × 2 = 8, 6 stored" in text_out
+
+
+def test_show_lists_the_fixtures_a_trial_replayed_recorded_and_missed(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    cases = [
+        {"id": "w", "input": {"behaviour": "external", "city": "Huế"}},
+        {"id": "x", "input": {"want": "refund"}},  # no request through the fixtures
+    ]
+    root = toy_suite(cases)
+    store = ["--store", f"sqlite:///{tmp_path / 's.db'}"]
+    recorded = runner.invoke(app, ["run", str(root), "-q", *store, "--fixtures", "record"])
+    assert recorded.exit_code == 0, recorded.output
+    view = json.loads(runner.invoke(app, ["show", "latest", "w", "--json", *store]).output)
+    assert view["fixtures"]["mode"] == "record"
+    assert view["fixtures"]["recorded"] == ['weather {"city": "Huế"} (call #1)']
+    plain = json.loads(runner.invoke(app, ["show", "latest", "x", "--json", *store]).output)
+    assert plain["fixtures"] is None
+
+    replayed = runner.invoke(app, ["run", str(root), "-q", *store])  # replay: recordings exist
+    assert replayed.exit_code == 0, replayed.output
+    shown = runner.invoke(app, ["show", "latest", "w", *store]).output
+    assert "fixtures (replay): 1 replayed" in shown
+    assert '  replayed: weather {"city": "Huế"} (call #1)' in shown
+
+    case_file = root / "cases" / "w.yaml"
+    case_file.write_text(case_file.read_text().replace("Huế", "Hà Nội"), encoding="utf-8")
+    missed = runner.invoke(app, ["run", str(root), "-q", *store, "--max-error-rate", "1"])
+    assert missed.exit_code == 0, missed.output
+    shown = runner.invoke(app, ["show", "latest", *store]).output
+    assert "fixtures (replay): 1 missing" in shown
+    assert "  missing: case w: no recorded response for weather" in shown
+
+
+def test_report_json_carries_tool_call_arguments_and_the_raw_output_on_request(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    root = toy_suite([{"id": "t", "input": {"behaviour": "tools"}}])
+    store = ["--store", f"sqlite:///{tmp_path / 's.db'}"]
+    out = tmp_path / "out"
+    ran = runner.invoke(app, ["run", str(root), "-q", *store, "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    (trial,) = json.loads((out / "report.json").read_text())["cases"][0]["trials"]
+    assert trial["tool_calls"] == [{"name": "get_invoice", "args": {"id": "INV-7"}, "result": None}]
+    assert trial["output"] is None
+
+    raw = runner.invoke(app, ["report", "latest", "--format", "json", "--raw", *store])
+    (trial,) = json.loads(raw.output)["cases"][0]["trials"]
+    assert trial["tool_calls"][0]["result"] == {"amount": 12.5}
+    assert trial["output"] == {"category": "refund", "flags": []}
+
+    ran = runner.invoke(app, ["run", str(root), "-q", *store, "--out", str(out), "--raw"])
+    (trial,) = json.loads((out / "report.json").read_text())["cases"][0]["trials"]
+    assert trial["output"] == {"category": "refund", "flags": []}

@@ -69,6 +69,12 @@ async def run(input: dict[str, Any], ctx: AgentContext) -> Any:
         result = answer(input, ctx)
         result["output"]["category"] = "refund" if ok else "other"
         return result
+    if behaviour == "tools":
+        result = answer(input, ctx)
+        result["tool_calls"] = [
+            {"name": "get_invoice", "args": {"id": "INV-7"}, "result": {"amount": 12.5}}
+        ]
+        return result
     if behaviour == "clock":
         result = answer(input, ctx)
         result["output"]["wall"] = time.time()

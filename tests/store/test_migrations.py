@@ -43,6 +43,7 @@ def test_a_store_from_before_migrations_is_upgraded_in_place(tmp_path: Path) -> 
     with sqlite3.connect(path) as db:  # an old store: no outcomes column, one run already in
         db.execute("ALTER TABLE results DROP COLUMN outcomes_json")
         db.execute("ALTER TABLE runs DROP COLUMN suite_identity")  # added by migration 0002
+        db.execute("ALTER TABLE results DROP COLUMN fixtures_json")  # added by migration 0003
         db.execute(
             "INSERT INTO runs (id, suite, suite_path, group_id, created_at, status, agent,"
             " config_json, trials, split, caseforge_version, options_json)"

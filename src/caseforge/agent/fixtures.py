@@ -114,6 +114,20 @@ class FixtureSession:
         self.case_id = case_id
         self.counts: dict[str, int] = defaultdict(int)
         self.missing: list[str] = []
+        self.replayed: list[str] = []
+        self.recorded: list[str] = []
+
+    def use(self) -> dict[str, Any] | None:
+        """How this case-trial used the fixtures (None when it made no request through them):
+        the mode, and each request replayed, recorded or missing, in call order."""
+        if not (self.replayed or self.recorded or self.missing):
+            return None
+        return {
+            "mode": self.store.mode.value,
+            "replayed": self.replayed,
+            "recorded": self.recorded,
+            "missing": self.missing,
+        }
 
     async def external(self, service: str, request: Any, call: Callable[[], Any]) -> Any:
         key = request_key(service, request)
@@ -131,12 +145,20 @@ class FixtureSession:
                 )
                 self.missing.append(message)
                 raise FixtureMissingError(message)
+            self.replayed.append(_shown(key, index))
             return responses[index]
         result = call()
         response = await result if inspect.isawaitable(result) else result
         if self.store.mode is FixtureMode.RECORD:
             self.store.record(self.case_id, service, request, index, response)
+            self.recorded.append(_shown(key, index))
         return response
+
+
+def _shown(key: str, index: int) -> str:
+    """A request as ``show`` prints it: its key, cut to 200 characters, and its call number."""
+    text = key if len(key) <= 200 else key[:197] + "..."
+    return f"{text} (call #{index + 1})"
 
 
 class FixtureTransport(httpx.AsyncBaseTransport):

@@ -31,7 +31,7 @@ from caseforge.errors import (
     TooManyAgentErrors,
     UsageError,
 )
-from caseforge.files import write_atomic
+from caseforge.files import write_all_atomic, write_atomic
 from caseforge.report.build import build_report, load_report
 from caseforge.report.model import RunReport
 from caseforge.report.render import FORMATS, to_text
@@ -163,6 +163,10 @@ def run(
         typer.Option("--tag", help="Only cases with this tag; repeat it for any of several."),
     ] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Write DIR/report.json.")] = None,
+    raw: Annotated[
+        bool,
+        typer.Option("--raw", help="--out's report.json includes each output and tool result."),
+    ] = False,
     resume: Annotated[
         str | None, typer.Option(help="Finish an unfinished run: RUN_ID or `latest`.")
     ] = None,
@@ -232,7 +236,7 @@ def run(
         raise typer.Exit(EXIT_TERMINATED if terminated.is_set() else EXIT_INTERRUPTED) from None
     finally:
         display.stop()
-    reports = [build_report(store, h.run_id) for h in outcome.runs]
+    reports = [build_report(store, h.run_id, raw) for h in outcome.runs]
     store.close()
     identity = reports[0].suite_identity if reports else None
     if identity is not None and identity.root_commit is None:
@@ -243,9 +247,14 @@ def run(
             markup=False,
         )
     if out_dir is not None:
-        for report in reports:
-            folder = out_dir if len(reports) == 1 else out_dir / str(report.config)
-            write_atomic(folder / "report.json", FORMATS["json"](report))
+        write_all_atomic(
+            {
+                (out_dir if len(reports) == 1 else out_dir / str(r.config)) / "report.json": (
+                    FORMATS["json"](r)
+                )
+                for r in reports
+            }
+        )
         out.print(f"wrote {out_dir}/" + ("report.json" if len(reports) == 1 else "*/report.json"))
     if not quiet:
         for report in reports:
@@ -279,13 +288,17 @@ def report(
     ],
     fmt: Annotated[str, typer.Option("--format", help="text, json, md, junit or html.")] = "text",
     out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE.")] = None,
+    raw: Annotated[
+        bool,
+        typer.Option("--raw", help="Include each agent output and tool-call result (JSON, HTML)."),
+    ] = False,
     suite: StoreSuiteOpt = None,
     store: StoreOpt = None,
 ) -> None:
     """Render a stored run (or a report.json) as text, JSON, Markdown, JUnit XML or HTML."""
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    text = FORMATS[fmt](load_report(run_ref, store_url(store, suite)))
+    text = FORMATS[fmt](load_report(run_ref, store_url(store, suite), raw))
     if out_file is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:

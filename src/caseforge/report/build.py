@@ -19,6 +19,7 @@ from caseforge.report.model import (
     SCHEMA_VERSION,
     CaseResult,
     RunReport,
+    ToolCallEntry,
     TrialResult,
 )
 from caseforge.report.summary import check_counts, summarize
@@ -33,8 +34,10 @@ def expect_digest(case: Case) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def build_report(store: RunStore, run_id: str) -> RunReport:
-    """The full report of a run: metadata, ``summary``, ``checks`` and ``cases``."""
+def build_report(store: RunStore, run_id: str, raw: bool = False) -> RunReport:
+    """The full report of a run: metadata, ``summary``, ``checks`` and ``cases``. Each
+    case-trial carries its tool calls' names and arguments; ``raw`` adds the agent's output
+    and the calls' results."""
     info = store.get_run(run_id)
     # The stored snapshot is read as it was: a mode this process has no declaration of is
     # kept as written (its results are in the rows already).
@@ -45,9 +48,11 @@ def build_report(store: RunStore, run_id: str) -> RunReport:
     for row in store.results(run_id):
         record = TrialRecord.from_row(row)
         records.append(record)
-        raw = row.get("response_json")
-        response = json.loads(raw) if raw else None
+        stored = row.get("response_json")
+        response = json.loads(stored) if stored else None
         reply = response.get("reply") if isinstance(response, dict) else None
+        calls = response.get("tool_calls") if isinstance(response, dict) else None
+        output = response.get("output") if raw and isinstance(response, dict) else None
         per_case[record.case_id].append(
             TrialResult(
                 trial=record.trial,
@@ -57,6 +62,8 @@ def build_report(store: RunStore, run_id: str) -> RunReport:
                 cost_usd=record.cost_usd,
                 reply=reply if isinstance(reply, str) else None,
                 paused_for_approval=bool(response and response.get("paused_for_approval")),
+                tool_calls=[_tool_call(c, raw) for c in calls or [] if isinstance(c, dict)],
+                output=output if isinstance(output, dict) else None,
                 checks=record.checks,
             )
         )
@@ -99,7 +106,16 @@ def build_report(store: RunStore, run_id: str) -> RunReport:
     )
 
 
-def load_report(run: str, store_url: str | None = None) -> RunReport:
+def _tool_call(call: dict[str, Any], raw: bool) -> ToolCallEntry:
+    args = call.get("args")
+    return ToolCallEntry(
+        name=str(call.get("name", "")),
+        args=args if isinstance(args, dict) else {},
+        result=call.get("result") if raw else None,
+    )
+
+
+def load_report(run: str, store_url: str | None = None, raw: bool = False) -> RunReport:
     """A report from a run id in the store, or from a path to a ``report.json``."""
     path = Path(run)
     if path.suffix == ".json" or path.is_file():
@@ -119,7 +135,7 @@ def load_report(run: str, store_url: str | None = None) -> RunReport:
             ) from None
     store = RunStore(store_url)
     try:
-        return build_report(store, store.resolve_run(run))
+        return build_report(store, store.resolve_run(run), raw)
     finally:
         store.close()
 

@@ -125,6 +125,14 @@ class Summary(_Model):
     holdout: Holdout | None
 
 
+class ToolCallEntry(_Model):
+    """One tool call of a case-trial: its name and arguments, and its result with --raw."""
+
+    name: str
+    args: dict[str, JsonValue] = Field(default_factory=dict)
+    result: JsonValue = Field(None, description="Only in a report built with --raw.")
+
+
 class TrialResult(_Model):
     """One case-trial as the report shows it."""
 
@@ -135,6 +143,10 @@ class TrialResult(_Model):
     cost_usd: float = 0.0
     reply: str | None = None
     paused_for_approval: bool = False
+    tool_calls: list[ToolCallEntry] = Field(default_factory=list)
+    output: dict[str, JsonValue] | None = Field(
+        None, description="The agent's output as it answered; only in a report built with --raw."
+    )
     checks: list[CheckResult] = Field(default_factory=list)
 
     @property

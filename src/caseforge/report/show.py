@@ -11,6 +11,15 @@ from caseforge.results import CheckResult, TrialRecord, TrialStatus
 from caseforge.store.db import RunStore
 
 
+class FixtureUse(BaseModel):
+    """How a case-trial used the suite's fixtures, request by request, in call order."""
+
+    mode: str
+    replayed: list[str] = Field(default_factory=list)
+    recorded: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+
+
 class TrialView(BaseModel):
     """Everything stored about one case-trial."""
 
@@ -24,6 +33,9 @@ class TrialView(BaseModel):
     tool_calls: list[dict[str, JsonValue]] = Field(default_factory=list)
     outcomes: dict[str, JsonValue] | None = Field(
         None, description="What the suite's outcome probe read from the trial's workspace."
+    )
+    fixtures: FixtureUse | None = Field(
+        None, description="Requests served from fixtures, recorded into them, or missing."
     )
     checks: list[CheckResult] = Field(default_factory=list)
     error: str | None = Field(
@@ -64,6 +76,9 @@ def trial_view(
         reply=response.get("reply"),
         tool_calls=response.get("tool_calls", []),
         outcomes=json.loads(row["outcomes_json"]) if row.get("outcomes_json") else None,
+        fixtures=FixtureUse.model_validate_json(row["fixtures_json"])
+        if row.get("fixtures_json")
+        else None,
         checks=record.checks,
         error=record.error,
         latency_s=record.latency_s,
@@ -106,9 +121,19 @@ def trial_text(view: TrialView) -> str:
             lines.append(f"  {call.get('name')}({args}) → {result}")
     if view.outcomes is not None:
         lines += ["outcome probe:", block(view.outcomes)]
+    if view.fixtures is not None:
+        use = view.fixtures
+        counts = [f"{len(v)} {k}" for k, v in _fixture_lists(use) if v]
+        lines.append(f"fixtures ({use.mode}): {', '.join(counts)}")
+        for kind, requests in _fixture_lists(use):
+            lines += [f"  {kind}: {request}" for request in requests]
     if view.checks:
         lines.append("checks:")
         for check in view.checks:
             why = f" — {check.reason}" if check.reason else ""
             lines.append(f"  [{check.status.value}] {check.name} ({check.mode}){why}")
     return "\n".join(lines)
+
+
+def _fixture_lists(use: FixtureUse) -> list[tuple[str, list[str]]]:
+    return [("missing", use.missing), ("replayed", use.replayed), ("recorded", use.recorded)]

@@ -122,8 +122,10 @@ class TrialRecord:
         finished_at: str,
         response_json: str | None = None,
         outcomes_json: str | None = None,
+        fixtures_json: str | None = None,
     ) -> dict[str, Any]:
-        """The store row of this record, with the raw response and what the probe read."""
+        """The store row of this record, with the raw response, what the probe read and how
+        the trial used the fixtures."""
         return {
             "run_id": run_id,
             "case_id": self.case_id,
@@ -138,6 +140,7 @@ class TrialRecord:
             "outcomes_json": outcomes_json,
             "checks_json": _encode([c.to_json() for c in self.checks]),
             "finished_at": finished_at,
+            "fixtures_json": fixtures_json,
         }
 
 

@@ -43,6 +43,7 @@ class TrialOutcome:
     outcome_error: str | None = None
     model_usd: float = 0.0  # in-process model calls (ctx.llm()), for --max-cost
     over_budget: bool = False  # cut short by --max-cost: not stored, --resume runs it again
+    fixtures: dict[str, Any] | None = None  # requests replayed, recorded and missing
 
 
 class Executor(Protocol):

@@ -47,4 +47,5 @@ def store_row(outcome: TrialOutcome, record: TrialRecord) -> dict[str, Any]:
         json.dumps(outcome.outcomes, ensure_ascii=False, default=str)
         if outcome.outcomes is not None
         else None,
+        json.dumps(outcome.fixtures, ensure_ascii=False) if outcome.fixtures else None,
     )

@@ -36,6 +36,8 @@ class ReplayExecutor(StoppableExecutor):
                 outcome.result = AgentResult.model_validate_json(row["response_json"])
                 if row.get("outcomes_json"):
                     outcome.outcomes = json.loads(row["outcomes_json"])
+            if row.get("fixtures_json"):
+                outcome.fixtures = json.loads(row["fixtures_json"])
             yield outcome
             if count % YIELD_EVERY == 0:
                 await asyncio.sleep(0)

@@ -167,6 +167,8 @@ def _settle(outcome: TrialOutcome, ctx: AgentContext) -> None:
     input_tokens, output_tokens, cost = ctx.model_usage
     outcome.model_usd += cost
     outcome.over_budget = outcome.over_budget or ctx.budget_refused
+    if ctx.fixtures is not None:
+        outcome.fixtures = ctx.fixtures.use()
     result = outcome.result
     if result is not None and cost and not result.usage.cost_usd:
         result.usage.input_tokens = result.usage.input_tokens or input_tokens

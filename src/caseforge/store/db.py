@@ -77,13 +77,17 @@ def new_run_id(now: dt.datetime | None = None) -> str:
     return now.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
-def utcnow() -> str:
-    """The real wall clock to the second, even while an in-process agent's clock is frozen."""
+def utcnow(precise: bool = False) -> str:
+    """The real wall clock to the second (or the microsecond), even while an in-process
+    agent's clock is frozen."""
     time_machine = sys.modules.get("time_machine")  # only imported when a clock is frozen
     if time_machine is not None and time_machine.escape_hatch.is_travelling():
-        seconds = int(time_machine.escape_hatch.time.time())
+        now = time_machine.escape_hatch.time.time()
     else:
-        seconds = int(time.time())
+        now = time.time()
+    if precise:
+        return dt.datetime.fromtimestamp(now, dt.UTC).isoformat(timespec="microseconds")
+    seconds = int(now)
     if seconds != _NOW[0]:  # formatted once a second, not once per stored case-trial
         _NOW[:] = [seconds, dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat()]
     return str(_NOW[1])
@@ -162,7 +166,8 @@ class RunStore:
         identity: SuiteIdentity | None = fields.pop("suite_identity", None)
         row = {
             "id": run_id,
-            "created_at": utcnow(),
+            # To the microsecond: `latest` must tell apart two runs started in one second.
+            "created_at": utcnow(precise=True),
             "status": "running",
             "config_json": json.dumps(fields.pop("config", {}), ensure_ascii=False),
             "options_json": json.dumps(fields.pop("options", {}), ensure_ascii=False),

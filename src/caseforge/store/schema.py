@@ -57,4 +57,5 @@ results = Table(
     Column("outcomes_json", Text),
     Column("checks_json", Text, nullable=False),
     Column("finished_at", String(40), nullable=False),
+    Column("fixtures_json", Text),  # the trial's fixture use (migration 0003)
 )
