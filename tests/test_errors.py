@@ -63,3 +63,32 @@ def test_help_gives_the_readmes_exit_code_table() -> None:
         assert f"{code} " in help_text, code
         assert first_words.lower() in help_text.lower(), (code, first_words)
     assert "interrupted, environment, usage, budget, agent errors, regression" in help_text
+
+
+def test_an_unexpected_os_error_is_one_line_naming_the_path() -> None:
+    from caseforge.cli.command import App
+
+    demo = App()
+
+    @demo.command()
+    def read(kind: str) -> None:
+        errors: dict[str, OSError] = {
+            "perm": PermissionError(13, "Permission denied", "/srv/suite/cases/a.yaml"),
+            "gone": FileNotFoundError(2, "No such file or directory", "/srv/suite/glossary.txt"),
+            "disk": OSError(5, "Input/output error", "/srv/suite/big.jsonl"),
+        }
+        raise errors[kind]
+
+    @demo.command()
+    def other() -> None: ...
+
+    seen = {}
+    for kind in ("perm", "gone", "disk"):
+        result = CliRunner().invoke(demo, ["read", kind])
+        assert "Traceback" not in result.output and result.output.count("\n") == 1
+        seen[kind] = (result.exit_code, result.output.strip())
+    assert seen == {
+        "perm": (5, "/srv/suite/cases/a.yaml: Permission denied; check its permissions"),
+        "gone": (2, "/srv/suite/glossary.txt: No such file or directory; check the path"),
+        "disk": (5, "/srv/suite/big.jsonl: Input/output error"),
+    }

@@ -528,6 +528,12 @@ MISTAKES = [
         "cannot create the store's folder",
     ),
     Mistake(
+        "report latest where no run was ever stored (and no store is created)",
+        lambda w: ["report", "latest", "--store", f"sqlite:///{w.tmp / 'never' / 'x.db'}"],
+        2,
+        "there is no store file yet (a run creates it",
+    ),
+    Mistake(
         "init into a folder that is not empty",
         lambda w: ["init", str(w.suite)],
         2,
@@ -574,6 +580,7 @@ def test_a_mistake_is_one_line_with_its_exit_code(
     assert "Traceback" not in result.output
     assert result.exit_code == mistake.code, f"{mistake.name}: {result.output}"
     assert mistake.says in result.output, result.output
+    assert not (world.tmp / "never").exists(), "a command that only reads made a store"
 
 
 def test_a_mistaken_run_records_nothing(world: World) -> None:

@@ -44,7 +44,7 @@ def label(
 
     Keys: c conveyed, m missing, x contradicted, s skip the output, q quit.
     """
-    runs = RunStore(store_url(store, suite))
+    runs = RunStore(store_url(store, suite), create=False)
     try:
         run_id = runs.resolve_run(run_ref)
         info = runs.get_run(run_id)

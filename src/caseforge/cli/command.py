@@ -9,10 +9,23 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, EnvError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 _err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def os_error(exc: OSError) -> CaseforgeError:
+    """An I/O error as one line naming the path: a path that is not there (or is a folder
+    where a file was expected, or the reverse) is a usage error; any other (permission, a
+    full disk, an I/O fault) is an environment error."""
+    where = exc.filename or "a file"
+    what = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError | NotADirectoryError | IsADirectoryError):
+        return UsageError(f"{where}: {what}; check the path")
+    if isinstance(exc, PermissionError):
+        return EnvError(f"{where}: {what}; check its permissions")
+    return EnvError(f"{where}: {what}")
 
 
 class App(typer.Typer):
@@ -30,6 +43,10 @@ class App(typer.Typer):
                 except CaseforgeError as exc:
                     _err.print(exc.text, markup=False)
                     raise typer.Exit(exc.exit_code) from None
+                except OSError as exc:  # a read or write the command did not expect to fail
+                    error = os_error(exc)
+                    _err.print(error.text, markup=False)
+                    raise typer.Exit(error.exit_code) from None
 
             register(guarded)
             return fn

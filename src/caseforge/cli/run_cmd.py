@@ -319,7 +319,7 @@ def show(
     store: StoreOpt = None,
 ) -> None:
     """Print one case-trial whole: input, output, reply, tool calls, every check, the error."""
-    runs = RunStore(store_url(store, suite))
+    runs = RunStore(store_url(store, suite), create=False)
     try:
         view = trial_view(runs, runs.resolve_run(run_ref), case_id, trial)
     finally:
@@ -386,7 +386,9 @@ def rescore_cmd(
     """Re-grade a run's stored outputs with today's expectations; store it as a new run."""
     from caseforge.run.rescore import rescore
 
-    store = RunStore(store_url or (default_store_url(suite) if suite is not None else None))
+    store = RunStore(
+        store_url or (default_store_url(suite) if suite is not None else None), create=False
+    )
     try:
         run_id = store.resolve_run(run_ref)
         done = asyncio.run(rescore(store, run_id, "off" if no_judge else "auto", suite_dir=suite))

@@ -133,7 +133,7 @@ def load_report(run: str, store_url: str | None = None, raw: bool = False) -> Ru
             raise CaseforgeError(
                 f"{path}: not a valid caseforge report: {first_validation_error(exc)}"
             ) from None
-    store = RunStore(store_url)
+    store = RunStore(store_url, create=False)
     try:
         return build_report(store, store.resolve_run(run), raw)
     finally:

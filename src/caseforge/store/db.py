@@ -128,6 +128,20 @@ def _engine(url: str) -> Engine:
         ) from None
 
 
+def _require_existing(url: str) -> None:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return  # _engine names the mistake
+    database = parsed.database
+    if parsed.drivername.startswith("sqlite") and database not in (None, "", ":memory:"):
+        if not Path(str(database)).exists():
+            raise UsageError(
+                f"no runs in the store {_shown_url(url)}: there is no store file yet (a run "
+                "creates it; name another with --store, or a suite's with --suite)"
+            )
+
+
 def _shown_url(url: str) -> str:
     """The URL without its password, for messages."""
     try:
@@ -143,8 +157,13 @@ def _reason(exc: OperationalError) -> str:
 class RunStore:
     """Runs and results behind SQLAlchemy."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
+        """Open (and upgrade) the store at ``url``. With ``create=False``, as commands that
+        only read runs open it, a SQLite file that is not there is an error instead of a new
+        empty store left behind."""
         self.url = url or default_store_url()
+        if not create:
+            _require_existing(self.url)
         self.engine: Engine = _engine(self.url)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
