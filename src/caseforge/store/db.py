@@ -134,12 +134,12 @@ def _require_existing(url: str) -> None:
     except ArgumentError:
         return  # _engine names the mistake
     database = parsed.database
-    if parsed.drivername.startswith("sqlite") and database not in (None, "", ":memory:"):
-        if not Path(str(database)).exists():
-            raise UsageError(
-                f"no runs in the store {_shown_url(url)}: there is no store file yet (a run "
-                "creates it; name another with --store, or a suite's with --suite)"
-            )
+    on_disk = parsed.drivername.startswith("sqlite") and database not in (None, "", ":memory:")
+    if on_disk and not Path(str(database)).exists():
+        raise UsageError(
+            f"no runs in the store {_shown_url(url)}: there is no store file yet (a run "
+            "creates it; name another with --store, or a suite's with --suite)"
+        )
 
 
 def _shown_url(url: str) -> str:
