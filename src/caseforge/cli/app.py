@@ -237,6 +237,10 @@ from caseforge.cli import synth_cmd  # noqa: E402
 app.add_typer(synth_cmd.synth_app, name="synth")
 app.command(name="review")(synth_cmd.review)
 
+from caseforge.cli import serve_cmd  # noqa: E402
+
+app.command(name="serve")(serve_cmd.serve)
+
 from caseforge.cli import audit_cmd  # noqa: E402
 
 app.command(name="scan")(audit_cmd.scan)

@@ -118,12 +118,12 @@ def _engine(url: str) -> Engine:
         return create_engine(url, future=True)
     except NoSuchModuleError:
         raise UsageError(
-            f"{_shown_url(url)}: no database dialect {parsed.drivername!r}: use sqlite:///PATH "
+            f"{shown_url(url)}: no database dialect {parsed.drivername!r}: use sqlite:///PATH "
             "or postgresql+psycopg://HOST/DB"
         ) from None
     except ImportError as exc:
         raise EnvError(
-            f"{_shown_url(url)}: the database driver is not installed ({exc.name or exc}): "
+            f"{shown_url(url)}: the database driver is not installed ({exc.name or exc}): "
             "install it (for PostgreSQL: pip install 'psycopg[binary]')"
         ) from None
 
@@ -137,12 +137,12 @@ def _require_existing(url: str) -> None:
     on_disk = parsed.drivername.startswith("sqlite") and database not in (None, "", ":memory:")
     if on_disk and not Path(str(database)).exists():
         raise UsageError(
-            f"no runs in the store {_shown_url(url)}: there is no store file yet (a run "
+            f"no runs in the store {shown_url(url)}: there is no store file yet (a run "
             "creates it; name another with --store, or a suite's with --suite)"
         )
 
 
-def _shown_url(url: str) -> str:
+def shown_url(url: str) -> str:
     """The URL without its password, for messages."""
     try:
         return make_url(url).render_as_string(hide_password=True)
@@ -172,7 +172,7 @@ class RunStore:
         except OperationalError as exc:
             self.engine.dispose()
             raise EnvError(
-                f"{_shown_url(self.url)}: cannot open the run store: {_reason(exc)} "
+                f"{shown_url(self.url)}: cannot open the run store: {_reason(exc)} "
                 "(check the path or server, its permissions, and CASEFORGE_STORE / --store)"
             ) from None
 
@@ -222,7 +222,7 @@ class RunStore:
             return ref
         newest = self.list_runs(limit=1)
         if not newest:
-            raise UsageError(f"no runs in the store {_shown_url(self.url)}")
+            raise UsageError(f"no runs in the store {shown_url(self.url)}")
         return newest[0].id
 
     def get_run(self, run_id: str) -> RunInfo:
@@ -230,7 +230,7 @@ class RunStore:
             row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
         if row is None:
             raise UsageError(
-                f"no run {run_id!r} in the store {_shown_url(self.url)} "
+                f"no run {run_id!r} in the store {shown_url(self.url)} "
                 "(see `caseforge runs`, or name another store with --store)"
             )
         return _run_info(dict(row))

@@ -1,0 +1,70 @@
+"""``caseforge serve``: the local web app."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from caseforge.cli.options import StoreOpt
+from caseforge.errors import EnvError, UsageError
+
+DEFAULT_PORT = 8471  # not 8000 (DESIGN's example HTTP agent) nor 7575 (inspect view)
+out = Console(highlight=False, soft_wrap=True)
+
+
+def serve(
+    suites: Annotated[
+        list[Path] | None, typer.Argument(metavar="[SUITE]...", help="Suite folders to serve.")
+    ] = None,
+    store: StoreOpt = None,
+    host: Annotated[
+        str, typer.Option(help="Listen here; beyond loopback a token is required.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port.")] = DEFAULT_PORT,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="Turn review and labelling off.")
+    ] = False,
+    editor_url: Annotated[
+        str | None,
+        typer.Option(help="An 'open in editor' link, e.g. 'vscode://file/{path}:{line}'."),
+    ] = None,
+) -> None:
+    """Serve runs, trials, comparisons and labels in a browser (needs caseforge[serve])."""
+    try:
+        import uvicorn
+
+        from caseforge.serve import Catalog, Guard, create_app
+    except ImportError as exc:
+        raise EnvError(
+            f"caseforge serve needs the serve extra ({exc.name} is missing): "
+            "pip install 'caseforge[serve]'"
+        ) from None
+    if not 0 < port < 65536:
+        raise UsageError(f"--port must be from 1 to 65535, not {port}")
+    if editor_url is not None and ("{path}" not in editor_url):
+        raise UsageError("--editor-url must hold {path} (and may hold {line})")
+    catalog = Catalog.open(list(suites or []), store, editor_url)
+    guard = Guard.for_host(host, read_only)
+    _check_port(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/" + (f"?token={guard.token}" if guard.token else "")
+    out.print(f"caseforge serve: {url}  (Ctrl-C stops it)", markup=False)
+    if guard.token:
+        out.print("listening beyond loopback: open the URL above once; it sets a cookie")
+    uvicorn.run(create_app(catalog, guard), host=host, port=port, log_level="warning")
+
+
+def _check_port(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise EnvError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (pass another --port)"
+            ) from None

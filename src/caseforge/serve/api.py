@@ -1,0 +1,53 @@
+"""The JSON API under ``/api/``: the same typed models the pages render."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, Request
+
+from caseforge.report.model import RunReport
+from caseforge.serve.catalog import Catalog
+from caseforge.serve.views import ComparePage, GridPage, RunList, TrialPage
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+def catalog(request: Request) -> Catalog:
+    found: Catalog = request.app.state.catalog
+    return found
+
+
+@router.get("/runs", response_model=RunList)
+def list_runs(request: Request, status: str | None = None) -> RunList:
+    """Every run of every store served, newest first (``status`` filters: running, finished…)."""
+    return catalog(request).run_list(status)
+
+
+@router.get("/runs/{run_id}", response_model=RunReport)
+def get_run(request: Request, run_id: str, raw: bool = False) -> RunReport:
+    """The run's full report, as ``caseforge report --format json`` gives it."""
+    return catalog(request).report(run_id, raw)
+
+
+@router.get("/runs/{run_id}/grid", response_model=GridPage)
+def get_grid(
+    request: Request,
+    run_id: str,
+    page: int = Query(1, ge=1),
+    show: str = "all",
+    tag: str = "",
+    q: str = "",
+) -> GridPage:
+    """One page of the case × trial grid (``show``: all, failing, errors or flaky)."""
+    return catalog(request).grid(run_id, page=page, show=show, tag=tag, q=q)
+
+
+@router.get("/runs/{run_id}/cases/{case_id}/trials/{trial}", response_model=TrialPage)
+def get_trial(request: Request, run_id: str, case_id: str, trial: int) -> TrialPage:
+    """One case-trial whole, with each check's expected and actual values and its line."""
+    return catalog(request).trial(run_id, case_id, trial)
+
+
+@router.get("/compare", response_model=ComparePage)
+def get_compare(request: Request, a: str, b: str, baseline: str | None = None) -> ComparePage:
+    """Run ``b`` against run ``a``, case by case; with ``baseline``, the gate on ``b``."""
+    return catalog(request).compare(a, b, baseline)

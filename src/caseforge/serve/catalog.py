@@ -1,0 +1,368 @@
+"""What the web app serves: the runs of every store it reads, and the suites it was given.
+
+Finished and stopped runs do not change, so their reports are built once and kept (a small
+LRU); a running run is read again on every request, so its screen stays live."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from caseforge.case.load import load_config
+from caseforge.compare.baseline import load_baseline
+from caseforge.compare.gate import GateResult
+from caseforge.compare.gate import gate as apply_gate
+from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
+from caseforge.compare.pairing import compare_runs
+from caseforge.errors import CaseforgeError, UsageError
+from caseforge.report.build import build_report
+from caseforge.report.model import CaseResult, RunReport
+from caseforge.report.render import headline
+from caseforge.report.show import trial_view
+from caseforge.serve.views import (
+    CheckLine,
+    ComparePage,
+    ComparePair,
+    GridPage,
+    GridRow,
+    RunList,
+    RunPage,
+    RunRow,
+    SliceBar,
+    TrialPage,
+)
+from caseforge.stats.intervals import wilson_interval
+from caseforge.store.db import RunInfo, RunStore, default_store_url, shown_url
+
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,199}$")
+GRID_PAGE = 50
+FILTERS = ("all", "failing", "errors", "flaky")
+
+
+def valid_run_id(value: str) -> str:
+    if not RUN_ID.match(value):
+        raise UsageError(f"{value!r} is not a run id")
+    return value
+
+
+def valid_case_id(value: str) -> str:
+    if not CASE_ID.match(value):
+        raise UsageError(f"{value!r} is not a case id")
+    return value
+
+
+@dataclass
+class Catalog:
+    """The stores and suites one ``caseforge serve`` reads."""
+
+    store_urls: list[str]
+    suites: list[Path] = field(default_factory=list)
+    editor_url: str | None = None  # e.g. "vscode://file/{path}:{line}"
+    _stores: dict[str, RunStore] = field(default_factory=dict, repr=False)
+    _where: dict[str, str] = field(default_factory=dict, repr=False)  # run id -> store url
+    _reports: OrderedDict[tuple[str, bool], RunReport] = field(
+        default_factory=OrderedDict, repr=False
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def open(
+        cls, suites: list[Path], store: str | None = None, editor_url: str | None = None
+    ) -> Catalog:
+        """The suites' own stores (each at its repository's top), or the one ``store`` names."""
+        for suite in suites:
+            load_config(suite)  # a folder that is not a suite is an error now, not later
+        urls = [store] if store else list(dict.fromkeys(default_store_url(s) for s in suites))
+        if not urls:
+            urls = [default_store_url()]
+        return cls(store_urls=urls, suites=[s.resolve() for s in suites], editor_url=editor_url)
+
+    def _store(self, url: str) -> RunStore | None:
+        with self._lock:
+            if url not in self._stores:
+                try:
+                    self._stores[url] = RunStore(url, create=False)
+                except CaseforgeError as exc:
+                    note = f"{shown_url(url)}: {exc.text}"
+                    if note not in self.notes:
+                        self.notes.append(note)
+                    return None
+            return self._stores[url]
+
+    def close(self) -> None:
+        for store in self._stores.values():
+            store.close()
+
+    # -- runs ---------------------------------------------------------------------------
+
+    def infos(self) -> list[tuple[str, RunInfo]]:
+        found: list[tuple[str, RunInfo]] = []
+        for url in self.store_urls:
+            store = self._store(url)
+            if store is None:
+                continue
+            for info in store.list_runs(limit=500):
+                self._where[info.id] = url
+                found.append((url, info))
+        return sorted(found, key=lambda pair: pair[1].created_at, reverse=True)
+
+    def store_of(self, run_id: str) -> RunStore:
+        valid_run_id(run_id)
+        if run_id not in self._where:
+            self.infos()
+        url = self._where.get(run_id)
+        store = self._store(url) if url else None
+        if store is None:
+            raise UsageError(f"no run {run_id!r} in the stores served")
+        return store
+
+    def report(self, run_id: str, raw: bool = False) -> RunReport:
+        store = self.store_of(run_id)
+        key = (run_id, raw)
+        with self._lock:
+            if key in self._reports:
+                self._reports.move_to_end(key)
+                return self._reports[key]
+        report = build_report(store, run_id, raw)
+        if report.status.value != "running":
+            with self._lock:
+                self._reports[key] = report
+                while len(self._reports) > 16:
+                    self._reports.popitem(last=False)
+        return report
+
+    def run_list(self, status: str | None = None) -> RunList:
+        rows = []
+        for url, info in self.infos():
+            if status and info.status != status:
+                continue
+            rows.append(self._row(url, info))
+        return RunList(
+            runs=rows, stores=[shown_url(u) for u in self.store_urls], notes=list(self.notes)
+        )
+
+    def _row(self, url: str, info: RunInfo) -> RunRow:
+        report = self.report(info.id)
+        s = report.summary
+        done = s.case_trials
+        total = s.cases * info.trials
+        eta = None
+        if info.status == "running" and done:
+            started = dt.datetime.fromisoformat(info.created_at)
+            elapsed = (dt.datetime.now(dt.UTC) - started).total_seconds()
+            eta = max(0.0, elapsed / done * (total - done))
+        return RunRow(
+            id=info.id,
+            suite=info.suite,
+            config=info.config_name,
+            agent=info.agent,
+            dataset_commit=info.dataset_commit,
+            dataset_dirty=info.dataset_dirty,
+            status=info.status,
+            created_at=info.created_at,
+            cases=s.cases,
+            trials=info.trials,
+            case_trials_done=done,
+            pass_rate=s.pass_rate,
+            pass_rate_ci=s.pass_rate_ci if done else None,
+            errors=s.errors,
+            cost_usd=s.cost_usd,
+            eta_s=eta,
+        )
+
+    # -- one run -----------------------------------------------------------------------
+
+    def grid(
+        self, run_id: str, page: int = 1, show: str = "all", tag: str = "", q: str = ""
+    ) -> GridPage:
+        if show not in FILTERS:
+            raise UsageError(f"show must be one of {', '.join(FILTERS)}, not {show!r}")
+        report = self.report(run_id)
+        rows = [_grid_row(c) for c in report.cases]
+        if show == "failing":
+            rows = [r for r in rows if any(s != "pass" for s in r.statuses)]
+        elif show == "errors":
+            rows = [r for r in rows if "error" in r.statuses]
+        elif show == "flaky":
+            rows = [r for r in rows if r.flaky]
+        if tag:
+            rows = [r for r in rows if tag in r.tags]
+        if q:
+            needle = q.lower()
+            texts = {c.id: json.dumps(c.input, ensure_ascii=False).lower() for c in report.cases}
+            rows = [r for r in rows if needle in r.id or needle in texts.get(r.id, "")]
+        pages = max(1, -(-len(rows) // GRID_PAGE))
+        page = min(max(1, page), pages)
+        start = (page - 1) * GRID_PAGE
+        return GridPage(
+            run_id=run_id,
+            page=page,
+            pages=pages,
+            total_cases=len(rows),
+            rows=rows[start : start + GRID_PAGE],
+        )
+
+    def run_page(self, run_id: str, **grid_filters: str | int) -> RunPage:
+        report = self.report(run_id)
+        trials = [t for c in report.cases for t in c.trials]
+        return RunPage(
+            report=report,
+            summary_rows=headline(report),
+            slices={
+                dimension: [
+                    SliceBar(
+                        name=name,
+                        case_trials=cell.case_trials,
+                        passed=cell.passed,
+                        pass_rate=cell.pass_rate,
+                        ci=wilson_interval(cell.passed, cell.case_trials)
+                        if cell.case_trials
+                        else None,
+                    )
+                    for name, cell in cells.items()
+                ]
+                for dimension, cells in report.summary.slices.items()
+            },
+            most_failing_checks=report.summary.most_failing_checks,
+            latencies=sorted(t.latency_s for t in trials),
+            costs=sorted(t.cost_usd for t in trials),
+            grid=self.grid(run_id, **grid_filters),  # type: ignore[arg-type]
+        )
+
+    def trial(self, run_id: str, case_id: str, trial: int | None = None) -> TrialPage:
+        store = self.store_of(run_id)
+        view = trial_view(store, run_id, valid_case_id(case_id), trial)
+        info = store.get_run(run_id)
+        case_file, text, lines = _case_file(Path(info.suite_path), case_id)
+        checks = [
+            CheckLine(
+                name=c.name,
+                mode=c.mode,
+                status=c.status.value,
+                expected=_json(c.expected),
+                actual=_json(c.actual),
+                reason=c.reason,
+                diff=_diff(c.expected, c.actual) if c.status.value == "fail" else [],
+                line=lines.get(c.name.split(".")[0]),
+            )
+            for c in view.checks
+        ]
+        editor = None
+        if self.editor_url and case_file:
+            path = Path(info.suite_path) / case_file
+            first = next((c.line for c in checks if c.status != "pass" and c.line), 1)
+            editor = self.editor_url.format(path=path, line=first)
+        return TrialPage(
+            view=view, checks=checks, case_file=case_file, case_text=text, editor_url=editor
+        )
+
+    # -- compare -----------------------------------------------------------------------
+
+    def compare(self, run_a: str, run_b: str, baseline: str | None = None) -> ComparePage:
+        report_a, report_b = self.report(run_a, raw=True), self.report(run_b, raw=True)
+        a, b = outcomes_from_report(report_a), outcomes_from_report(report_b)
+        refuse_other_suite(a, b, force=False)
+        comparison = compare_runs(a, b)
+        by_id_a = {c.id: c for c in report_a.cases}
+        by_id_b = {c.id: c for c in report_b.cases}
+
+        def pair(case_id: str) -> ComparePair:
+            return ComparePair(
+                id=case_id,
+                changed_checks=comparison.changed_checks.get(case_id, []),
+                a=by_id_a.get(case_id),
+                b=by_id_b.get(case_id),
+            )
+
+        page = ComparePage(
+            result=comparison.to_result(),
+            newly_failing=[pair(c) for c in comparison.newly_failing],
+            newly_passing=[pair(c) for c in comparison.newly_passing],
+        )
+        if baseline:
+            page.gate, page.gate_error = self._gate(report_b, baseline)
+        return page
+
+    def _gate(self, report: RunReport, baseline: str) -> tuple[GateResult | None, str | None]:
+        path = self._baseline_path(baseline)
+        try:
+            rules = load_config(Path(report.suite_path)).gate.rules
+            return apply_gate(outcomes_from_report(report), load_baseline(path), rules), None
+        except CaseforgeError as exc:
+            return None, exc.text
+
+    def _baseline_path(self, name: str) -> Path:
+        """A baseline file inside one of the served suites (never outside them)."""
+        for suite in self.suites:
+            candidate = (suite / name).resolve()
+            if candidate.is_relative_to(suite) and candidate.is_file():
+                return candidate
+        raise UsageError(f"{name!r} is not a baseline file inside a served suite")
+
+    def baselines(self) -> list[str]:
+        found = []
+        for suite in self.suites:
+            for path in sorted(suite.glob("*.json")):
+                found.append(str(path.relative_to(suite)))
+        return found
+
+
+def _wilson(passed: int, n: int) -> tuple[float, float] | None:
+    return wilson_interval(passed, n) if n else None
+
+
+def _grid_row(case: CaseResult) -> GridRow:
+    statuses = [t.status.value for t in sorted(case.trials, key=lambda t: t.trial)]
+    return GridRow(
+        id=case.id,
+        tags=case.tags,
+        category=case.category,
+        statuses=statuses,
+        flaky="pass" in statuses and any(s in ("fail", "error") for s in statuses),
+    )
+
+
+def _json(value: object) -> object:
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _diff(expected: object, actual: object) -> list[str]:
+    """A readable diff of two structured values (none for two short scalars)."""
+    if not isinstance(expected, dict | list) and not isinstance(actual, dict | list):
+        return []
+    left = json.dumps(expected, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    right = json.dumps(actual, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    lines = difflib.unified_diff(
+        left.splitlines(), right.splitlines(), "expected", "actual", lineterm="", n=2
+    )
+    return list(lines)[2:]
+
+
+def _case_file(suite_dir: Path, case_id: str) -> tuple[str | None, str | None, dict[str, int]]:
+    """The case's YAML file in the suite (by its id), its text, and each expect key's line."""
+    from caseforge.case.positions import round_trip_load
+
+    cases = (suite_dir / "cases").resolve()
+    for path in (cases / f"{case_id}.yaml", cases / f"{case_id}.yml"):
+        if not path.is_file() or not path.resolve().is_relative_to(cases):
+            continue
+        text = path.read_text(encoding="utf-8")
+        lines: dict[str, int] = {}
+        try:
+            data = round_trip_load(text)
+            expect = data.get("expect") if hasattr(data, "get") else None
+            if expect is not None and hasattr(expect, "lc"):
+                for key in expect:
+                    lines[str(key)] = expect.lc.key(key)[0] + 1
+        except Exception:  # a file changed since the run: show it without anchors
+            lines = {}
+        return str(path.relative_to(suite_dir.resolve())), text, lines
+    return None, None, {}

@@ -1,0 +1,97 @@
+"""The server-rendered pages (Jinja2, autoescaped) and the fragments htmx swaps in."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from caseforge.serve.catalog import FILTERS, Catalog
+
+templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+
+
+def _pretty(value: object, indent: int = 2) -> str:
+    """JSON as people read it: non-ASCII kept (Jinja's ``tojson`` escapes it), and returned
+    as plain text, so the template's autoescaping applies to it like to anything else."""
+    return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+
+
+templates.env.filters["pretty"] = _pretty
+router = APIRouter(include_in_schema=False)
+
+
+def _catalog(request: Request) -> Catalog:
+    found: Catalog = request.app.state.catalog
+    return found
+
+
+def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    context.setdefault("csrf", getattr(request.state, "csrf", ""))
+    context.setdefault("read_only", getattr(request.state, "read_only", False))
+    return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+@router.get("/", response_class=HTMLResponse)
+def runs_page(request: Request) -> HTMLResponse:
+    return render(request, "runs.html", data=_catalog(request).run_list())
+
+
+@router.get("/fragments/runs", response_class=HTMLResponse)
+def runs_fragment(request: Request) -> HTMLResponse:
+    return render(request, "_runs_table.html", data=_catalog(request).run_list())
+
+
+@router.get("/runs/{run_id}", response_class=HTMLResponse)
+def run_page(
+    request: Request,
+    run_id: str,
+    page: int = Query(1, ge=1),
+    show: str = "all",
+    tag: str = "",
+    q: str = "",
+) -> HTMLResponse:
+    catalog = _catalog(request)
+    data = catalog.run_page(run_id, page=page, show=show, tag=tag, q=q)
+    others = [r for r in catalog.run_list().runs if r.id != run_id and r.suite == data.report.suite]
+    return render(
+        request, "run.html", data=data, report=data.report, filters=FILTERS, others=others,
+        show=show, tag=tag, q=q,
+    )  # fmt: skip
+
+
+@router.get("/fragments/runs/{run_id}/grid", response_class=HTMLResponse)
+def grid_fragment(
+    request: Request,
+    run_id: str,
+    page: int = Query(1, ge=1),
+    show: str = "all",
+    tag: str = "",
+    q: str = "",
+) -> HTMLResponse:
+    grid = _catalog(request).grid(run_id, page=page, show=show, tag=tag, q=q)
+    return render(request, "_grid.html", grid=grid, show=show, tag=tag, q=q)
+
+
+@router.get("/runs/{run_id}/cases/{case_id}", response_class=HTMLResponse)
+@router.get("/runs/{run_id}/cases/{case_id}/trials/{trial}", response_class=HTMLResponse)
+def trial_page(
+    request: Request, run_id: str, case_id: str, trial: int | None = None
+) -> HTMLResponse:
+    data = _catalog(request).trial(run_id, case_id, trial)
+    return render(request, "trial.html", data=data, view=data.view)
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(request: Request, a: str = "", b: str = "", baseline: str = "") -> HTMLResponse:
+    catalog = _catalog(request)
+    runs = catalog.run_list().runs
+    data = catalog.compare(a, b, baseline or None) if a and b else None
+    return render(
+        request, "compare.html", data=data, runs=runs, a=a, b=b, baseline=baseline,
+        baselines=catalog.baselines(),
+    )  # fmt: skip

@@ -1,0 +1,116 @@
+"""The typed models the web app serves: the JSON API returns them and the pages render them,
+so the OpenAPI spec is generated from the same types the screens show."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, JsonValue
+
+from caseforge.compare.gate import GateResult
+from caseforge.compare.pairing import CompareResult
+from caseforge.report.model import CaseResult, FailingCheck, RunReport
+from caseforge.report.show import TrialView
+
+
+class RunRow(BaseModel):
+    """One run in the runs list."""
+
+    id: str
+    suite: str
+    config: str | None
+    agent: str
+    dataset_commit: str | None
+    dataset_dirty: bool | None
+    status: str
+    created_at: str
+    cases: int
+    trials: int
+    case_trials_done: int
+    pass_rate: float | None = None
+    pass_rate_ci: tuple[float, float] | None = None
+    errors: int = 0
+    cost_usd: float = 0.0
+    eta_s: float | None = Field(None, description="For a running run: seconds left, estimated.")
+
+
+class RunList(BaseModel):
+    runs: list[RunRow]
+    stores: list[str] = Field(description="The stores read (passwords hidden).")
+    notes: list[str] = Field(default_factory=list)
+
+
+class GridRow(BaseModel):
+    """One case of the run's grid: its trials' statuses, in trial order."""
+
+    id: str
+    tags: list[str]
+    category: str
+    statuses: list[str]
+    flaky: bool
+
+
+class GridPage(BaseModel):
+    run_id: str
+    page: int
+    pages: int
+    total_cases: int
+    rows: list[GridRow]
+
+
+class SliceBar(BaseModel):
+    """One slice's pass rate, with a Wilson interval over its case-trials."""
+
+    name: str
+    case_trials: int
+    passed: int
+    pass_rate: float | None
+    ci: tuple[float, float] | None
+
+
+class RunPage(BaseModel):
+    """The run screen: the report's summary and most failing checks, and a grid page."""
+
+    report: RunReport = Field(exclude=True)  # served through its own fields below
+    summary_rows: list[tuple[str, str]]
+    slices: dict[str, list[SliceBar]]
+    most_failing_checks: list[FailingCheck]
+    latencies: list[float]
+    costs: list[float]
+    grid: GridPage
+
+
+class CheckLine(BaseModel):
+    """A check of the trial, with where it is written in the case file."""
+
+    name: str
+    mode: str
+    status: str
+    expected: JsonValue = None
+    actual: JsonValue = None
+    reason: str = ""
+    diff: list[str] = Field(default_factory=list, description="Expected vs actual, as lines.")
+    line: int | None = Field(None, description="The check's line in the case file.")
+
+
+class TrialPage(BaseModel):
+    view: TrialView
+    checks: list[CheckLine]
+    case_file: str | None = Field(None, description="The case file, relative to the suite.")
+    case_text: str | None = None
+    editor_url: str | None = None
+
+
+class ComparePair(BaseModel):
+    """A case that changed between the two runs, with both sides' checks and outputs."""
+
+    id: str
+    changed_checks: list[str]
+    a: CaseResult | None
+    b: CaseResult | None
+
+
+class ComparePage(BaseModel):
+    result: CompareResult
+    newly_failing: list[ComparePair]
+    newly_passing: list[ComparePair]
+    gate: GateResult | None = None
+    gate_error: str | None = None

@@ -1,0 +1,76 @@
+"""The web app in a real browser (Debian's Chromium): what a person does on each screen.
+Screenshots go to the test run's temporary folder; `make screenshots` refreshes docs/."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.serve.conftest import Served
+
+
+def shot(page: Any, served: Served, name: str) -> None:
+    page.screenshot(path=str(served.artifacts / f"{name}.png"), full_page=True)
+
+
+def test_the_runs_list_shows_every_run_with_its_pass_rate(page: Any, served: Served) -> None:
+    page.goto(served.url + "/")
+    rows = page.locator("#runs-table tbody tr")
+    assert rows.count() == 3
+    v1 = page.locator("tr", has=page.locator(f"a[href='/runs/{served.runs['v1']}']"))
+    assert "support-refund" in v1.inner_text() and "v1" in v1.inner_text()
+    assert re.search(r"\d+\.\d%", v1.inner_text())
+    page.fill("#runs-filter", "starter")  # the XSS suite was made by `init`: named "xss"
+    page.fill("#runs-filter", "v2")
+    assert page.locator("#runs-table tbody tr:visible").count() == 1
+    shot(page, served, "runs")
+
+
+def test_drill_down_from_a_run_to_its_failing_check(page: Any, served: Served) -> None:
+    page.goto(served.url + f"/runs/{served.runs['v1']}")
+    assert "Most failing checks" in page.inner_text("main")
+    page.select_option("select[name=show]", "failing")
+    page.wait_for_function("document.querySelectorAll('#grid .cell.pass').length === 0")
+    shot(page, served, "run")
+    page.locator("#grid .cell.fail").first.click()
+    page.wait_for_url(re.compile(r"/cases/.+/trials/1$"))
+    failing = page.locator("table.checks tr.fail").first
+    assert failing.count() == 1
+    assert failing.locator("td").nth(4).inner_text().strip(), "the failing check says why"
+    assert page.locator("pre.source .line").count() > 5, "the case file is shown"
+    shot(page, served, "trial")
+
+
+def test_compare_v2_with_v1_finds_the_newly_failing_cases(page: Any, served: Served) -> None:
+    a, b = served.runs["v2"], served.runs["v1"]
+    page.goto(served.url + "/compare")
+    page.select_option("select[name=a]", a)
+    page.select_option("select[name=b]", b)
+    page.select_option("select[name=baseline]", "baseline.json")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/compare\?a="))
+    heading = page.locator("h2", has_text="Newly failing").inner_text()
+    assert int(re.search(r"\((\d+)\)", heading).group(1)) > 0
+    assert "significant" in page.inner_text("table.kv")
+    assert "gate: regression" in page.inner_text("main")
+    shot(page, served, "compare")
+
+
+def test_markup_in_a_ticket_is_shown_as_text_and_never_runs(page: Any, served: Served) -> None:
+    page.goto(served.url + f"/runs/{served.runs['xss']}/cases/order-status")
+    assert "<script>window.__pwned = 1</script>" in page.inner_text("main")
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("main script, main img").count() == 0
+    shot(page, served, "xss")
+
+
+def test_a_traversal_id_in_the_url_is_refused(page: Any, served: Served) -> None:
+    run = served.runs["v1"]
+    for path, says in [
+        (f"/runs/{run}/cases/..%2F..%2Fcaseforge.yaml", "not a case id"),
+        ("/runs/..%2F..%2Fetc%2Fpasswd", "not a run id"),
+        ("/compare?a=x&b=y&baseline=..%2F..%2Fetc%2Fpasswd", "not a run id"),
+    ]:
+        response = page.goto(served.url + path)
+        assert response.status in (400, 404), path
+        assert says in page.inner_text("main") or page.inner_text("main").startswith("Not found")
