@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from playwright.sync_api import expect
+
 from tests.serve.conftest import Served
 
 
@@ -30,7 +32,7 @@ def test_drill_down_from_a_run_to_its_failing_check(page: Any, served: Served) -
     page.goto(served.url + f"/runs/{served.runs['v1']}")
     assert "Most failing checks" in page.inner_text("main")
     page.select_option("select[name=show]", "failing")
-    page.wait_for_function("document.querySelectorAll('#grid .cell.pass').length === 0")
+    expect(page.locator("#grid .cell.pass")).to_have_count(0)
     shot(page, served, "run")
     page.locator("#grid .cell.fail").first.click()
     page.wait_for_url(re.compile(r"/cases/.+/trials/1$"))

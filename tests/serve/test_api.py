@@ -1,0 +1,124 @@
+"""Every JSON endpoint against the OpenAPI spec it is generated with, and the guards: the
+token beyond loopback, CSRF and Origin on state-changing requests, --read-only, and ids
+from the URL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from caseforge.serve import Catalog, Guard, create_app
+from caseforge.serve.security import CSRF_COOKIE
+from tests.serve.conftest import Served
+
+
+def client(world: Served, guard: Guard | None = None, **kw: Any) -> TestClient:
+    catalog = Catalog.open(list(world.suites.values()), world.store)
+    return TestClient(create_app(catalog, guard), **kw)
+
+
+@pytest.fixture(scope="module")
+def api(world: Served) -> TestClient:
+    return client(world)
+
+
+def test_the_openapi_spec_names_every_endpoint_and_its_models(api: TestClient) -> None:
+    spec = api.get("/api/openapi.json").json()
+    paths = set(spec["paths"])
+    assert paths == {
+        "/api/runs",
+        "/api/runs/{run_id}",
+        "/api/runs/{run_id}/grid",
+        "/api/runs/{run_id}/cases/{case_id}/trials/{trial}",
+        "/api/compare",
+    }
+    schemas = set(spec["components"]["schemas"])
+    assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage"} <= schemas
+
+
+def test_every_endpoint_answers_its_model(api: TestClient, world: Served) -> None:
+    runs = api.get("/api/runs").json()["runs"]
+    assert {r["id"] for r in runs} == set(world.runs.values())
+    v1 = world.runs["v1"]
+    report = api.get(f"/api/runs/{v1}").json()
+    assert report["run_id"] == v1 and report["summary"]["cases"] == 80
+    failing = api.get(f"/api/runs/{v1}/grid", params={"show": "failing"}).json()
+    assert failing["total_cases"] == 80 - report["summary"]["fully_passing_cases"]
+    assert all(
+        "pass" != s or len(r["statuses"]) > 1 for r in failing["rows"] for s in r["statuses"]
+    )
+    first = failing["rows"][0]["id"]
+    trial = api.get(f"/api/runs/{v1}/cases/{first}/trials/1").json()
+    assert trial["view"]["case_id"] == first and trial["case_file"] == f"cases/{first}.yaml"
+    written = [
+        c for c in trial["checks"] if c["status"] == "fail" and c["name"] != "approval_pause"
+    ]
+    assert written and all(c["line"] for c in written), "each failing check knows its line"
+    compare = api.get("/api/compare", params={"a": world.runs["v2"], "b": v1}).json()
+    assert compare["result"]["newly_failing"] and compare["result"]["significant"]
+    assert compare["newly_failing"][0]["b"]["trials"][0]["output"] is not None
+    paged = api.get(f"/api/runs/{v1}/grid", params={"page": 2}).json()
+    assert paged["page"] == 2 and paged["pages"] == 2 and len(paged["rows"]) == 30
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "says"),
+    [
+        ("/api/runs/nope", 404, "no run 'nope'"),
+        ("/api/runs/%2E%2E", 400, "is not a run id"),
+        ("/api/runs/..%2F..%2Fetc", 404, "Not Found"),  # no route takes a slash in an id
+        ("/api/runs/{v1}/cases/%2E%2E/trials/1", 400, "is not a case id"),
+        ("/api/runs/{v1}/cases/%2E%2E%5Cx/trials/1", 400, "is not a case id"),
+        ("/api/runs/{v1}/cases/no-such/trials/1", 400, "has no stored result"),
+        ("/api/runs/{v1}/grid?show=everything", 400, "show must be one of"),
+        ("/api/compare?a={v1}&b={xss}", 400, "different suites"),
+        ("/api/compare?a={v1}&b={v1}&baseline=..%2F..%2Fcaseforge.yaml", 400, "not a baseline"),
+    ],
+)
+def test_bad_ids_and_paths_are_refused_in_one_line(
+    api: TestClient, world: Served, path: str, status: int, says: str
+) -> None:
+    response = api.get(path.format(**world.runs))
+    assert response.status_code == status, response.text
+    assert says in response.json()["detail"]
+
+
+def test_a_state_changing_request_needs_the_csrf_token_and_this_origin(world: Served) -> None:
+    web = client(world, base_url="http://127.0.0.1:8471")
+    page = web.get("/")
+    token = page.cookies.get(CSRF_COOKIE) or web.cookies.get(CSRF_COOKIE)
+    assert token and f'"X-CSRF-Token": "{token}"' in page.text
+    own = {"Origin": "http://127.0.0.1:8471"}
+    missing = web.post("/api/runs", headers=own)
+    assert missing.status_code == 403 and "CSRF" in missing.text
+    foreign = web.post("/api/runs", headers={"X-CSRF-Token": token, "Origin": "http://evil.test"})
+    assert foreign.status_code == 403 and "evil.test" in foreign.text
+    no_origin = web.post("/api/runs", headers={"X-CSRF-Token": token})
+    assert no_origin.status_code == 403
+    allowed = web.post("/api/runs", headers={"X-CSRF-Token": token, **own})
+    assert allowed.status_code == 405  # past the guard: this route takes no POST
+
+
+def test_read_only_refuses_every_write(world: Served) -> None:
+    web = client(world, Guard(read_only=True), base_url="http://127.0.0.1:8471")
+    token = web.get("/").cookies.get(CSRF_COOKIE)
+    refused = web.post(
+        "/api/runs", headers={"X-CSRF-Token": token or "", "Origin": "http://127.0.0.1:8471"}
+    )
+    assert refused.status_code == 403 and "read-only" in refused.text
+    assert "read-only" in web.get("/").text
+
+
+def test_beyond_loopback_the_token_is_needed_once_then_kept_in_a_cookie(world: Served) -> None:
+    guard = Guard.for_host("0.0.0.0")
+    assert guard.token and Guard.for_host("127.0.0.1").token is None
+    assert Guard.for_host("::1").token is None and Guard.for_host("localhost").token is None
+    web = client(world, guard, follow_redirects=False)
+    assert web.get("/").status_code == 401
+    assert web.get("/api/runs").status_code == 401
+    assert web.get("/", params={"token": "wrong"}).status_code == 401
+    entered = web.get("/", params={"token": guard.token})
+    assert entered.status_code == 303 and "token=" not in entered.headers["location"]
+    assert web.get("/").status_code == 200  # the cookie now
