@@ -192,3 +192,9 @@ def _pipes(batch: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
     if batch.stdin is None or batch.stdout is None:  # pragma: no cover - always piped
         raise CaseforgeError("git cat-file: no pipes")
     return batch.stdin, batch.stdout
+
+
+def user_name(folder: Path) -> str:
+    """git's ``user.name`` where ``folder`` is (empty when git or the setting is missing)."""
+    done = git(["config", "user.name"], _existing_folder(folder))
+    return done.stdout.strip() if done is not None and done.returncode == 0 else ""

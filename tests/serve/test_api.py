@@ -33,9 +33,11 @@ def test_the_openapi_spec_names_every_endpoint_and_its_models(api: TestClient) -
         "/api/runs/{run_id}/grid",
         "/api/runs/{run_id}/cases/{case_id}/trials/{trial}",
         "/api/compare",
+        "/api/runs/{run_id}/labels",
     }
     schemas = set(spec["components"]["schemas"])
-    assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage"} <= schemas
+    assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage", "LabelIn"} <= schemas
+    assert set(spec["paths"]["/api/runs/{run_id}/labels"]) == {"get", "post"}
 
 
 def test_every_endpoint_answers_its_model(api: TestClient, world: Served) -> None:
@@ -122,3 +124,43 @@ def test_beyond_loopback_the_token_is_needed_once_then_kept_in_a_cookie(world: S
     entered = web.get("/", params={"token": guard.token})
     assert entered.status_code == 303 and "token=" not in entered.headers["location"]
     assert web.get("/").status_code == 200  # the cookie now
+
+
+def test_a_label_posted_to_the_api_is_saved_once(world: Served) -> None:
+    web = client(world, base_url="http://127.0.0.1:8471")
+    token = web.get("/").cookies.get(CSRF_COOKIE) or ""
+    headers = {"X-CSRF-Token": token, "Origin": "http://127.0.0.1:8471"}
+    run = world.runs["v2"]
+    queue = web.get(f"/api/runs/{run}/labels").json()
+    task = queue["next"]
+    body = {k: task[k] for k in ("case_id", "trial", "check", "digest")}
+    wrong = web.post(
+        f"/api/runs/{run}/labels",
+        json={**body, "labels": {"no such fact": "conveyed"}},
+        headers=headers,
+    )
+    assert wrong.status_code == 400 and "not a fact of" in wrong.json()["detail"]
+    bad = web.post(
+        f"/api/runs/{run}/labels",
+        json={**body, "labels": {task["facts"][0]: "maybe"}},
+        headers=headers,
+    )
+    assert bad.status_code == 400 and "a label is one of" in bad.json()["detail"]
+    saved = web.post(
+        f"/api/runs/{run}/labels",
+        json={**body, "labels": {task["facts"][0]: "missing"}},
+        headers=headers,
+    )
+    assert saved.status_code == 200, saved.text
+    assert saved.json() == {
+        "path": f"labels/{task['case_id']}.yaml",
+        "remaining": queue["remaining"] - 1,
+    }
+    again = web.post(
+        f"/api/runs/{run}/labels",
+        json={**body, "labels": {task["facts"][0]: "missing"}},
+        headers=headers,
+    )
+    assert again.status_code == 404 and "already labeled" in again.json()["detail"]
+    xss = world.runs["xss"]
+    assert web.get(f"/api/runs/{xss}/labels").json()["remaining"] == 0

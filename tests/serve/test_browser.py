@@ -76,3 +76,22 @@ def test_a_traversal_id_in_the_url_is_refused(page: Any, served: Served) -> None
         response = page.goto(served.url + path)
         assert response.status in (400, 404), path
         assert says in page.inner_text("main") or page.inner_text("main").startswith("Not found")
+
+
+def test_label_a_fact_in_the_browser_writes_the_suites_labels_file(
+    page: Any, served: Served
+) -> None:
+    run = served.runs["v1"]
+    labels = served.suites["support-refund"] / "labels"
+    before = {p.name: p.read_text() for p in labels.glob("*.yaml")}
+    page.goto(served.url + f"/runs/{run}/label")
+    left = int(re.search(r"(\d+) output", page.inner_text("#remaining")).group(1))
+    assert left > 0
+    case_id = page.locator("form.label input[name=case_id]").get_attribute("value")
+    page.locator("form.label input[name='verdict-0'][value=conveyed]").check()
+    shot(page, served, "label")
+    page.click("form.label button[type=submit]")
+    expect(page.locator("#saved")).to_contain_text(f"labels/{case_id}.yaml")
+    assert f"{left - 1} output(s) left" in page.inner_text("#remaining")
+    written = (labels / f"{case_id}.yaml").read_text()
+    assert written != before.get(f"{case_id}.yaml") and "conveyed" in written

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from caseforge.calibrate.labels import LabeledOutput, load_labels, save_item
-from caseforge.case.load import load_suite
-from caseforge.checks import JudgeCheck
+from caseforge.calibrate.queue import label_tasks, save_label
 from caseforge.cli.options import StoreOpt, store_url
 from caseforge.errors import UsageError
 from caseforge.store.db import RunStore
@@ -47,60 +44,31 @@ def label(
     runs = RunStore(store_url(store, suite), create=False)
     try:
         run_id = runs.resolve_run(run_ref)
-        info = runs.get_run(run_id)
-        rows = list(runs.results(run_id))
+        suite_dir = suite or Path(runs.get_run(run_id).suite_path)
+        tasks = label_tasks(runs, run_id, suite_dir)
     finally:
         runs.close()
-    suite_dir = suite or Path(info.suite_path)
-    cases = {c.case.id: c.case for c in load_suite(suite_dir).cases}
-    done = {(cl.case, item.digest()) for cl in load_labels(suite_dir) for item in cl.items}
     labeled = skipped = 0
-    for row in rows:
-        case = cases.get(row["case_id"])
-        if case is None or not row["response_json"]:
+    for task in tasks:
+        out.rule(f"{task.case_id} · trial {task.trial} · {task.check}")
+        out.print(f"input: {json.dumps(task.input, ensure_ascii=False)}", markup=False)
+        out.print(f"output:\n{task.output}", markup=False)
+        labels: dict[str, str] = {}
+        for fact in task.facts:
+            key = _ask(f"  {fact} [c/m/x, s skip, q quit]")
+            if key == "q":
+                out.print(f"saved {labeled} labeled output(s); run again to go on")
+                return
+            if key == "s":
+                labels = {}
+                break
+            labels[fact] = KEYS[key]
+        if not labels:
+            skipped += 1
             continue
-        response = json.loads(row["response_json"])
-        for name, check in case.expect.items():
-            if not isinstance(check, JudgeCheck) or not check.values:
-                continue
-            value = (
-                response.get("reply")
-                if (check.field or "reply") == "reply"
-                else response.get("output", {}).get(check.field)
-            )
-            if not isinstance(value, str) or not value.strip():
-                continue
-            item_digest = LabeledOutput(check=name, output=value, labels={}).digest()
-            if (case.id, item_digest) in done:
-                continue
-            out.rule(f"{case.id} · trial {row['trial']} · {name}")
-            out.print(f"input: {json.dumps(case.input, ensure_ascii=False)}", markup=False)
-            out.print(f"output:\n{value}", markup=False)
-            labels: dict[str, Any] = {}
-            for fact in check.values:
-                key = _ask(f"  {fact} [c/m/x, s skip, q quit]")
-                if key == "q":
-                    out.print(f"saved {labeled} labeled output(s); run again to go on")
-                    return
-                if key == "s":
-                    labels = {}
-                    break
-                labels[fact] = KEYS[key]
-            if not labels:
-                skipped += 1
-                continue
-            item = LabeledOutput(
-                check=name,
-                output=value,
-                source={"run": run_id, "trial": row["trial"], "config": info.config_name},
-                labeler=labeler,
-                labeled_at=dt.date.today(),
-                labels=labels,
-            )
-            path = save_item(suite_dir, case.id, item)
-            done.add((case.id, item_digest))
-            labeled += 1
-            out.print(f"  saved to {path}", markup=False)
+        path = save_label(suite_dir, task, labels, labeler)
+        labeled += 1
+        out.print(f"  saved to {path}", markup=False)
     out.print(f"done: {labeled} labeled, {skipped} skipped; nothing left to label in {run_id}")
 
 

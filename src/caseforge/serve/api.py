@@ -6,7 +6,15 @@ from fastapi import APIRouter, Query, Request
 
 from caseforge.report.model import RunReport
 from caseforge.serve.catalog import Catalog
-from caseforge.serve.views import ComparePage, GridPage, RunList, TrialPage
+from caseforge.serve.views import (
+    ComparePage,
+    GridPage,
+    LabelIn,
+    LabelQueue,
+    LabelSaved,
+    RunList,
+    TrialPage,
+)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -51,3 +59,15 @@ def get_trial(request: Request, run_id: str, case_id: str, trial: int) -> TrialP
 def get_compare(request: Request, a: str, b: str, baseline: str | None = None) -> ComparePage:
     """Run ``b`` against run ``a``, case by case; with ``baseline``, the gate on ``b``."""
     return catalog(request).compare(a, b, baseline)
+
+
+@router.get("/runs/{run_id}/labels", response_model=LabelQueue)
+def get_label_queue(request: Request, run_id: str) -> LabelQueue:
+    """How many outputs of the run are left to label, and the next one."""
+    return catalog(request).label_queue(run_id)
+
+
+@router.post("/runs/{run_id}/labels", response_model=LabelSaved)
+def post_label(request: Request, run_id: str, label: LabelIn) -> LabelSaved:
+    """Label one output fact by fact, into ``SUITE/labels/`` (as ``caseforge label`` does)."""
+    return catalog(request).save_label(run_id, label)

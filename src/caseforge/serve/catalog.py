@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from caseforge.calibrate.queue import LabelTask, label_tasks, save_label
 from caseforge.case.load import load_config
 from caseforge.compare.baseline import load_baseline
 from caseforge.compare.gate import GateResult
@@ -31,6 +32,10 @@ from caseforge.serve.views import (
     ComparePair,
     GridPage,
     GridRow,
+    LabelIn,
+    LabelQueue,
+    LabelSaved,
+    LabelTaskView,
     RunList,
     RunPage,
     RunRow,
@@ -39,6 +44,7 @@ from caseforge.serve.views import (
 )
 from caseforge.stats.intervals import wilson_interval
 from caseforge.store.db import RunInfo, RunStore, default_store_url, shown_url
+from caseforge.vcs import user_name
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,199}$")
@@ -65,6 +71,7 @@ class Catalog:
     store_urls: list[str]
     suites: list[Path] = field(default_factory=list)
     editor_url: str | None = None  # e.g. "vscode://file/{path}:{line}"
+    reviewer: str = ""  # who labels and reviews: --reviewer, else git's user.name
     _stores: dict[str, RunStore] = field(default_factory=dict, repr=False)
     _where: dict[str, str] = field(default_factory=dict, repr=False)  # run id -> store url
     _reports: OrderedDict[tuple[str, bool], RunReport] = field(
@@ -75,7 +82,11 @@ class Catalog:
 
     @classmethod
     def open(
-        cls, suites: list[Path], store: str | None = None, editor_url: str | None = None
+        cls,
+        suites: list[Path],
+        store: str | None = None,
+        editor_url: str | None = None,
+        reviewer: str | None = None,
     ) -> Catalog:
         """The suites' own stores (each at its repository's top), or the one ``store`` names."""
         for suite in suites:
@@ -83,7 +94,13 @@ class Catalog:
         urls = [store] if store else list(dict.fromkeys(default_store_url(s) for s in suites))
         if not urls:
             urls = [default_store_url()]
-        return cls(store_urls=urls, suites=[s.resolve() for s in suites], editor_url=editor_url)
+        name = reviewer if reviewer is not None else user_name(suites[0] if suites else Path.cwd())
+        return cls(
+            store_urls=urls,
+            suites=[s.resolve() for s in suites],
+            editor_url=editor_url,
+            reviewer=name,
+        )
 
     def _store(self, url: str) -> RunStore | None:
         with self._lock:
@@ -264,6 +281,51 @@ class Catalog:
             view=view, checks=checks, case_file=case_file, case_text=text, editor_url=editor
         )
 
+    # -- labels ------------------------------------------------------------------------
+
+    def _label_suite(self, run_id: str) -> tuple[RunStore, Path]:
+        store = self.store_of(run_id)
+        folder = Path(store.get_run(run_id).suite_path).resolve()
+        if folder not in self.suites:
+            raise UsageError(
+                f"run {run_id} belongs to {folder}, which is not served: "
+                "labels are written only into the suites given to `caseforge serve`"
+            )
+        return store, folder
+
+    def label_queue(self, run_id: str) -> LabelQueue:
+        store, folder = self._label_suite(run_id)
+        tasks = label_tasks(store, run_id, folder)
+        first = tasks[0] if tasks else None
+        return LabelQueue(
+            run_id=run_id,
+            suite=store.get_run(run_id).suite,
+            remaining=len(tasks),
+            next=_task_view(first) if first else None,
+            labeler=self.reviewer,
+        )
+
+    def save_label(self, run_id: str, given: LabelIn) -> LabelSaved:
+        store, folder = self._label_suite(run_id)
+        with self._lock:
+            tasks = label_tasks(store, run_id, folder)
+            task = next(
+                (
+                    t
+                    for t in tasks
+                    if (t.case_id, t.trial, t.check, t.digest)
+                    == (given.case_id, given.trial, given.check, given.digest)
+                ),
+                None,
+            )
+            if task is None:
+                raise UsageError(
+                    f"no output left to label for {given.case_id} trial {given.trial} "
+                    f"{given.check} (already labeled, or not in run {run_id})"
+                )
+            path = save_label(folder, task, given.labels, self.reviewer)
+        return LabelSaved(path=str(path.relative_to(folder)), remaining=len(tasks) - 1)
+
     # -- compare -----------------------------------------------------------------------
 
     def compare(self, run_a: str, run_b: str, baseline: str | None = None) -> ComparePage:
@@ -313,6 +375,19 @@ class Catalog:
             for path in sorted(suite.glob("*.json")):
                 found.append(str(path.relative_to(suite)))
         return found
+
+
+def _task_view(task: LabelTask) -> LabelTaskView:
+    return LabelTaskView(
+        run_id=task.run_id,
+        case_id=task.case_id,
+        trial=task.trial,
+        check=task.check,
+        digest=task.digest,
+        facts=task.facts,
+        output=task.output,
+        input=_json(task.input),
+    )
 
 
 def _wilson(passed: int, n: int) -> tuple[float, float] | None:

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from caseforge.serve.catalog import FILTERS, Catalog
+from caseforge.serve.views import LabelIn
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 
@@ -95,3 +96,26 @@ def compare_page(request: Request, a: str = "", b: str = "", baseline: str = "")
         request, "compare.html", data=data, runs=runs, a=a, b=b, baseline=baseline,
         baselines=catalog.baselines(),
     )  # fmt: skip
+
+
+@router.get("/runs/{run_id}/label", response_class=HTMLResponse)
+def label_page(request: Request, run_id: str) -> HTMLResponse:
+    return render(request, "label.html", queue=_catalog(request).label_queue(run_id), saved=None)
+
+
+@router.post("/runs/{run_id}/label", response_class=HTMLResponse)
+async def label_submit(request: Request, run_id: str) -> HTMLResponse:
+    """The label form (htmx): save, then swap in the next output to label."""
+    form = await request.form()
+    facts = [str(v) for k, v in form.multi_items() if k == "fact"]
+    labels = {fact: str(form.get(f"verdict-{i}", "")) for i, fact in enumerate(facts)}
+    given = LabelIn(
+        case_id=str(form.get("case_id", "")),
+        trial=int(str(form.get("trial", "0")) or 0),
+        check=str(form.get("check", "")),
+        digest=str(form.get("digest", "")),
+        labels={k: v for k, v in labels.items() if v},
+    )
+    catalog = _catalog(request)
+    saved = catalog.save_label(run_id, given)
+    return render(request, "_label.html", queue=catalog.label_queue(run_id), saved=saved)

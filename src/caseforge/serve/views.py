@@ -114,3 +114,40 @@ class ComparePage(BaseModel):
     newly_passing: list[ComparePair]
     gate: GateResult | None = None
     gate_error: str | None = None
+
+
+class LabelTaskView(BaseModel):
+    """One output to label, fact by fact."""
+
+    run_id: str
+    case_id: str
+    trial: int
+    check: str
+    digest: str
+    facts: list[str]
+    output: str
+    input: dict[str, JsonValue]
+
+
+class LabelQueue(BaseModel):
+    run_id: str
+    suite: str
+    remaining: int
+    next: LabelTaskView | None
+    labeler: str
+
+
+class LabelIn(BaseModel):
+    """A person's verdict on each fact of one output (``conveyed``, ``missing`` or
+    ``contradicted``)."""
+
+    case_id: str
+    trial: int
+    check: str
+    digest: str = Field(description="The output's digest, as the queue gave it.")
+    labels: dict[str, str]
+
+
+class LabelSaved(BaseModel):
+    path: str = Field(description="The labels file written, relative to the suite.")
+    remaining: int
