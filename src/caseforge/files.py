@@ -21,17 +21,20 @@ def write_all_atomic(texts: dict[Path, str]) -> None:
     only when all are staged are they moved into place. A new file gets the user's umask
     (reports and baselines are meant to be shared), an existing one keeps its mode. A
     folder that cannot be written is one line naming it (exit 5)."""
+    for path in texts:
+        if path.is_dir():
+            raise EnvError(f"{path}: cannot write: it is a folder")
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in texts.items():
             staged.append((_stage(path, text), path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
     except OSError as exc:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
         where = exc.filename or next(iter(texts))
         raise EnvError(f"{where}: cannot write: {exc.strerror or exc}") from None
-    for tmp, path in staged:
-        os.replace(tmp, path)
 
 
 def _stage(path: Path, text: str) -> str:

@@ -242,7 +242,7 @@ def test_an_unreadable_store_is_an_environment_error(repo: Path, store: Path) ->
     secret.unlink(missing_ok=True)
     secret.mkdir()
     result = audit(repo / "suite", store)
-    assert result.returncode == 5 and "cannot read the private store" in result.stderr
+    assert result.returncode == 5 and "secret.key: cannot" in result.stderr
 
 
 def test_a_committed_leak_edited_away_unstaged_is_still_found(repo: Path, store: Path) -> None:

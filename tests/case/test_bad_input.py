@@ -139,7 +139,7 @@ def test_retire_unknown_id_is_a_one_line_error(make_suite: SuiteFactory) -> None
         text=True,
         check=False,
     )
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # an unknown case named on the command line: usage
     assert proc.stderr.strip().count("\n") == 0 and "nope" in proc.stderr
     assert "Traceback" not in proc.stderr
 

@@ -177,13 +177,13 @@ MISTAKES = [
     Mistake(
         "gate an unfinished run",
         lambda w: ["gate", stopped_run(w), "--baseline", str(w.baseline)],
-        1,
+        2,
         "is stopped: finish it with `caseforge run SUITE --resume",
     ),
     Mistake(
         "baseline of an unfinished run",
         lambda w: ["baseline", stopped_run(w), "--write", str(w.tmp / "b2.json")],
-        1,
+        2,
         "before writing a baseline",
     ),
     Mistake(
@@ -333,7 +333,7 @@ MISTAKES = [
     Mistake(
         "retire an unknown case",
         lambda w: ["retire", str(w.variant("d5", {})), "zz", "--reason", "gone"],
-        1,
+        2,
         "no case with id 'zz'",
     ),
     Mistake(
@@ -523,7 +523,7 @@ MISTAKES = [
     ),
     Mistake(
         "store: its folder cannot be created",
-        lambda w: ["runs", "--store", f"sqlite:///{w.tmp / 'afile.txt' / 'store.db'}"],
+        lambda w: ["run", str(w.suite), "--store", f"sqlite:///{w.tmp / 'afile.txt' / 's.db'}"],
         5,
         "cannot create the store's folder",
     ),
@@ -563,7 +563,175 @@ MISTAKES = [
         2,
         "no runs in the store sqlite:///",
     ),
+    # Mistakes found by someone else, trying caseforge fresh (see the issue-11 note).
+    Mistake(
+        "a date that does not exist in a case file",
+        validate_case(
+            "id: zz\ninput: {}\nexpect: {category: {mode: exact, value: x}}\nadded: 2026-02-30\n",
+            "bad-date",
+        ),
+        1,
+        "zz.yaml:4:8: added: '2026-02-30' is not a valid date or time",
+    ),
+    Mistake(
+        "a time that does not exist in caseforge.yaml",
+        with_files(
+            "bad-time",
+            {"caseforge.yaml": "name: t\ndescription: 2026-13-45\n"},
+            "validate",
+            "{suite}",
+        ),
+        1,
+        "caseforge.yaml:2:14: description:",
+    ),
+    Mistake(
+        "report --out naming a folder",
+        lambda w: ["report", str(w.report), "--format", "json", "--out", str(w.tmp)],
+        2,
+        "is a folder; name a file to write",
+    ),
+    Mistake(
+        "baseline --write naming a folder",
+        lambda w: ["baseline", str(w.report), "--write", str(w.tmp)],
+        2,
+        "is a folder; name a file to write",
+    ),
+    Mistake(
+        "store: a file that is not a database",
+        in_tmp(
+            "runs", "--store", "sqlite:///{tmp}/junk.db", files={"junk.db": "not a database\n" * 20}
+        ),
+        5,
+        "cannot open the run store: file is not a database",
+    ),
+    Mistake(
+        "store: sqlite:/// with no path (runs would vanish)",
+        lambda w: ["run", str(w.suite), "--quiet"],
+        2,
+        "names no file, so every run would be lost",
+        env={"CASEFORGE_STORE": "sqlite:///"},
+    ),
+    Mistake(
+        "plan --n below 2",
+        lambda w: ["plan", "--p", "0.8", "--delta", "0.1", "--n", "-5"],
+        2,
+        "--n must be 2 or more",
+    ),
+    Mistake(
+        "plan --discordance without --paired",
+        lambda w: ["plan", "--p", "0.8", "--delta", "0.1", "--discordance", "0.3"],
+        2,
+        "--discordance is for --paired",
+    ),
+    Mistake(
+        "plan --n and --suite together",
+        lambda w: ["plan", "--p", "0.8", "--delta", "0.1", "--n", "50", "--suite", str(w.suite)],
+        2,
+        "give --n or --suite, not both",
+    ),
+    Mistake(
+        "synth tuples -n 0 (would empty the tuples file)",
+        lambda w: ["synth", "tuples", str(w.suite), "-n", "0"],
+        2,
+        "-n must be from 1 to 100,000",
+    ),
+    Mistake(
+        "a suite with no cases",
+        lambda w: _no_cases(w),
+        1,
+        "the suite has no cases",
+    ),
+    Mistake(
+        "audit --require-history outside git",
+        lambda w: ["audit", str(w.suite), "--require-history"],
+        5,
+        "not in a git repository, so there is no history to audit",
+    ),
+    Mistake(
+        "agent.callable without a colon",
+        validate_with({"agent": {"callable": "my_agent.run"}}, "no-colon"),
+        1,
+        "agent.callable: 'my_agent.run' is not `module:function`",
+    ),
+    Mistake(
+        "an outcome check with no outcome_probe configured",
+        validate_case(
+            "id: zz\ninput: {}\nexpect: {refund: {mode: outcome, value: null}}\n", "no-probe"
+        ),
+        1,
+        "expect.refund: an outcome check needs `outcome_probe:`",
+    ),
+    Mistake(
+        "validate --threshold above 1",
+        lambda w: ["validate", str(w.suite), "--threshold", "2"],
+        2,
+        "--threshold must be above 0",
+    ),
+    Mistake(
+        "gate --json with --format md",
+        lambda w: [
+            "gate",
+            str(w.report),
+            "--baseline",
+            str(w.baseline),
+            "--json",
+            "--format",
+            "md",
+        ],
+        2,
+        "give --json or --format md, not both",
+    ),
+    Mistake(
+        "--agent with no colon", run_with("--agent", "foo"), 2, "--agent 'foo': not module:callable"
+    ),
+    Mistake(
+        "--agent cmd: with no command",
+        run_with("--agent", "cmd:"),
+        2,
+        "--agent 'cmd:': the command is empty",
+    ),
+    Mistake(
+        "--agent with an unknown scheme",
+        run_with("--agent", "ftp://x/y"),
+        2,
+        "ftp:// is not a transport",
+    ),
+    Mistake(
+        "--agent http:// with no host", run_with("--agent", "http://"), 2, "the URL names no host"
+    ),
+    Mistake(
+        "--agent naming a missing function",
+        run_with("--agent", "tests.run.toy_agent:nope"),
+        2,
+        "--agent: ",
+    ),
+    Mistake(
+        "retire with an empty --reason",
+        lambda w: ["retire", str(w.suite), "a", "--reason", " "],
+        2,
+        "retire needs a non-empty --reason",
+    ),
+    Mistake(
+        "scan --lang that is not a language",
+        in_tmp("scan", "{tmp}/t.txt", "--lang", "xx", files={"t.txt": "hi"}),
+        2,
+        "--lang 'xx'",
+    ),
+    Mistake(
+        "verify a file that is not there",
+        lambda w: ["verify", str(w.tmp / "nope.yaml"), str(w.tmp / "nope2.yaml")],
+        2,
+        "nope.yaml: no such file",
+    ),
+    Mistake("run --out naming a file", run_with("--out", "{afile}"), 2, "is a file; name a folder"),
 ]
+
+
+def _no_cases(w: World) -> list[str]:
+    suite = w.variant("no-cases", {})
+    for case in (suite / "cases").iterdir():
+        case.unlink()
+    return ["validate", str(suite)]
 
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=[m.name for m in MISTAKES])
@@ -573,7 +741,8 @@ def test_a_mistake_is_one_line_with_its_exit_code(
     (world.tmp / "afile.txt").write_text("x", encoding="utf-8")
     for key, value in mistake.env.items():
         monkeypatch.setenv(key, value)
-    result = runner.invoke(app, mistake.argv(world))
+    argv = [a.replace("{afile}", str(world.tmp / "afile.txt")) for a in mistake.argv(world)]
+    result = runner.invoke(app, argv)
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         f"{mistake.name}: raised {result.exception!r}"
     )
@@ -734,3 +903,13 @@ def test_tag_selects_the_cases_carrying_any_of_the_tags(world: World) -> None:
     assert ran.exit_code == 0, ran.output
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert [c["id"] for c in report["cases"]] == ["a"]
+
+
+def test_a_run_of_a_folder_that_is_not_a_suite_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CASEFORGE_STORE", raising=False)
+    missing = tmp_path / "no-such-suite"
+    result = runner.invoke(app, ["run", str(missing)])
+    assert result.exit_code == 1 and "no-such-suite:0:0: suite folder not found" in result.output
+    assert not missing.exists(), "a store was made beside a suite that is not there"

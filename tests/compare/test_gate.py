@@ -173,7 +173,9 @@ def test_gate_refuses_a_stopped_run_and_missing_trials_fail_must_pass(
     result = runner.invoke(
         app, ["gate", outcome.runs[0].run_id, "--baseline", str(path), "--store", url]
     )
-    assert result.exit_code == 1 and "is stopped" in result.output
+    assert (
+        result.exit_code == 2 and "is stopped" in result.output
+    )  # a usage error, not a regression
     from caseforge.case.suite import GateRule
     from caseforge.compare.gate import gate as apply
     from caseforge.compare.outcomes import CaseOutcome, RunOutcomes

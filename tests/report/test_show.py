@@ -123,3 +123,14 @@ def test_report_json_carries_tool_call_arguments_and_the_raw_output_on_request(
     ran = runner.invoke(app, ["run", str(root), "-q", *store, "--out", str(out), "--raw"])
     (trial,) = json.loads((out / "report.json").read_text())["cases"][0]["trials"]
     assert trial["output"] == {"category": "refund", "flags": []}
+
+
+def test_an_answer_that_breaks_the_protocol_shows_one_line_not_caseforges_traceback(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    root = toy_suite([{"id": "n", "input": {"behaviour": "not_a_dict"}}])
+    store = ["--store", f"sqlite:///{tmp_path / 's.db'}"]
+    runner.invoke(app, ["run", str(root), "-q", *store, "--max-error-rate", "1"])
+    view = json.loads(runner.invoke(app, ["show", "latest", "--json", *store]).output)
+    assert view["status"] == "error" and "Traceback" not in view["error"]
+    assert "\n" not in view["error"] and view["error"]

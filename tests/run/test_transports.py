@@ -155,7 +155,7 @@ def test_is_transient() -> None:
 
 
 def test_agent_specs_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(CaseforgeError, match="expected `module:function`"):
+    with pytest.raises(CaseforgeError, match="not module:callable"):
         resolve_agent(None, "no_colon_here", tmp_path)
     with pytest.raises(CaseforgeError, match="cannot import"):
         resolve_agent(None, "not_a_module_xyz:run", tmp_path)

@@ -109,10 +109,10 @@ def served(world: Served) -> Iterator[Served]:
     server.should_exit = True  # type: ignore[attr-defined]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(world: Served) -> Iterator[object]:
-    # After `world`: Playwright's sync API keeps an event loop running in this thread, and
-    # `caseforge run` (asyncio.run) cannot start inside one.
+    # After `world`, and closed with its module: Playwright's sync API keeps an event loop
+    # running in this thread, and `asyncio.run` (every `caseforge run`) cannot start in one.
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright

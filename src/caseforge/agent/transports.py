@@ -269,11 +269,7 @@ def resolve_agent(
     """The transport for ``--agent`` (``module:callable``, ``cmd:…``, ``http(s)://…``) or
     the suite's ``agent:`` setting."""
     if override:
-        if override.startswith(("http://", "https://")):
-            return HttpAgent(override)
-        if override.startswith("cmd:"):
-            return CommandAgent(_split(override[4:], "--agent", UsageError), suite_dir)
-        return _callable(override, suite_dir, threads)
+        return _override(override, suite_dir, threads)
     if spec is None:
         raise CaseforgeError(
             f"{suite_dir / 'caseforge.yaml'}: no `agent:` configured; "
@@ -288,6 +284,34 @@ def resolve_agent(
         return CommandAgent(argv, suite_dir)
     assert spec.callable is not None
     return _callable(spec.callable, suite_dir, threads)
+
+
+def _override(spec: str, suite_dir: Path, threads: int) -> Agent:
+    """``--agent SPEC``: each mistake in it is a usage error naming ``--agent``."""
+    hint = "use module:callable, cmd:COMMAND or http(s)://HOST/PATH"
+    if spec.startswith(("http://", "https://")):
+        if not httpx.URL(spec).host:
+            raise UsageError(f"--agent {spec!r}: the URL names no host; {hint}")
+        return HttpAgent(spec)
+    if spec.startswith("cmd:"):
+        argv = _split(spec[4:], "--agent", UsageError)
+        if not argv:
+            raise UsageError(f"--agent {spec!r}: the command is empty; {hint}")
+        return CommandAgent(argv, suite_dir)
+    scheme = spec.partition("://")[0]
+    if "://" in spec:
+        raise UsageError(
+            f"--agent {spec!r}: {scheme}:// is not a transport caseforge speaks; {hint}"
+        )
+    module, sep, attribute = spec.partition(":")
+    if not sep or not module or not attribute:
+        raise UsageError(f"--agent {spec!r}: not module:callable; {hint}")
+    try:
+        return _callable(spec, suite_dir, threads)
+    except CaseforgeError as exc:
+        if isinstance(exc, UsageError):
+            raise
+        raise UsageError(f"--agent: {exc.text}") from None
 
 
 def _split(command: str, where: str, error: type[CaseforgeError]) -> list[str]:

@@ -120,6 +120,11 @@ def audit_privacy(
     top, files = sources.repo_files(suite_dir)
     in_git = (top / ".git").exists()
     report.shallow = in_git and is_shallow(top)
+    if require_history and not in_git:
+        raise EnvError(
+            f"{suite_dir}: not in a git repository, so there is no history to audit "
+            "(--require-history)"
+        )
     if report.shallow and require_history:
         raise EnvError(
             f"{top}: the clone is shallow: the audit cannot read the whole history; fetch it "

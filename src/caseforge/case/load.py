@@ -14,6 +14,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from caseforge.case.model import Case, case_model
 from caseforge.case.positions import (
+    bad_scalar_problem,
     jsonl_validation_problems,
     yaml_syntax_problem,
     yaml_validation_problems,
@@ -88,6 +89,8 @@ def read_yaml(path: Path) -> tuple[str, object]:
         raise CaseforgeError(yaml_syntax_problem(path, exc)) from None
     except YAMLError as exc:
         raise CaseforgeError(Problem(path, 1, 1, "", f"YAML error: {exc}")) from None
+    except ValueError as exc:  # a scalar YAML reads as a date or time that does not exist
+        raise CaseforgeError(bad_scalar_problem(path, text, exc)) from None
 
 
 def parse_model(path: Path, text: str, data: object, model: type[M], what: str) -> M:

@@ -148,3 +148,42 @@ def locate_in_yaml(path: Path, loc: Sequence[str | int], line_offset: int = 0) -
         return 0, 0
     line, col, _ = _walk(tree, loc)
     return line + 1 + line_offset, col + 1
+
+
+def bad_scalar_problem(path: Path, text: str, exc: ValueError) -> Problem:
+    """Where a value YAML reads as a date or a time (``2026-02-30``, ``10:99``) is not one:
+    the first such scalar, found by composing the document without constructing it."""
+    from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+    def walk(node: Node, where: str) -> Problem | None:
+        if isinstance(node, ScalarNode) and str(node.tag).endswith(":timestamp"):
+            try:
+                SafeConstructor.construct_yaml_timestamp(SafeConstructor(), node)
+            except ValueError as bad:
+                mark = node.start_mark
+                return Problem(
+                    path, mark.line + 1, mark.column + 1, where,
+                    f"{node.value!r} is not a valid date or time ({bad}); quote it if it is text",
+                )  # fmt: skip
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                name = f"{where}.{key.value}" if where else str(key.value)
+                found = walk(value, name)
+                if found:
+                    return found
+        if isinstance(node, SequenceNode):
+            for index, item in enumerate(node.value):
+                found = walk(item, f"{where}.{index}" if where else str(index))
+                if found:
+                    return found
+        return None
+
+    try:
+        for document in YAML(typ="rt").compose_all(text):
+            found = walk(document, "") if document is not None else None
+            if found:
+                return found
+    except Exception:  # composing failed too: fall back to the message alone
+        pass
+    return Problem(path, 0, 0, "", f"a value YAML cannot read: {exc}")

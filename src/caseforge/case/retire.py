@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from caseforge.case.positions import yaml_validation_problems
-from caseforge.errors import CaseforgeError, Problem
+from caseforge.errors import CaseforgeError, Problem, UsageError
 from caseforge.files import write_atomic
 
 RETIRED_FILE = "retired.yaml"
@@ -80,7 +80,7 @@ def retire_case(root: Path, case_id: str, reason: str, today: dt.date | None = N
 
     reason = reason.strip()
     if not reason:
-        raise CaseforgeError("retire needs a non-empty --reason")
+        raise UsageError("retire needs a non-empty --reason")
     if case_id in retired_ids(root):
         raise CaseforgeError(f"{case_id} is already retired ({root / RETIRED_FILE})")
     today = today or dt.date.today()
@@ -109,7 +109,7 @@ def retire_case(root: Path, case_id: str, reason: str, today: dt.date | None = N
                 _append(root, rt, case_id, reason, today, case_data)
                 path.unlink()
                 return Retired(case_id, path, root / RETIRED_FILE)
-    raise CaseforgeError(f"no case with id {case_id!r} under {root / 'cases'}")
+    raise UsageError(f"no case with id {case_id!r} under {root / 'cases'}")
 
 
 def _append(

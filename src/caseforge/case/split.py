@@ -134,7 +134,7 @@ def write_split(changes: list[SplitChange]) -> None:
         by_file[change.path].append(change)
     new_texts: dict[Path, str] = {}
     for path, file_changes in by_file.items():
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # as written: CRLF lines stay CRLF
         if path.suffix == ".jsonl":
             new_texts[path] = _edit_jsonl(text, {c.line: c.new for c in file_changes})
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -27,6 +28,29 @@ class AgentSpec(BaseModel):
         if len(given) != 1:
             raise ValueError("give exactly one of `callable`, `command`, `http`")
         return self
+
+    @field_validator("callable")
+    @classmethod
+    def _module_colon_name(cls, value: str | None) -> str | None:
+        if value is not None:
+            module, sep, name = value.partition(":")
+            if not (sep and module.strip() and name.strip()):
+                raise ValueError(f"{value!r} is not `module:function` (e.g. my_agent:run)")
+        return value
+
+    @field_validator("command")
+    @classmethod
+    def _not_empty(cls, value: list[str] | str | None) -> list[str] | str | None:
+        if value is not None and not (value if isinstance(value, list) else value.strip()):
+            raise ValueError("the command is empty")
+        return value
+
+    @field_validator("http")
+    @classmethod
+    def _a_url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError(f"{value!r} is not an http(s)://HOST/PATH URL")
+        return value
 
 
 class DedupConfig(BaseModel):

@@ -294,6 +294,21 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
                 )
             )
         oracles.check(item)
+        if config.outcome_probe is None:
+            for key, check in case.expect.items():
+                if getattr(check, "mode", None) == "outcome":
+                    line, col = _position(item, ("expect", key))
+                    report.errors.append(
+                        Problem(
+                            item.path,
+                            line,
+                            col,
+                            f"expect.{key}",
+                            "an outcome check needs `outcome_probe:` in caseforge.yaml "
+                            "(the function that reads what the run left in its workspace)",
+                            case_id=case.id,
+                        )
+                    )
         records.append(record)
         provenance = case.provenance
         if provenance.get("synth_run") and not (
@@ -313,8 +328,22 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
             )
 
     report.cases = len(records)
+    case_failed = any(p.path.name != "caseforge.yaml" for p in report.errors)
     if records:  # with no case loaded, every tag would look unknown
-        report.errors.extend(_gate_problems(root, config, tags, item_fields))
+        gate_problems = _gate_problems(root, config, tags, item_fields)
+        if case_failed:  # the tag may be on the case that did not load: fix that first
+            gate_problems = [p for p in gate_problems if not p.field.endswith(".tag")]
+        report.errors.extend(gate_problems)
+    elif not report.errors:
+        report.errors.append(
+            Problem(
+                root / "cases",
+                0,
+                0,
+                "",
+                "the suite has no cases: add a case file (`caseforge init` shows one)",
+            )
+        )
     _distribution(report, records)
     _near_duplicates(report, records, config, threshold)
     report.errors.sort(key=lambda p: (str(p.path), p.line, p.col))

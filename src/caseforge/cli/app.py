@@ -17,6 +17,7 @@ from caseforge.case.retire import retire_case
 from caseforge.case.split import split_changes, write_split
 from caseforge.case.validate import ValidationReport, validate_suite
 from caseforge.cli.command import App
+from caseforge.errors import UsageError
 
 app = App(
     name="caseforge",
@@ -130,6 +131,8 @@ def validate(
     ] = None,
 ) -> None:
     """Check every case file and the suite as a whole; exit 1 on any error."""
+    if threshold is not None and not 0 < threshold <= 1:
+        raise UsageError(f"--threshold must be above 0 and at most 1, not {threshold:g}")
     report = validate_suite(suite, threshold=threshold)
     if as_json:
         data = report.to_json()

@@ -11,10 +11,20 @@ import typer
 from rich.console import Console
 
 from caseforge.case.load import load_config
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, UsageError
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _check_lang(lang: str | None) -> None:
+    from caseforge.synth.policy import language
+
+    if lang is not None:
+        try:
+            language(lang)
+        except ValueError as exc:
+            raise UsageError(f"--lang {lang!r}: {exc}") from None
 
 
 def scan(
@@ -33,6 +43,7 @@ def scan(
     from caseforge.synth.identifiers import IdentifierDetector, load_glossary
     from caseforge.synth.scan import read_for_scan
 
+    _check_lang(lang)
     fields, note = read_for_scan(file)
     detector = IdentifierDetector(load_glossary(glossary) if glossary else None)
     found = [(path, span) for path, text in fields for span in detector.scan(text, lang)]
@@ -91,6 +102,7 @@ def resynth(
             "--domain: give the domain to rewrite the case into (e.g. 課程上架)", markup=False
         )
         raise typer.Exit(2)
+    _check_lang(lang)
     config = load_config(suite)
     private = PrivateStore.for_suite(suite, config.name)
     try:
@@ -170,6 +182,9 @@ def verify(
     from caseforge.synth.private import PrivateStore
     from caseforge.synth.verify import content_fields, know_original, verify_variant
 
+    for given in (original, variant):
+        if not given.exists():
+            raise UsageError(f"{given}: no such file; give the original and the variant case files")
     source = load_case(original)
     rewritten = load_case(variant)
     safe: list[str] = []

@@ -21,7 +21,13 @@ KEYS = {"c": "conveyed", "m": "missing", "x": "contradicted"}
 
 def _ask(question: str) -> str:
     while True:
-        key = str(typer.prompt(question)).strip().lower()
+        try:
+            key = str(typer.prompt(question)).strip().lower()
+        except typer.Abort:  # stdin ended (not a terminal, or Ctrl-D)
+            raise UsageError(
+                "caseforge label reads answers from a terminal, and its input ended: what was "
+                "saved is kept; run it in a terminal, or label in the browser (caseforge serve)"
+            ) from None
         if key in ("c", "m", "x", "s", "q"):
             return key
         out.print("  answer c, m, x, s or q")

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from caseforge.api import gate_run
 from caseforge.case.load import load_config
-from caseforge.cli.options import StoreOpt, StoreSuiteOpt, store_url
+from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
 from caseforge.compare.baseline import write_baseline
 from caseforge.compare.gate import GateResult, gate_junit, gate_markdown, gate_text
 from caseforge.compare.history import history, history_text
@@ -67,6 +67,7 @@ def baseline(
     store: StoreOpt = None,
 ) -> None:
     """Write a small, reviewable JSON baseline of a run, fit to commit."""
+    output_file(write, "--write")
     report = require_finished(load_report(run, store_url(store, suite)), "writing a baseline")
     data = write_baseline(report, write)
     out.print(
@@ -100,6 +101,9 @@ def gate(
     }
     if fmt not in renderers:
         raise UsageError(f"--format must be text, md or junit, not {fmt!r}")
+    if as_json and fmt != "text":
+        raise UsageError(f"give --json or --format {fmt}, not both")
+    output_file(out_file, "--out")
     result = gate_run(report, baseline_file, suite=suite, force=force)
     text = result.model_dump_json(indent=2) + "\n" if as_json else renderers[fmt](result)
     sys.stdout.write(text)
@@ -145,6 +149,15 @@ def plan(
     """How many cases a difference needs, and what the suite's size can detect."""
     if not (0 < p < 1 and 0 < delta < 1):
         raise UsageError("--p and --delta must be between 0 and 1")
+    if n is not None and n < 2:
+        raise UsageError(f"--n must be 2 or more cases, not {n}")
+    if n is not None and suite is not None:
+        raise UsageError("give --n or --suite, not both (the suite's size is its N)")
+    if not paired and discordance != 0.15:
+        raise UsageError("--discordance is for --paired; an unpaired plan does not use it")
+    for name, value in (("--alpha", alpha), ("--power", power), ("--discordance", discordance)):
+        if not 0 < value < 1:
+            raise UsageError(f"{name} must be between 0 and 1, not {value:g}")
     try:
         if paired:
             need = sample_size_paired(delta, discordance, alpha, power)

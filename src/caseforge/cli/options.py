@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from caseforge.errors import UsageError
 from caseforge.store.db import default_store_url
 
 StoreOpt = Annotated[
@@ -31,3 +32,10 @@ def store_url(store: str | None, suite: Path | None) -> str | None:
     if store:
         return store
     return default_store_url(suite) if suite is not None else None
+
+
+def output_file(path: Path | None, flag: str) -> Path | None:
+    """A file the user named to write: a folder there is a usage error, said before any work."""
+    if path is not None and path.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder; name a file to write")
+    return path

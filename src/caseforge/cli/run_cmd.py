@@ -21,7 +21,7 @@ from rich.table import Table
 
 from caseforge.agent.fixtures import FixtureMode
 from caseforge.case.load import load_config
-from caseforge.cli.options import StoreOpt, StoreSuiteOpt, store_url
+from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import (
@@ -221,6 +221,9 @@ def run(
         no_cache=no_cache,
         reuse_trials=reuse_trials,
     )
+    load_config(suite)  # not a suite: say so before a store is made beside it
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: is a file; name a folder for report.json")
     store = RunStore(store_url or default_store_url(suite))
     display = _Display(quiet)
     runner = Runner(options, store, on_start=display.start, on_result=display.update)
@@ -298,6 +301,7 @@ def report(
     """Render a stored run (or a report.json) as text, JSON, Markdown, JUnit XML or HTML."""
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    output_file(out_file, "--out")
     text = FORMATS[fmt](load_report(run_ref, store_url(store, suite), raw))
     if out_file is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -345,7 +349,13 @@ def runs(
             "(give the folder: `caseforge runs path/to/suite`)",
             markup=False,
         )
-    store = RunStore(store_url or default_store_url(start))
+    try:
+        store = RunStore(store_url or default_store_url(start), create=False)
+    except UsageError as exc:  # no store file yet: nothing to list, and none is made
+        if "there is no store file yet" not in exc.text:
+            raise
+        print("[]" if as_json else exc.text)
+        return
     infos = store.list_runs(suite_name, limit)
     counts = {i.id: store.count(i.id) for i in infos}
     store.close()

@@ -15,10 +15,12 @@ import typer
 from rich.console import Console
 
 from caseforge.cli.command import App
+from caseforge.errors import UsageError
 
 out = Console(highlight=False, soft_wrap=True)
 synth_app = App(help="Two-step synthesis: dimension tuples, then one model call each.")
 SuiteArg = Annotated[Path, typer.Argument(help="The suite folder.")]
+MAX_TUPLES = 100_000  # each becomes a model call and a draft someone reads
 
 
 @synth_app.command("tuples")
@@ -34,6 +36,8 @@ def tuples(
     from caseforge.synth.tuples import all_pairs, draw_tuples, load_dimensions, pairs_of
     from caseforge.synth.writer import TUPLES_FILE, synth_dir, write_jsonl
 
+    if not 1 <= n <= MAX_TUPLES:
+        raise UsageError(f"-n must be from 1 to {MAX_TUPLES:,}, not {n}")
     drawn = draw_tuples(suite, n, seed, pairwise)
     path = synth_dir(suite) / TUPLES_FILE
     write_jsonl(path, drawn)

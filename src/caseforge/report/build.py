@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from caseforge.case.load import suite_modes
 from caseforge.case.model import Case, case_model
 from caseforge.checks import ModeTable, mode_table
-from caseforge.errors import CaseforgeError, first_validation_error
+from caseforge.errors import CaseforgeError, UsageError, first_validation_error
 from caseforge.files import read_json_file
 from caseforge.report.model import (
     SCHEMA_VERSION,
@@ -162,7 +162,7 @@ def _modes_of(suite_dir: Path) -> ModeTable:
 def require_finished(report: RunReport, before: str) -> RunReport:
     """``report``, or a one-line error if its run is unfinished (a partial run proves nothing)."""
     if report.status is not RunStatus.FINISHED:
-        raise CaseforgeError(
+        raise UsageError(
             f"run {report.run_id} is {report.status.value}: finish it with "
             f"`caseforge run SUITE --resume {report.run_id}` before {before}"
         )

@@ -18,6 +18,7 @@ from typing import Any
 
 from caseforge.agent.context import AgentContext
 from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
+from caseforge.agent.protocol import AgentProtocolError
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.llm.budget import CostBudget
@@ -190,7 +191,7 @@ def _parse_clock(text: str) -> dt.datetime:
 def _describe(exc: BaseException, with_traceback: bool = False) -> str:
     """One line for the reports (the first), then, for an in-process agent's own exception,
     its traceback, which ``caseforge show`` prints whole."""
-    if isinstance(exc, AgentError):
+    if isinstance(exc, AgentError | AgentProtocolError):  # caseforge's own words suffice
         return str(exc)
     text = str(exc)
     line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -28,7 +28,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
 from caseforge.case.identity import SuiteIdentity
 from caseforge.errors import EnvError, UsageError
@@ -106,8 +106,13 @@ def _engine(url: str) -> Engine:
             f"{url!r} is not a store URL: use sqlite:///PATH or postgresql+psycopg://HOST/DB "
             "(in --store or CASEFORGE_STORE)"
         ) from None
-    if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
-        folder = Path(parsed.database).parent
+    if parsed.drivername.startswith("sqlite") and not parsed.database:
+        raise UsageError(
+            f"{url!r} names no file, so every run would be lost when caseforge exits: "
+            "use sqlite:///PATH (in --store or CASEFORGE_STORE)"
+        )
+    if parsed.drivername.startswith("sqlite") and parsed.database != ":memory:":
+        folder = Path(str(parsed.database)).parent
         try:
             ensure_state_dir(folder)
         except OSError as exc:
@@ -150,7 +155,7 @@ def shown_url(url: str) -> str:
         return url
 
 
-def _reason(exc: OperationalError) -> str:
+def _reason(exc: DatabaseError) -> str:
     return str(exc.orig).splitlines()[0] if exc.orig is not None else str(exc).splitlines()[0]
 
 
@@ -169,7 +174,7 @@ class RunStore:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
             migrate.upgrade(self.engine, self.url)
-        except OperationalError as exc:
+        except DatabaseError as exc:  # unreachable, locked, or a file that is no database
             self.engine.dispose()
             raise EnvError(
                 f"{shown_url(self.url)}: cannot open the run store: {_reason(exc)} "

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from caseforge.case.positions import bad_scalar_problem
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.synth import patterns as pat
 from caseforge.synth.fold import (
@@ -230,6 +231,8 @@ def load_glossary(path: Path | str) -> Glossary:
         raise CaseforgeError(Problem(path, line, col, "", f"YAML syntax error: {what}")) from None
     except YAMLError as exc:
         raise CaseforgeError(Problem(path, 1, 1, "", f"YAML error: {exc}")) from None
+    except ValueError as exc:
+        raise CaseforgeError(bad_scalar_problem(path, text, exc)) from None
     if data is None:
         return Glossary()
     if not isinstance(data, CommentedMap):

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Required, TypedDict
 from caseforge.case.load import load_case, load_suite, suite_modes
 from caseforge.case.model import Case, case_model
 from caseforge.checks import IgnoreCheck, IncludeShorthand
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, UsageError
 from caseforge.files import write_yaml
 from caseforge.synth import contract as contracts
 from caseforge.synth.outbound import Payload, check_payload, require_allowed
@@ -94,9 +94,7 @@ def source_case(suite_dir: Path, case_id: str, private: PrivateStore) -> Case:
     for loaded in load_suite(suite_dir).cases:
         if loaded.case.id == case_id:
             return loaded.case
-    raise CaseforgeError(
-        f"no case {case_id!r} in {private.root / 'cases'} or {suite_dir / 'cases'}"
-    )
+    raise UsageError(f"no case {case_id!r} in {private.root / 'cases'} or {suite_dir / 'cases'}")
 
 
 def _fixture_texts(suite_dir: Path, case_id: str, private: PrivateStore) -> list[str]:
@@ -236,7 +234,7 @@ async def resynth(
                 f"--miss {wrong[0]}: not one of the case's flags ({', '.join(sorted(flags))})"
             )
     if reproduce is not None and reproduce not in suite.config.configs:
-        raise CaseforgeError(f"--reproduce {reproduce!r}: the suite has no such configuration")
+        raise UsageError(f"--reproduce {reproduce!r}: the suite has no such configuration")
     known = _known(suite_dir, case.id, private)
     known_original = _original(suite_dir, case, private, glossary_file, settings, known.texts)
     original, originals, spans = (

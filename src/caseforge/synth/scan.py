@@ -56,5 +56,5 @@ def _parse(path: Path, text: str) -> object:
 
     try:
         return YAML(typ="safe", pure=True).load(text)
-    except YAMLError:
+    except (YAMLError, ValueError):  # not YAML, or a date that does not exist: scan it as text
         return None
