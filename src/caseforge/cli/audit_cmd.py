@@ -263,8 +263,9 @@ def audit(
     config = load_config(suite)
     if private_dir is not None and not private_dir.is_dir():
         err.print(
-            f"--private {private_dir}: no such folder (give the folder that holds the stores, "
-            "or a store itself)",
+            f"--private {private_dir}: "
+            + ("is a file, not a folder" if private_dir.exists() else "no such folder")
+            + " (give the folder that holds the stores, or a store itself)",
             markup=False,
         )
         raise typer.Exit(2)
