@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test lint schema format bench clean
+.PHONY: demo test lint schema format bench screenshots clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/runner_overhead.py
 	$(BIN)/python benchmarks/scan_throughput.py
 	$(BIN)/python benchmarks/overlap_threshold.py
+
+## screenshots: refresh docs/screenshots/ from the browser tests (Debian's chromium)
+screenshots: $(STAMP)
+	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

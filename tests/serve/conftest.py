@@ -5,6 +5,7 @@ loopback port; the browser is Debian's Chromium driven by Playwright."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import threading
@@ -96,14 +97,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Served:
     done = runner.invoke(cli, ["run", str(xss), "-q", "--store", store, "--out", str(out)])
     assert done.exit_code == 0, done.output
     runs["xss"] = json.loads((out / "report.json").read_text())["run_id"]
-    artifacts = tmp / "screenshots"
-    artifacts.mkdir()
+    # `make screenshots` points this at docs/screenshots; otherwise they stay with the test run.
+    artifacts = Path(os.environ.get("CASEFORGE_SCREENSHOTS") or tmp / "screenshots")
+    artifacts.mkdir(parents=True, exist_ok=True)
     return Served("", store, {"support-refund": suite, "xss": xss}, runs, artifacts)
 
 
 @pytest.fixture(scope="session")
 def served(world: Served) -> Iterator[Served]:
-    catalog = Catalog.open(list(world.suites.values()), world.store)
+    catalog = Catalog.open(list(world.suites.values()), world.store, reviewer="example-reviewer")
     url, server = start_server(catalog)
     yield Served(url, world.store, world.suites, world.runs, world.artifacts)
     server.should_exit = True  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from tests.serve.conftest import Served
 
 
 def client(world: Served, guard: Guard | None = None, **kw: Any) -> TestClient:
-    catalog = Catalog.open(list(world.suites.values()), world.store)
+    catalog = Catalog.open(list(world.suites.values()), world.store, reviewer="example-reviewer")
     return TestClient(create_app(catalog, guard), **kw)
 
 

@@ -410,8 +410,11 @@ def _json(value: object) -> object:
 
 
 def _diff(expected: object, actual: object) -> list[str]:
-    """A readable diff of two structured values (none for two short scalars)."""
-    if not isinstance(expected, dict | list) and not isinstance(actual, dict | list):
+    """A readable diff of two structured values of one kind (none when either is a scalar,
+    or when a list of expected items meets a text: the reason says it better)."""
+    if not (isinstance(expected, dict) and isinstance(actual, dict)) and not (
+        isinstance(expected, list) and isinstance(actual, list)
+    ):
         return []
     left = json.dumps(expected, ensure_ascii=False, indent=2, sort_keys=True, default=str)
     right = json.dumps(actual, ensure_ascii=False, indent=2, sort_keys=True, default=str)
