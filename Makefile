@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/runner_overhead.py
 	$(BIN)/python benchmarks/scan_throughput.py
 	$(BIN)/python benchmarks/overlap_threshold.py
+	$(BIN)/python benchmarks/serve.py
 
 ## screenshots: refresh docs/screenshots/ from the browser tests (Debian's chromium)
 screenshots: $(STAMP)

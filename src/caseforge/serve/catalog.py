@@ -77,6 +77,7 @@ class Catalog:
     _reports: OrderedDict[tuple[str, bool], RunReport] = field(
         default_factory=OrderedDict, repr=False
     )
+    _grid_rows: dict[str, tuple[RunReport, list[GridRow]]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notes: list[str] = field(default_factory=list)
 
@@ -203,7 +204,13 @@ class Catalog:
         if show not in FILTERS:
             raise UsageError(f"show must be one of {', '.join(FILTERS)}, not {show!r}")
         report = self.report(run_id)
-        rows = [_grid_row(c) for c in report.cases]
+        cached = self._grid_rows.get(run_id)
+        if cached is None or cached[0] is not report:  # a new report: a running run, or evicted
+            cached = (report, [_grid_row(c) for c in report.cases])
+            self._grid_rows[run_id] = cached
+            while len(self._grid_rows) > 16:  # as many as reports kept
+                self._grid_rows.pop(next(iter(self._grid_rows)))
+        rows = cached[1]
         if show == "failing":
             rows = [r for r in rows if any(s != "pass" for s in r.statuses)]
         elif show == "errors":
