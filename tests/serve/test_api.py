@@ -34,6 +34,7 @@ def test_the_openapi_spec_names_every_endpoint_and_its_models(api: TestClient) -
         "/api/runs/{run_id}/cases/{case_id}/trials/{trial}",
         "/api/compare",
         "/api/runs/{run_id}/labels",
+        "/api/suites/{index}",
     }
     schemas = set(spec["components"]["schemas"])
     assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage", "LabelIn"} <= schemas
@@ -162,3 +163,17 @@ def test_a_label_posted_to_the_api_is_saved_once(world: Served) -> None:
     assert again.status_code == 404 and "already labeled" in again.json()["detail"]
     xss = world.runs["xss"]
     assert web.get(f"/api/runs/{xss}/labels").json()["remaining"] == 0
+
+
+def test_the_suite_endpoint_lists_cases_problems_history_and_holdout(
+    api: TestClient, world: Served
+) -> None:
+    suites = list(world.suites)
+    refund = api.get(f"/api/suites/{suites.index('support-refund')}").json()
+    assert refund["name"] == "support-refund" and len(refund["cases"]) == 80
+    case = next(c for c in refund["cases"] if c["id"] == "refund-yearly-023")
+    assert case["file"] == "cases/refund-yearly-023.yaml" and "refund" in case["expect"]
+    assert refund["errors"] == []
+    assert {r["id"] for r in refund["history"]["runs"]} == {world.runs["v1"], world.runs["v2"]}
+    assert refund["holdout"] is not None and refund["holdout_run"] in world.runs.values()
+    assert api.get("/api/suites/7").status_code == 404

@@ -95,3 +95,15 @@ def test_label_a_fact_in_the_browser_writes_the_suites_labels_file(
     assert f"{left - 1} output(s) left" in page.inner_text("#remaining")
     written = (labels / f"{case_id}.yaml").read_text()
     assert written != before.get(f"{case_id}.yaml") and "conveyed" in written
+
+
+def test_the_suite_screen_shows_cases_with_their_expectations(page: Any, served: Served) -> None:
+    page.goto(served.url + "/")
+    page.click("header nav a:has-text('support-refund')")
+    page.wait_for_url(re.compile(r"/suites/\d+$"))
+    assert page.locator("#cases-table tbody tr").count() == 80
+    assert "valid" in page.inner_text("main")
+    page.fill("#cases-filter", "refund-yearly-023")
+    row = page.locator("#cases-table tbody tr:visible")
+    assert row.count() == 1 and "6578" in row.inner_text()  # the oracle-computed refund
+    shot(page, served, "suite")

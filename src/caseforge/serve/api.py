@@ -13,6 +13,7 @@ from caseforge.serve.views import (
     LabelQueue,
     LabelSaved,
     RunList,
+    SuitePage,
     TrialPage,
 )
 
@@ -71,3 +72,9 @@ def get_label_queue(request: Request, run_id: str) -> LabelQueue:
 def post_label(request: Request, run_id: str, label: LabelIn) -> LabelSaved:
     """Label one output fact by fact, into ``SUITE/labels/`` (as ``caseforge label`` does)."""
     return catalog(request).save_label(run_id, label)
+
+
+@router.get("/suites/{index}", response_model=SuitePage)
+def get_suite(request: Request, index: int) -> SuitePage:
+    """A served suite: its cases and expectations, validation problems, history, holdout."""
+    return catalog(request).suite_page(index)

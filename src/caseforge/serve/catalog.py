@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.calibrate.queue import LabelTask, label_tasks, save_label
-from caseforge.case.load import load_config
+from caseforge.case.load import load_config, load_suite
+from caseforge.case.validate import validate_suite
 from caseforge.compare.baseline import load_baseline
 from caseforge.compare.gate import GateResult
 from caseforge.compare.gate import gate as apply_gate
+from caseforge.compare.history import History, history
 from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
 from caseforge.compare.pairing import compare_runs
 from caseforge.errors import CaseforgeError, UsageError
@@ -27,6 +29,7 @@ from caseforge.report.model import CaseResult, RunReport
 from caseforge.report.render import headline
 from caseforge.report.show import trial_view
 from caseforge.serve.views import (
+    CaseRow,
     CheckLine,
     ComparePage,
     ComparePair,
@@ -40,6 +43,7 @@ from caseforge.serve.views import (
     RunPage,
     RunRow,
     SliceBar,
+    SuitePage,
     TrialPage,
 )
 from caseforge.stats.intervals import wilson_interval
@@ -286,6 +290,64 @@ class Catalog:
             editor = self.editor_url.format(path=path, line=first)
         return TrialPage(
             view=view, checks=checks, case_file=case_file, case_text=text, editor_url=editor
+        )
+
+    # -- suites ------------------------------------------------------------------------
+
+    def suite_names(self) -> list[tuple[int, str]]:
+        return [(i, load_config(folder).name) for i, folder in enumerate(self.suites)]
+
+    def suite_page(self, index: int) -> SuitePage:
+        if not 0 <= index < len(self.suites):
+            raise UsageError(f"no suite number {index} is served")
+        folder = self.suites[index]
+        report = validate_suite(folder)
+        name = load_config(folder).name
+        url = default_store_url(folder)
+        store = self._store(url if url in self.store_urls else self.store_urls[0])
+        empty = History(suite=name, runs=[], cases={}, flaky=[])
+        past = history(store, name, limit=10) if store else empty
+        flips = {f.case: f.flip_rate for f in past.flaky}
+        rows = []
+        try:
+            loaded = load_suite(folder).cases
+        except CaseforgeError:
+            loaded = []  # the problems are listed instead
+        for item in sorted(loaded, key=lambda c: c.case.id):
+            case = item.case
+            rows.append(
+                CaseRow(
+                    id=case.id,
+                    file=str(item.path.relative_to(folder))
+                    if item.path.is_relative_to(folder)
+                    else str(item.path),
+                    line=item.line,
+                    category=case.category(),
+                    split=case.split,
+                    source=case.source,
+                    tags=case.tags,
+                    expect={n: check.render() for n, _, check in case.checks()},
+                    flip_rate=flips.get(case.id),
+                )
+            )
+        holdout, holdout_run = None, None
+        for run in past.runs:
+            if run.status.value == "finished":
+                found = self.report(run.id).summary.holdout
+                if found is not None:
+                    holdout, holdout_run = found, run.id
+                    break
+        return SuitePage(
+            index=index,
+            name=name,
+            folder=str(folder),
+            cases=rows,
+            errors=[p.format() for p in report.errors],
+            warnings=[p.format() for p in report.warnings],
+            distribution=report.distribution,
+            history=past,
+            holdout=holdout,
+            holdout_run=holdout_run,
         )
 
     # -- labels ------------------------------------------------------------------------

@@ -34,6 +34,7 @@ def _catalog(request: Request) -> Catalog:
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     context.setdefault("csrf", getattr(request.state, "csrf", ""))
     context.setdefault("read_only", getattr(request.state, "read_only", False))
+    context.setdefault("suites", request.app.state.catalog.suite_names())
     return templates.TemplateResponse(request, name, context, status_code=status_code)
 
 
@@ -119,3 +120,8 @@ async def label_submit(request: Request, run_id: str) -> HTMLResponse:
     catalog = _catalog(request)
     saved = catalog.save_label(run_id, given)
     return render(request, "_label.html", queue=catalog.label_queue(run_id), saved=saved)
+
+
+@router.get("/suites/{index}", response_class=HTMLResponse)
+def suite_page(request: Request, index: int) -> HTMLResponse:
+    return render(request, "suite.html", data=_catalog(request).suite_page(index))

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, JsonValue
 
 from caseforge.compare.gate import GateResult
+from caseforge.compare.history import History
 from caseforge.compare.pairing import CompareResult
-from caseforge.report.model import CaseResult, FailingCheck, RunReport
+from caseforge.report.model import CaseResult, FailingCheck, Holdout, RunReport
 from caseforge.report.show import TrialView
 
 
@@ -151,3 +152,30 @@ class LabelIn(BaseModel):
 class LabelSaved(BaseModel):
     path: str = Field(description="The labels file written, relative to the suite.")
     remaining: int
+
+
+class CaseRow(BaseModel):
+    """A case as the suite screen lists it, its expectations in one line each."""
+
+    id: str
+    file: str
+    line: int
+    category: str
+    split: str | None
+    source: str
+    tags: list[str]
+    expect: dict[str, str]
+    flip_rate: float | None = None
+
+
+class SuitePage(BaseModel):
+    index: int
+    name: str
+    folder: str
+    cases: list[CaseRow]
+    errors: list[str] = Field(description="Validation problems, `file:line:col: field: …`.")
+    warnings: list[str]
+    distribution: dict[str, dict[str, int]] = Field(description="category × split")
+    history: History
+    holdout: Holdout | None = Field(None, description="From the suite's newest finished run.")
+    holdout_run: str | None = None
