@@ -4,6 +4,7 @@ from the URL."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -59,7 +60,7 @@ def test_every_endpoint_answers_its_model(api: TestClient, world: Served) -> Non
     assert written and all(c["line"] for c in written), "each failing check knows its line"
     compare = api.get("/api/compare", params={"a": world.runs["v2"], "b": v1}).json()
     assert compare["result"]["newly_failing"] and compare["result"]["significant"]
-    assert compare["newly_failing"][0]["b"]["trials"][0]["output"] is not None
+    assert compare["newly_failing"][0]["b"][0]["output"] is not None
     paged = api.get(f"/api/runs/{v1}/grid", params={"page": 2}).json()
     assert paged["page"] == 2 and paged["pages"] == 2 and len(paged["rows"]) == 30
 
@@ -177,3 +178,19 @@ def test_the_suite_endpoint_lists_cases_problems_history_and_holdout(
     assert {r["id"] for r in refund["history"]["runs"]} == {world.runs["v1"], world.runs["v2"]}
     assert refund["holdout"] is not None and refund["holdout_run"] in world.runs.values()
     assert api.get("/api/suites/7").status_code == 404
+
+
+def test_compare_from_digests_is_the_same_as_from_full_reports(
+    api: TestClient, world: Served
+) -> None:
+    from caseforge.compare.outcomes import outcomes_from_report
+    from caseforge.compare.pairing import compare_runs
+    from caseforge.report.build import load_report
+
+    a, b = world.runs["v2"], world.runs["v1"]
+    served = api.get("/api/compare", params={"a": a, "b": b}).json()["result"]
+    full = compare_runs(
+        outcomes_from_report(load_report(a, world.store)),
+        outcomes_from_report(load_report(b, world.store)),
+    ).to_result()
+    assert served == json.loads(full.model_dump_json())

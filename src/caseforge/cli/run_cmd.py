@@ -22,6 +22,7 @@ from rich.table import Table
 from caseforge.agent.fixtures import FixtureMode
 from caseforge.case.load import load_config
 from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
+from caseforge.compare.digest import save_digest
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.errors import (
@@ -240,6 +241,8 @@ def run(
     finally:
         display.stop()
     reports = [build_report(store, h.run_id, raw) for h in outcome.runs]
+    for report in reports:
+        save_digest(store, report)  # what `caseforge serve` opens the run with
     store.close()
     identity = reports[0].suite_identity if reports else None
     if identity is not None and identity.root_commit is None:

@@ -46,27 +46,9 @@ def build_report(store: RunStore, run_id: str, raw: bool = False) -> RunReport:
     per_case: dict[str, list[TrialResult]] = defaultdict(list)
     records: list[TrialRecord] = []
     for row in store.results(run_id):
-        record = TrialRecord.from_row(row)
+        record, trial = _trial(row, raw)
         records.append(record)
-        stored = row.get("response_json")
-        response = json.loads(stored) if stored else None
-        reply = response.get("reply") if isinstance(response, dict) else None
-        calls = response.get("tool_calls") if isinstance(response, dict) else None
-        output = response.get("output") if raw and isinstance(response, dict) else None
-        per_case[record.case_id].append(
-            TrialResult(
-                trial=record.trial,
-                status=record.status,
-                error=record.error,
-                latency_s=record.latency_s,
-                cost_usd=record.cost_usd,
-                reply=reply if isinstance(reply, str) else None,
-                paused_for_approval=bool(response and response.get("paused_for_approval")),
-                tool_calls=[_tool_call(c, raw) for c in calls or [] if isinstance(c, dict)],
-                output=output if isinstance(output, dict) else None,
-                checks=record.checks,
-            )
-        )
+        per_case[record.case_id].append(trial)
     case_entries = [
         CaseResult(
             id=case_id,
@@ -104,6 +86,33 @@ def build_report(store: RunStore, run_id: str, raw: bool = False) -> RunReport:
         checks=check_counts(records),
         cases=case_entries,
     )
+
+
+def case_trials(store: RunStore, run_id: str, case_id: str, raw: bool = True) -> list[TrialResult]:
+    """One case's trials of a run, as the report shows them (with ``raw``: the outputs)."""
+    return [_trial(row, raw)[1] for row in store.results(run_id, case_id)]
+
+
+def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:
+    record = TrialRecord.from_row(row)
+    stored = row.get("response_json")
+    response = json.loads(stored) if stored else None
+    reply = response.get("reply") if isinstance(response, dict) else None
+    calls = response.get("tool_calls") if isinstance(response, dict) else None
+    output = response.get("output") if raw and isinstance(response, dict) else None
+    trial = TrialResult(
+        trial=record.trial,
+        status=record.status,
+        error=record.error,
+        latency_s=record.latency_s,
+        cost_usd=record.cost_usd,
+        reply=reply if isinstance(reply, str) else None,
+        paused_for_approval=bool(response and response.get("paused_for_approval")),
+        tool_calls=[_tool_call(c, raw) for c in calls or [] if isinstance(c, dict)],
+        output=output if isinstance(output, dict) else None,
+        checks=record.checks,
+    )
+    return record, trial
 
 
 def _tool_call(call: dict[str, Any], raw: bool) -> ToolCallEntry:

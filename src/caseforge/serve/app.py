@@ -16,6 +16,7 @@ from caseforge.errors import CaseforgeError
 from caseforge.serve import api, pages
 from caseforge.serve.catalog import Catalog
 from caseforge.serve.security import Guard, GuardMiddleware
+from caseforge.stats.lazy import scipy_stats
 
 STATIC = Path(__file__).parent / "static"
 
@@ -23,6 +24,7 @@ STATIC = Path(__file__).parent / "static"
 def create_app(catalog: Catalog, guard: Guard | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        scipy_stats()  # imported once at start-up: 2 s that a first compare would wait for
         yield
         catalog.close()
 

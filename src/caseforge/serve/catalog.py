@@ -18,14 +18,22 @@ from caseforge.calibrate.queue import LabelTask, label_tasks, save_label
 from caseforge.case.load import load_config, load_suite
 from caseforge.case.validate import validate_suite
 from caseforge.compare.baseline import load_baseline
+from caseforge.compare.digest import (
+    CaseCells,
+    RunDigest,
+    digest_of,
+    load_digest,
+    outcomes_from_digest,
+    save_digest,
+)
 from caseforge.compare.gate import GateResult
 from caseforge.compare.gate import gate as apply_gate
 from caseforge.compare.history import History, history
-from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
+from caseforge.compare.outcomes import RunOutcomes, refuse_other_suite
 from caseforge.compare.pairing import compare_runs
 from caseforge.errors import CaseforgeError, UsageError
-from caseforge.report.build import build_report
-from caseforge.report.model import CaseResult, RunReport
+from caseforge.report.build import build_report, case_trials
+from caseforge.report.model import RunReport
 from caseforge.report.render import headline
 from caseforge.report.show import trial_view
 from caseforge.serve.views import (
@@ -53,6 +61,7 @@ from caseforge.vcs import user_name
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,199}$")
 GRID_PAGE = 50
+PAIRS_SHOWN = 100  # changed cases shown with their trials; the counts are always whole
 FILTERS = ("all", "failing", "errors", "flaky")
 
 
@@ -81,7 +90,7 @@ class Catalog:
     _reports: OrderedDict[tuple[str, bool], RunReport] = field(
         default_factory=OrderedDict, repr=False
     )
-    _grid_rows: dict[str, tuple[RunReport, list[GridRow]]] = field(default_factory=dict, repr=False)
+    _digests: OrderedDict[str, RunDigest] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notes: list[str] = field(default_factory=list)
 
@@ -161,6 +170,25 @@ class Catalog:
                     self._reports.popitem(last=False)
         return report
 
+    def digest(self, run_id: str) -> RunDigest:
+        """The run's digest: stored for a finished run (built and stored on first use),
+        built afresh for a running or stopped one."""
+        store = self.store_of(run_id)
+        with self._lock:
+            if run_id in self._digests:
+                self._digests.move_to_end(run_id)
+                return self._digests[run_id]
+        found = load_digest(store, run_id)
+        if found is None:
+            report = self.report(run_id)
+            found = save_digest(store, report) or digest_of(report)
+        if found.report.status.value == "finished":
+            with self._lock:
+                self._digests[run_id] = found
+                while len(self._digests) > 64:
+                    self._digests.popitem(last=False)
+        return found
+
     def run_list(self, status: str | None = None) -> RunList:
         rows = []
         for url, info in self.infos():
@@ -172,7 +200,7 @@ class Catalog:
         )
 
     def _row(self, url: str, info: RunInfo) -> RunRow:
-        report = self.report(info.id)
+        report = self.digest(info.id).report
         s = report.summary
         done = s.case_trials
         total = s.cases * info.trials
@@ -207,40 +235,32 @@ class Catalog:
     ) -> GridPage:
         if show not in FILTERS:
             raise UsageError(f"show must be one of {', '.join(FILTERS)}, not {show!r}")
-        report = self.report(run_id)
-        cached = self._grid_rows.get(run_id)
-        if cached is None or cached[0] is not report:  # a new report: a running run, or evicted
-            cached = (report, [_grid_row(c) for c in report.cases])
-            self._grid_rows[run_id] = cached
-            while len(self._grid_rows) > 16:  # as many as reports kept
-                self._grid_rows.pop(next(iter(self._grid_rows)))
-        rows = cached[1]
+        cells = self.digest(run_id).cases
         if show == "failing":
-            rows = [r for r in rows if any(s != "pass" for s in r.statuses)]
+            cells = [c for c in cells if any(s != "pass" for s in c.statuses)]
         elif show == "errors":
-            rows = [r for r in rows if "error" in r.statuses]
+            cells = [c for c in cells if "error" in c.statuses]
         elif show == "flaky":
-            rows = [r for r in rows if r.flaky]
+            cells = [c for c in cells if _flaky(c.statuses)]
         if tag:
-            rows = [r for r in rows if tag in r.tags]
+            cells = [c for c in cells if tag in c.tags]
         if q:
             needle = q.lower()
-            texts = {c.id: json.dumps(c.input, ensure_ascii=False).lower() for c in report.cases}
-            rows = [r for r in rows if needle in r.id or needle in texts.get(r.id, "")]
-        pages = max(1, -(-len(rows) // GRID_PAGE))
+            cells = [c for c in cells if needle in c.id or needle in c.text]
+        pages = max(1, -(-len(cells) // GRID_PAGE))
         page = min(max(1, page), pages)
         start = (page - 1) * GRID_PAGE
         return GridPage(
             run_id=run_id,
             page=page,
             pages=pages,
-            total_cases=len(rows),
-            rows=rows[start : start + GRID_PAGE],
+            total_cases=len(cells),
+            rows=[_grid_row(c) for c in cells[start : start + GRID_PAGE]],  # only this page
         )
 
     def run_page(self, run_id: str, **grid_filters: str | int) -> RunPage:
-        report = self.report(run_id)
-        trials = [t for c in report.cases for t in c.trials]
+        digest = self.digest(run_id)
+        report = digest.report
         return RunPage(
             report=report,
             summary_rows=headline(report),
@@ -260,8 +280,8 @@ class Catalog:
                 for dimension, cells in report.summary.slices.items()
             },
             most_failing_checks=report.summary.most_failing_checks,
-            latencies=sorted(t.latency_s for t in trials),
-            costs=sorted(t.cost_usd for t in trials),
+            latencies=digest.latencies,
+            costs=digest.costs,
             grid=self.grid(run_id, **grid_filters),  # type: ignore[arg-type]
         )
 
@@ -398,35 +418,36 @@ class Catalog:
     # -- compare -----------------------------------------------------------------------
 
     def compare(self, run_a: str, run_b: str, baseline: str | None = None) -> ComparePage:
-        report_a, report_b = self.report(run_a, raw=True), self.report(run_b, raw=True)
-        a, b = outcomes_from_report(report_a), outcomes_from_report(report_b)
+        digest_a, digest_b = self.digest(run_a), self.digest(run_b)
+        a, b = outcomes_from_digest(digest_a), outcomes_from_digest(digest_b)
         refuse_other_suite(a, b, force=False)
         comparison = compare_runs(a, b)
-        by_id_a = {c.id: c for c in report_a.cases}
-        by_id_b = {c.id: c for c in report_b.cases}
+        store_a, store_b = self.store_of(run_a), self.store_of(run_b)
 
         def pair(case_id: str) -> ComparePair:
             return ComparePair(
                 id=case_id,
                 changed_checks=comparison.changed_checks.get(case_id, []),
-                a=by_id_a.get(case_id),
-                b=by_id_b.get(case_id),
+                a=case_trials(store_a, run_a, case_id),
+                b=case_trials(store_b, run_b, case_id),
             )
 
         page = ComparePage(
             result=comparison.to_result(),
-            newly_failing=[pair(c) for c in comparison.newly_failing],
-            newly_passing=[pair(c) for c in comparison.newly_passing],
+            newly_failing=[pair(c) for c in comparison.newly_failing[:PAIRS_SHOWN]],
+            newly_passing=[pair(c) for c in comparison.newly_passing[:PAIRS_SHOWN]],
         )
         if baseline:
-            page.gate, page.gate_error = self._gate(report_b, baseline)
+            page.gate, page.gate_error = self._gate(digest_b.report, b, baseline)
         return page
 
-    def _gate(self, report: RunReport, baseline: str) -> tuple[GateResult | None, str | None]:
+    def _gate(
+        self, report: RunReport, run: RunOutcomes, baseline: str
+    ) -> tuple[GateResult | None, str | None]:
         path = self._baseline_path(baseline)
         try:
             rules = load_config(Path(report.suite_path)).gate.rules
-            return apply_gate(outcomes_from_report(report), load_baseline(path), rules), None
+            return apply_gate(run, load_baseline(path), rules), None
         except CaseforgeError as exc:
             return None, exc.text
 
@@ -463,14 +484,17 @@ def _wilson(passed: int, n: int) -> tuple[float, float] | None:
     return wilson_interval(passed, n) if n else None
 
 
-def _grid_row(case: CaseResult) -> GridRow:
-    statuses = [t.status.value for t in sorted(case.trials, key=lambda t: t.trial)]
+def _flaky(statuses: list[str]) -> bool:
+    return "pass" in statuses and any(s in ("fail", "error") for s in statuses)
+
+
+def _grid_row(case: CaseCells) -> GridRow:
     return GridRow(
         id=case.id,
         tags=case.tags,
         category=case.category,
-        statuses=statuses,
-        flaky="pass" in statuses and any(s in ("fail", "error") for s in statuses),
+        statuses=case.statuses,
+        flaky=_flaky(case.statuses),
     )
 
 

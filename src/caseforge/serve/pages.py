@@ -59,7 +59,7 @@ def run_page(
 ) -> HTMLResponse:
     catalog = _catalog(request)
     data = catalog.run_page(run_id, page=page, show=show, tag=tag, q=q)
-    others = [r for r in catalog.run_list().runs if r.id != run_id and r.suite == data.report.suite]
+    others = [i for _, i in catalog.infos() if i.id != run_id and i.suite == data.report.suite]
     return render(
         request, "run.html", data=data, report=data.report, filters=FILTERS, others=others,
         show=show, tag=tag, q=q,

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field, JsonValue
 from caseforge.compare.gate import GateResult
 from caseforge.compare.history import History
 from caseforge.compare.pairing import CompareResult
-from caseforge.report.model import CaseResult, FailingCheck, Holdout, RunReport
+from caseforge.report.model import FailingCheck, Holdout, RunReport, TrialResult
 from caseforge.report.show import TrialView
 
 
@@ -101,18 +101,18 @@ class TrialPage(BaseModel):
 
 
 class ComparePair(BaseModel):
-    """A case that changed between the two runs, with both sides' checks and outputs."""
+    """A case that changed between the two runs, with both sides' trials and outputs."""
 
     id: str
     changed_checks: list[str]
-    a: CaseResult | None
-    b: CaseResult | None
+    a: list[TrialResult]
+    b: list[TrialResult]
 
 
 class ComparePage(BaseModel):
     result: CompareResult
-    newly_failing: list[ComparePair]
-    newly_passing: list[ComparePair]
+    newly_failing: list[ComparePair] = Field(description="The first 100, with their trials.")
+    newly_passing: list[ComparePair] = Field(description="The first 100, with their trials.")
     gate: GateResult | None = None
     gate_error: str | None = None
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import (
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -34,7 +35,7 @@ from caseforge.case.identity import SuiteIdentity
 from caseforge.errors import EnvError, UsageError
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.store import migrate
-from caseforge.store.schema import results, run_cases, runs
+from caseforge.store.schema import results, run_cases, run_digests, runs
 
 UNFINISHED = ("running", "stopped")
 
@@ -209,6 +210,21 @@ class RunStore:
             values["finished_at"] = utcnow()
         with self.engine.begin() as conn:
             conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
+            if status != "finished":  # resumed: its digest no longer describes it
+                conn.execute(delete(run_digests).where(run_digests.c.run_id == run_id))
+
+    def save_digest(self, run_id: str, digest_json: str) -> None:
+        """Keep a finished run's digest (see ``compare.digest``), replacing an older one."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(run_digests).where(run_digests.c.run_id == run_id))
+            conn.execute(insert(run_digests).values(run_id=run_id, digest_json=digest_json))
+
+    def digest(self, run_id: str) -> str | None:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                select(run_digests.c.digest_json).where(run_digests.c.run_id == run_id)
+            ).scalar()
+        return str(value) if value is not None else None
 
     def update_options(self, run_id: str, extra: dict[str, Any]) -> None:
         """Merge ``extra`` into a run's recorded options (e.g. the judge used and its cost)."""
@@ -343,16 +359,16 @@ class RunStore:
             )
             return [(cid, trial, status) for cid, trial, status in rows]
 
-    def results(self, run_id: str) -> Iterator[dict[str, Any]]:
-        """Every stored case-trial of a run, ordered by case and trial."""
+    def results(self, run_id: str, case_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every stored case-trial of a run (or of one of its cases), by case and trial."""
+        query = select(results).where(results.c.run_id == run_id)
+        if case_id is not None:
+            query = query.where(results.c.case_id == case_id)
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(results)
-                .where(results.c.run_id == run_id)
-                .order_by(results.c.case_id, results.c.trial)
-            ).mappings()
+            rows = conn.execute(query.order_by(results.c.case_id, results.c.trial))
+            names = list(rows.keys())  # once: a mapping row looks its keys up every time
             for row in rows:
-                yield dict(row)
+                yield dict(zip(names, row, strict=True))
 
 
 def _run_info(row: dict[str, Any]) -> RunInfo:

@@ -59,3 +59,11 @@ results = Table(
     Column("finished_at", String(40), nullable=False),
     Column("fixtures_json", Text),  # the trial's fixture use (migration 0003)
 )
+
+
+run_digests = Table(
+    "run_digests",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("digest_json", Text, nullable=False),  # compare.digest.RunDigest (migration 0004)
+)
