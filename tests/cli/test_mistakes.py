@@ -724,6 +724,12 @@ MISTAKES = [
         "nope.yaml: no such file",
     ),
     Mistake("run --out naming a file", run_with("--out", "{afile}"), 2, "is a file; name a folder"),
+    Mistake(
+        "schema --report with --suite",
+        lambda w: ["schema", "--report", "--suite", str(w.suite)],
+        2,
+        "--suite adds a suite's check modes to the case schema; not with --report",
+    ),
 ]
 
 
@@ -913,3 +919,9 @@ def test_a_run_of_a_folder_that_is_not_a_suite_leaves_nothing_behind(
     result = runner.invoke(app, ["run", str(missing)])
     assert result.exit_code == 1 and "no-such-suite:0:0: suite folder not found" in result.output
     assert not missing.exists(), "a store was made beside a suite that is not there"
+
+
+def test_comparing_a_run_with_itself_says_so(world: World) -> None:
+    result = runner.invoke(app, ["compare", str(world.report), str(world.report)])
+    assert result.exit_code == 0
+    assert f"warning: both sides are run {world.run_id}: nothing can differ" in result.output

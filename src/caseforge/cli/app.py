@@ -66,6 +66,8 @@ def schema(
     from caseforge.checks import mode_table
     from caseforge.report.build import report_schema
 
+    if report and suite is not None:
+        raise UsageError("--suite adds a suite's check modes to the case schema; not with --report")
     if report:
         data = report_schema()
     else:
