@@ -30,6 +30,8 @@ def test_the_runs_list_shows_every_run_with_its_pass_rate(page: Any, served: Ser
 def test_drill_down_from_a_run_to_its_failing_check(page: Any, served: Served) -> None:
     page.goto(served.url + f"/runs/{served.runs['v1']}")
     assert "Most failing checks" in page.inner_text("main")
+    summary = page.inner_text("table.kv")
+    assert "80 × 1 = 80" in summary and "stored" not in summary  # the whole run, finished
     page.select_option("select[name=show]", "failing")
     expect(page.locator("#grid .cell.pass")).to_have_count(0)
     shot(page, served, "run")

@@ -24,11 +24,12 @@ from caseforge.compare.outcomes import (
     summary_metrics,
 )
 from caseforge.report.model import RunReport
+from caseforge.report.render import headline
 from caseforge.results import RunStatus, TrialStatus
 from caseforge.stats.paired import ItemCounts
 from caseforge.store.db import RunStore
 
-DIGEST_VERSION = 2
+DIGEST_VERSION = 3
 QUANTILES = 200  # points kept of the latency and cost distributions
 
 
@@ -62,6 +63,7 @@ class CaseCells:
 @dataclass
 class RunDigest:
     report: RunReport  # with `cases` left empty
+    headline: list[tuple[str, str]]  # the text report's summary rows, made from the whole run
     cases: list[CaseCells]
     latencies: list[float]  # sorted quantiles of the trials' latency
     costs: list[float]  # sorted quantiles of the trials' cost
@@ -71,6 +73,7 @@ class RunDigest:
             {
                 "version": DIGEST_VERSION,
                 "report": self.report.model_dump(mode="json"),
+                "headline": self.headline,
                 "cases": [c.row() for c in self.cases],
                 "latencies": self.latencies,
                 "costs": self.costs,
@@ -101,6 +104,7 @@ class RunDigest:
             return None
         return cls(
             report=report,
+            headline=[(str(k), str(v)) for k, v in data["headline"]],
             cases=[CaseCells.from_row(row) for row in data["cases"]],
             latencies=data["latencies"],
             costs=data["costs"],
@@ -126,6 +130,7 @@ def digest_of(report: RunReport) -> RunDigest:
     ]
     return RunDigest(
         report=report.model_copy(update={"cases": []}),
+        headline=headline(report),
         cases=cells,
         latencies=_quantiles(sorted(t.latency_s for t in trials)),
         costs=_quantiles(sorted(t.cost_usd for t in trials)),

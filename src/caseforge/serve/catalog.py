@@ -34,7 +34,6 @@ from caseforge.compare.pairing import compare_runs
 from caseforge.errors import CaseforgeError, UsageError
 from caseforge.report.build import build_report, case_trials
 from caseforge.report.model import RunReport
-from caseforge.report.render import headline
 from caseforge.report.show import trial_view
 from caseforge.serve.views import (
     CaseRow,
@@ -263,7 +262,7 @@ class Catalog:
         report = digest.report
         return RunPage(
             report=report,
-            summary_rows=headline(report),
+            summary_rows=digest.headline,
             slices={
                 dimension: [
                     SliceBar(
