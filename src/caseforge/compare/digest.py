@@ -21,7 +21,7 @@ from caseforge.compare.outcomes import (
     CaseOutcome,
     RunOutcomes,
     outcomes_from_report,
-    summary_metrics,
+    run_outcomes,
 )
 from caseforge.report.model import RunReport
 from caseforge.report.render import headline
@@ -166,18 +166,7 @@ def outcomes_from_digest(digest: RunDigest) -> RunOutcomes:
         )
         for c in digest.cases
     }
-    return RunOutcomes(
-        label=report.label,
-        run_id=report.run_id,
-        suite=report.suite,
-        config=report.config,
-        trials=report.trials,
-        dataset_commit=report.dataset_commit,
-        metrics=summary_metrics(report.summary),
-        cases=cases,
-        status=report.status,
-        identity=report.suite_identity,
-    )
+    return run_outcomes(report, cases)
 
 
 def _quantiles(values: list[float]) -> list[float]:

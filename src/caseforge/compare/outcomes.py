@@ -107,6 +107,11 @@ def outcomes_from_report(report: RunReport) -> RunOutcomes:
             checks=checks,
             items=items,
         )
+    return run_outcomes(report, cases)
+
+
+def run_outcomes(report: RunReport, cases: dict[str, CaseOutcome]) -> RunOutcomes:
+    """A report's run-level fields with per-case outcomes read from it or from a digest."""
     return RunOutcomes(
         label=report.label,
         run_id=report.run_id,

@@ -11,7 +11,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from caseforge.calibrate.queue import LabelTask, label_tasks, save_label
@@ -92,6 +92,7 @@ class Catalog:
     _digests: OrderedDict[str, RunDigest] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notes: list[str] = field(default_factory=list)
+    _names: list[tuple[int, str]] | None = field(default=None, repr=False)
 
     @classmethod
     def open(
@@ -314,7 +315,10 @@ class Catalog:
     # -- suites ------------------------------------------------------------------------
 
     def suite_names(self) -> list[tuple[int, str]]:
-        return [(i, load_config(folder).name) for i, folder in enumerate(self.suites)]
+        """For the header of every page: read once, not on each request."""
+        if self._names is None:
+            self._names = [(i, load_config(folder).name) for i, folder in enumerate(self.suites)]
+        return self._names
 
     def suite_page(self, index: int) -> SuitePage:
         if not 0 <= index < len(self.suites):
@@ -467,16 +471,8 @@ class Catalog:
 
 
 def _task_view(task: LabelTask) -> LabelTaskView:
-    return LabelTaskView(
-        run_id=task.run_id,
-        case_id=task.case_id,
-        trial=task.trial,
-        check=task.check,
-        digest=task.digest,
-        facts=task.facts,
-        output=task.output,
-        input=_json(task.input),
-    )
+    fields = {**asdict(task), "input": _json(task.input)}
+    return LabelTaskView(digest=task.digest, **fields)
 
 
 def _wilson(passed: int, n: int) -> tuple[float, float] | None:
