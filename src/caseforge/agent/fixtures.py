@@ -45,9 +45,16 @@ def request_key(service: str, request: Any) -> str:
 class FixtureStore:
     """The fixtures of one suite, read lazily per case and written atomically."""
 
-    def __init__(self, suite_dir: Path, mode: FixtureMode, folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        suite_dir: Path,
+        mode: FixtureMode,
+        folder: Path | None = None,
+        record_hint: str = "run with --fixtures record to record them",
+    ) -> None:
         self.folder = folder or suite_dir / FIXTURES_DIR
         self.mode = mode
+        self.record_hint = record_hint  # how to record what replay lacks, for its error
         # case id -> request key -> {"service", "request", "responses": [...]}
         self._cache: dict[str, dict[str, dict[str, Any]]] = {}
         self._dirty: set[str] = set()
@@ -141,7 +148,7 @@ class FixtureSession:
                 message = (
                     f"case {self.case_id}: no recorded response for {shown} "
                     f"(call #{index + 1}; fixtures are in replay mode, "
-                    "run with --fixtures record to record them)"
+                    f"{self.store.record_hint})"
                 )
                 self.missing.append(message)
                 raise FixtureMissingError(message)

@@ -106,7 +106,11 @@ def judge_factory(
     mode = _mode(record, live, folder)
     # Recording means asking the endpoint: only --live may answer from the cache.
     cache = LLMCache(suite_paths(suite_dir).llm_cache) if mode is None else None
-    store = FixtureStore(suite_dir, mode, folder) if mode is not None else None
+    store = (
+        FixtureStore(suite_dir, mode, folder, "run `caseforge calibrate --record` to record them")
+        if mode is not None
+        else None
+    )
 
     def make(case_id: str) -> Judge:
         http = (

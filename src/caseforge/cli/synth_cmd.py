@@ -55,18 +55,35 @@ def tuples(
 def write(
     suite: SuiteArg,
     limit: Annotated[int | None, typer.Option(help="At most this many new drafts.")] = None,
+    record: Annotated[
+        bool,
+        typer.Option("--record", help="Call the model and keep its answers in synth/recordings."),
+    ] = False,
+    live: Annotated[
+        bool, typer.Option("--live", help="Call the model even when recordings exist.")
+    ] = False,
 ) -> None:
-    """One model call per tuple writes the ticket; drafts go to the review queue."""
-    from caseforge.synth.client import synth_client
+    """One model call per tuple writes the ticket; drafts go to the review queue.
+
+    A suite with ``synth/recordings/`` replays them (offline, no key needed) unless --live."""
+    from caseforge.synth.client import synth_session
     from caseforge.synth.writer import write_drafts
 
-    client = synth_client(suite, "synth write")
-    drafts = asyncio.run(write_drafts(suite, client, limit))
+    if record and live:
+        raise UsageError("--record and --live exclude each other")
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be at least 1, not {limit}")
+    session = synth_session(suite, "synth write", record=record, live=live)
+    try:
+        drafts = asyncio.run(write_drafts(suite, session.client, limit))
+    finally:
+        session.finish()
+    client = session.client
     flagged = sum(1 for d in drafts if d.near_duplicates)
     out.print(
-        f"wrote {len(drafts)} drafts ({client.stats.cost_usd:.4f} USD, "
+        f"wrote {len(drafts)} drafts ({session.mode}; {client.stats.cost_usd:.4f} USD, "
         f"{client.stats.cache_hits} cache hits); {flagged} flagged as near-duplicates; "
-        f"review them with `caseforge review {suite}`",
+        f"review them with `caseforge review {suite}` or `caseforge serve {suite}`",
         markup=False,
     )
 
@@ -85,13 +102,20 @@ def _edit(text: str) -> str:
 
 def review(
     suite: SuiteArg,
-    reviewer: Annotated[str, typer.Option(help="Your name, kept in the provenance.")] = "",
+    reviewer: Annotated[
+        str, typer.Option(help="Your name, kept in the provenance (default: git's user.name).")
+    ] = "",
     stats: Annotated[bool, typer.Option("--stats", help="Only print the counts.")] = False,
 ) -> None:
-    """Accept (a), edit in $EDITOR (e), reject with a reason (r), skip (s) or quit (q)."""
-    from caseforge.synth.review import accept, reject, review_counts
-    from caseforge.synth.writer import load_queue, save_queue
+    """Accept (a), edit in $EDITOR (e), reject with a reason (r), skip (s) or quit (q).
 
+    Each decision is written at once, under the same lock the web app's review screen uses."""
+    from caseforge.errors import CaseforgeError
+    from caseforge.synth.review import Decision, decide, review_counts
+    from caseforge.synth.writer import load_queue
+    from caseforge.vcs import user_name
+
+    name = reviewer or user_name(suite)
     drafts = load_queue(suite)
     if not stats:
         for draft in [d for d in drafts if d.status == "pending"]:
@@ -109,12 +133,19 @@ def review(
             if key == "s":
                 continue
             if key == "r":
-                reject(draft, str(typer.prompt("reason")), reviewer)
+                decision = Decision("reject", reason=str(typer.prompt("reason")))
+            elif key == "e":
+                decision = Decision("edit", text=_edit(draft.text))
             else:
-                edited = _edit(draft.text) if key == "e" else None
-                path = accept(suite, draft, reviewer, edited)
-                out.print(f"wrote {path}", markup=False)
-            save_queue(suite, drafts)  # every decision is kept at once
+                decision = Decision("accept")
+            try:
+                decided = decide(suite, draft.draft_id, decision, name)
+            except CaseforgeError as exc:  # decided in the browser meanwhile, or a bad edit
+                out.print(f"not written: {exc.text}", markup=False)
+                continue
+            if decided.path is not None:
+                out.print(f"wrote {decided.path}", markup=False)
+        drafts = load_queue(suite)
     counts = review_counts(drafts)
     fixing = counts["needed_fixing"]
     out.print(
@@ -125,3 +156,8 @@ def review(
     )
     for reason, count in counts["rejection_reasons"].items():
         out.print(f"  rejected {count}×: {reason}", markup=False)
+    for who, by in counts["by_reviewer"].items():
+        out.print(
+            f"  {who}: {by['accepted']} accepted, {by['edited']} edited, {by['rejected']} rejected",
+            markup=False,
+        )

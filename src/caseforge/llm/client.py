@@ -247,6 +247,17 @@ def _retry_after(exc: BaseException) -> float | None:
     return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
 
 
+def _our_error(exc: BaseException) -> CaseforgeError | None:
+    """The caseforge error an HTTP transport raised, which the SDK wrapped as a connection
+    error: its message says what to do, the SDK's says only "Connection error."."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, CaseforgeError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIConnectionError | openai.RateLimitError):
         return True  # APITimeoutError is an APIConnectionError
@@ -451,7 +462,7 @@ class ModelClient:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts),
             wait=self._wait,
-            retry=retry_if_exception(_retryable),
+            retry=retry_if_exception(lambda e: _retryable(e) and _our_error(e) is None),
             sleep=self.sleep,
             reraise=True,
         )
@@ -469,6 +480,9 @@ class ModelClient:
         except openai.BadRequestError:
             raise
         except openai.APIError as exc:
+            cause = _our_error(exc)
+            if cause is not None:  # e.g. a replaying transport with no recording
+                raise cause from None
             raise self._fail(exc) from None
         raise ModelUnavailableError(f"{self.endpoint}: no attempt was made")  # unreachable
 
