@@ -160,8 +160,8 @@ class CommandAgent:
 
     async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
         payload = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
-        try:
-            proc = await asyncio.create_subprocess_exec(
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
                 *self.argv,
                 cwd=self.cwd,
                 stdin=asyncio.subprocess.PIPE,
@@ -170,8 +170,20 @@ class CommandAgent:
                 # Its own process group, so a `sh -c` wrapper's children go with it.
                 start_new_session=True,
             )
+        )
+        try:
+            proc = await asyncio.shield(spawn)
         except OSError as exc:
             raise AgentError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
+        except asyncio.CancelledError:
+            # Cancelled while starting: asyncio would kill only the process, not its group,
+            # so a wrapper's children would outlive the run. Let the start finish, then kill
+            # the whole group.
+            with contextlib.suppress(OSError):
+                started = await spawn
+                _kill_group(started.pid)
+                await started.wait()
+            raise
         self.watchdog.watch(proc.pid)
         try:
             stdout, stderr = await proc.communicate(payload)
