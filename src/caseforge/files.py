@@ -57,8 +57,8 @@ def _umask() -> int:
     return current
 
 
-def write_yaml(path: Path, data: object) -> None:
-    """Write ``data`` as block-style YAML (Unicode kept, long lines unwrapped), atomically."""
+def yaml_text(data: object) -> str:
+    """``data`` as block-style YAML, Unicode kept and long lines unwrapped."""
     from ruamel.yaml import YAML
 
     yaml = YAML()
@@ -66,7 +66,12 @@ def write_yaml(path: Path, data: object) -> None:
     yaml.width = 4096
     buffer = io.StringIO()
     yaml.dump(data, buffer)
-    write_atomic(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def write_yaml(path: Path, data: object) -> None:
+    """Write ``data`` as block-style YAML (Unicode kept, long lines unwrapped), atomically."""
+    write_atomic(path, yaml_text(data))
 
 
 def read_json_file(path: Path, what: str, missing_hint: str) -> object:

@@ -8,6 +8,8 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from caseforge.case.load import load_suite
+from caseforge.synth.writer import load_queue
 from tests.serve.conftest import Served
 
 
@@ -102,9 +104,73 @@ def test_the_suite_screen_shows_cases_with_their_expectations(page: Any, served:
     page.goto(served.url + "/")
     page.click("header nav a:has-text('support-refund')")
     page.wait_for_url(re.compile(r"/suites/\d+$"))
-    assert page.locator("#cases-table tbody tr").count() == 80
+    cases = served.suites["support-refund"] / "cases"
+    assert page.locator("#cases-table tbody tr").count() == len(list(cases.glob("*.yaml")))
     assert "valid" in page.inner_text("main")
     page.fill("#cases-filter", "refund-yearly-023")
     row = page.locator("#cases-table tbody tr:visible")
     assert row.count() == 1 and "6578" in row.inner_text()  # the oracle-computed refund
     shot(page, served, "suite")
+
+
+def test_review_accept_one_draft_reject_another_and_edit_a_third(
+    page: Any, served: Served
+) -> None:
+    suite = served.suites["support-refund"]
+    page.goto(served.url + "/")
+    page.click("header nav a:has-text('support-refund')")
+    page.click("a:has-text('Review queue')")
+    page.wait_for_url(re.compile(r"/suites/\d+/review$"))
+    pending = len([d for d in load_queue(suite) if d.status == "pending"])
+    expect(page.locator("#review-counts [data-count=pending]")).to_have_text(f"{pending} pending")
+    near = page.locator("article.draft", has=page.locator(".neighbour"))
+    assert "syn-export-error-038" in near.first.inner_text()  # with the neighbour's own text
+    assert "ERR_EXPORT_TIMEOUT" in near.first.locator(".side-by-side pre").nth(1).inner_text()
+    assert "computed by refund_policy(scenario=cancel)" in page.inner_text("main")
+    shot(page, served, "review")
+
+    drafts = page.locator("article.draft.pending")
+    first = drafts.nth(0).get_attribute("id").removeprefix("draft-")
+    second = drafts.nth(1).get_attribute("id").removeprefix("draft-")
+    third = drafts.nth(2).get_attribute("id").removeprefix("draft-")
+    page.locator(f"#draft-{first} button.accept").click()
+    expect(page.locator(f"#draft-{first} .written")).to_contain_text("cases/syn-")
+    written = page.locator(f"#draft-{first} .written code").inner_text()
+
+    card = page.locator(f"#draft-{second}")
+    card.locator("details.reject summary").click()
+    card.locator("input[name=reason]").fill("does not fit its tuple")
+    card.locator("details.reject button").click()
+    expect(page.locator(f"#draft-{second} .status")).to_have_text("rejected")
+
+    card = page.locator(f"#draft-{third}")
+    card.locator("details.edit summary").click()
+    card.locator("textarea[name=expect_yaml]").fill("category: {mode: exactly, value: refund}")
+    card.locator("details.edit button").click()
+    expect(page.locator(f"#draft-{third} .problem")).to_contain_text("expect.category")
+    card = page.locator(f"#draft-{third}")  # swapped: the form kept what was typed
+    assert "exactly" in card.locator("textarea[name=expect_yaml]").input_value()
+    card.locator("textarea[name=expect_yaml]").fill("category: {mode: exact, value: billing}")
+    card.locator("textarea[name=text]").fill("我想把发票抬头改成公司全称。")
+    card.locator("details.edit button").click()
+    expect(page.locator(f"#draft-{third} .status")).to_have_text("edited")
+
+    counts = page.locator("#review-counts")
+    expect(counts.locator("[data-count=accepted]")).to_have_text("1 accepted")
+    expect(counts.locator("[data-count=edited]")).to_have_text("1 edited")
+    expect(counts.locator("[data-count=rejected]")).to_have_text("1 rejected")
+    expect(counts.locator("[data-count=pending]")).to_have_text(f"{pending - 3} pending")
+    row = counts.locator("tr[data-reviewer=example-reviewer]")
+    expect(row).to_have_text(re.compile(r"example-reviewer\s*1\s*1\s*1"))
+    shot(page, served, "review-decided")
+
+    queue = {d.draft_id: d for d in load_queue(suite)}  # what the CLI's `review` reads
+    assert [queue[i].status for i in (first, second, third)] == ["accepted", "rejected", "edited"]
+    assert queue[second].reason == "does not fit its tuple"
+    case = load_suite(suite).cases
+    made = {c.case.id: c.case for c in case}
+    accepted = made[queue[first].case_id or ""]
+    assert (suite / written).is_file() and accepted.provenance["reviewed_by"] == "example-reviewer"
+    edited = made[queue[third].case_id or ""]
+    assert edited.input["ticket"] == "我想把发票抬头改成公司全称。"
+    assert edited.provenance["edited"] is True

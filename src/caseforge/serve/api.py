@@ -6,12 +6,16 @@ from fastapi import APIRouter, Query, Request
 
 from caseforge.report.model import RunReport
 from caseforge.serve.catalog import Catalog
+from caseforge.serve.reviewing import review_decide, review_page
 from caseforge.serve.views import (
     ComparePage,
+    DecisionIn,
+    DecisionOut,
     GridPage,
     LabelIn,
     LabelQueue,
     LabelSaved,
+    ReviewPage,
     RunList,
     SuitePage,
     TrialPage,
@@ -78,3 +82,21 @@ def post_label(request: Request, run_id: str, label: LabelIn) -> LabelSaved:
 def get_suite(request: Request, index: int) -> SuitePage:
     """A served suite: its cases and expectations, validation problems, history, holdout."""
     return catalog(request).suite_page(index)
+
+
+@router.get("/suites/{index}/review", response_model=ReviewPage)
+def get_review(
+    request: Request, index: int, show: str = "pending", page: int = Query(1, ge=1)
+) -> ReviewPage:
+    """The suite's review queue (``show``: pending, all, accepted, edited or rejected), with
+    the counts per decision and per reviewer."""
+    found = catalog(request)
+    return review_page(found.suite_folder(index), index, found.reviewer, show, page)
+
+
+@router.post("/suites/{index}/review/{draft_id}", response_model=DecisionOut)
+def post_review(request: Request, index: int, draft_id: str, decision: DecisionIn) -> DecisionOut:
+    """Accept, edit or reject one draft, as ``caseforge review`` does (same code, same lock);
+    an accepted or edited draft becomes a case file."""
+    found = catalog(request)
+    return review_decide(found.suite_folder(index), draft_id, decision, found.reviewer)

@@ -320,10 +320,13 @@ class Catalog:
             self._names = [(i, load_config(folder).name) for i, folder in enumerate(self.suites)]
         return self._names
 
-    def suite_page(self, index: int) -> SuitePage:
+    def suite_folder(self, index: int) -> Path:
         if not 0 <= index < len(self.suites):
             raise UsageError(f"no suite number {index} is served")
-        folder = self.suites[index]
+        return self.suites[index]
+
+    def suite_page(self, index: int) -> SuitePage:
+        folder = self.suite_folder(index)
         report = validate_suite(folder)
         name = load_config(folder).name
         url = default_store_url(folder)

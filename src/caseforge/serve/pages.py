@@ -10,8 +10,17 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from caseforge.errors import CaseforgeError
 from caseforge.serve.catalog import FILTERS, Catalog
-from caseforge.serve.views import LabelIn
+from caseforge.serve.reviewing import (
+    SHOWS,
+    draft_view,
+    parse_expect,
+    queue_counts,
+    review_decide,
+    review_page,
+)
+from caseforge.serve.views import DecisionIn, LabelIn
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 
@@ -125,3 +134,42 @@ async def label_submit(request: Request, run_id: str) -> HTMLResponse:
 @router.get("/suites/{index}", response_class=HTMLResponse)
 def suite_page(request: Request, index: int) -> HTMLResponse:
     return render(request, "suite.html", data=_catalog(request).suite_page(index))
+
+
+@router.get("/suites/{index}/review", response_class=HTMLResponse)
+def review_screen(
+    request: Request, index: int, show: str = "pending", page: int = Query(1, ge=1)
+) -> HTMLResponse:
+    catalog = _catalog(request)
+    data = review_page(catalog.suite_folder(index), index, catalog.reviewer, show, page)
+    return render(request, "review.html", data=data, shows=SHOWS)
+
+
+@router.post("/suites/{index}/review/{draft_id}", response_class=HTMLResponse)
+async def review_submit(request: Request, index: int, draft_id: str) -> HTMLResponse:
+    """One decision (htmx): the card comes back decided, or with the problem beside the
+    form, and the counts are swapped out of band."""
+    form = await request.form()
+    action = str(form.get("action", ""))
+    catalog = _catalog(request)
+    folder = catalog.suite_folder(index)
+    try:
+        if action not in ("accept", "edit", "reject"):
+            raise CaseforgeError(f"action must be accept, edit or reject, not {action!r}")
+        edit = action == "edit"
+        given = DecisionIn(
+            action=action,  # type: ignore[arg-type]  # checked above
+            reason=str(form.get("reason", "")),
+            text=str(form.get("text", "")) if edit else None,
+            expect=parse_expect(str(form.get("expect_yaml", ""))) if edit else None,  # type: ignore[arg-type]
+        )
+        done = review_decide(folder, draft_id, given, catalog.reviewer)
+    except CaseforgeError as exc:
+        return render(
+            request, "_draft.html", draft=draft_view(folder, draft_id), index=index,
+            problem=exc.text, form=dict(form), counts=queue_counts(folder), oob=True,
+        )  # fmt: skip
+    return render(
+        request, "_draft.html", draft=done.draft, index=index, written=done.path,
+        counts=done.counts, oob=True,
+    )  # fmt: skip

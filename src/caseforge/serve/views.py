@@ -3,6 +3,8 @@ so the OpenAPI spec is generated from the same types the screens show."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, JsonValue
 
 from caseforge.compare.gate import GateResult
@@ -179,3 +181,71 @@ class SuitePage(BaseModel):
     history: History
     holdout: Holdout | None = Field(None, description="From the suite's newest finished run.")
     holdout_run: str | None = None
+
+
+class Neighbour(BaseModel):
+    """A suite case or another draft a draft nearly repeats, with its text to compare."""
+
+    id: str
+    text: str
+    similarity: float = Field(description="Jaccard similarity of their character shingles.")
+
+
+class DraftView(BaseModel):
+    """A synthesized draft as the review screen shows it."""
+
+    draft_id: str
+    status: str = Field(description="pending, accepted, edited or rejected")
+    tuple: dict[str, str]
+    tuple_descriptions: dict[str, str] = Field(description="Each dimension value's meaning.")
+    text: str
+    text_field: str
+    input: dict[str, JsonValue] = Field(description="The input besides the ticket text.")
+    expect: dict[str, str] = Field(description="Each expectation in one line.")
+    oracles: dict[str, str] = Field(description="Which oracle computed an expectation.")
+    expect_yaml: str = Field(description="The expect block, as the edit form starts it.")
+    provenance: dict[str, str]
+    near_duplicates: list[Neighbour]
+    reason: str = ""
+    case_id: str | None = None
+    reviewed_by: str = ""
+    reviewed_on: str | None = None
+
+
+class ReviewCountsView(BaseModel):
+    drafts: int
+    accepted: int
+    edited: int
+    rejected: int
+    pending: int
+    needed_fixing: float | None = Field(description="Edited or rejected, of those reviewed.")
+    rejection_reasons: dict[str, int]
+    by_reviewer: dict[str, dict[str, int]]
+
+
+class ReviewPage(BaseModel):
+    index: int
+    suite: str
+    queue_file: str
+    reviewer: str
+    show: str
+    page: int
+    pages: int
+    shown: int = Field(description="Drafts that match ``show``.")
+    counts: ReviewCountsView
+    drafts: list[DraftView]
+
+
+class DecisionIn(BaseModel):
+    """Accept, edit (the ticket text and/or the expectations) or reject with a reason."""
+
+    action: Literal["accept", "edit", "reject"]
+    reason: str = ""
+    text: str | None = None
+    expect: dict[str, JsonValue] | None = None
+
+
+class DecisionOut(BaseModel):
+    draft: DraftView
+    path: str | None = Field(None, description="The case file written, relative to the suite.")
+    counts: ReviewCountsView

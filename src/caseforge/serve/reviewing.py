@@ -1,0 +1,201 @@
+"""The review screen: a suite's synthesized drafts, with what a reviewer needs beside each
+(the tuple and its meaning, the oracle's expectations, provenance, the near-duplicates'
+texts), and the decisions, made through :func:`caseforge.synth.review.decide` exactly as
+``caseforge review`` makes them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from caseforge.case.load import load_config, load_suite
+from caseforge.case.model import Case
+from caseforge.case.neardup import jaccard, shingles
+from caseforge.case.validate import case_text
+from caseforge.errors import CaseforgeError, UsageError
+from caseforge.files import yaml_text
+from caseforge.synth.review import Decision, ReviewCounts, decide, review_counts
+from caseforge.synth.tuples import Dimensions, load_dimensions
+from caseforge.synth.writer import QUEUE_FILE, Draft, load_queue, synth_dir
+from caseforge.serve.views import (
+    DecisionIn,
+    DecisionOut,
+    DraftView,
+    Neighbour,
+    ReviewCountsView,
+    ReviewPage,
+)
+
+DRAFT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+REVIEW_PAGE = 20
+SHOWS = ("pending", "all", "accepted", "edited", "rejected")
+
+
+def valid_draft_id(value: str) -> str:
+    if not DRAFT_ID.match(value):
+        raise UsageError(f"{value!r} is not a draft id")
+    return value
+
+
+def review_page(folder: Path, index: int, reviewer: str, show: str, page: int) -> ReviewPage:
+    if show not in SHOWS:
+        raise UsageError(f"show must be one of {', '.join(SHOWS)}, not {show!r}")
+    drafts = load_queue(folder)
+    chosen = drafts if show == "all" else [d for d in drafts if d.status == show]
+    pages = max(1, -(-len(chosen) // REVIEW_PAGE))
+    page = min(max(1, page), pages)
+    shown = chosen[(page - 1) * REVIEW_PAGE : page * REVIEW_PAGE]
+    context = _Context(folder, drafts)
+    return ReviewPage(
+        index=index,
+        suite=load_config(folder).name,
+        queue_file=str((synth_dir(folder) / QUEUE_FILE).relative_to(folder)),
+        reviewer=reviewer,
+        show=show,
+        page=page,
+        pages=pages,
+        shown=len(chosen),
+        counts=_counts(review_counts(drafts)),
+        drafts=[context.view(d) for d in shown],
+    )
+
+
+def review_decide(folder: Path, draft_id: str, given: DecisionIn, reviewer: str) -> DecisionOut:
+    if not reviewer.strip():
+        raise UsageError(
+            "no reviewer name: start `caseforge serve` with --reviewer NAME, or set git's "
+            "user.name"
+        )
+    decision = Decision(given.action, given.reason, given.text, given.expect)
+    decided = decide(folder, valid_draft_id(draft_id), decision, reviewer)
+    path = decided.path
+    return DecisionOut(
+        draft=_Context(folder, load_queue(folder)).view(decided.draft),
+        path=str(path.relative_to(folder)) if path is not None else None,
+        counts=_counts(decided.counts),
+    )
+
+
+def draft_view(folder: Path, draft_id: str) -> DraftView:
+    drafts = load_queue(folder)
+    draft = next((d for d in drafts if d.draft_id == valid_draft_id(draft_id)), None)
+    if draft is None:
+        raise UsageError(f"no draft {draft_id!r} in {synth_dir(folder) / QUEUE_FILE}")
+    return _Context(folder, drafts).view(draft)
+
+
+def queue_counts(folder: Path) -> ReviewCountsView:
+    return _counts(review_counts(load_queue(folder)))
+
+
+def parse_expect(text: str) -> dict[str, object]:
+    """The edit form's expect block (YAML), or a one-line error naming its line."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError
+
+    try:
+        data = YAML(typ="safe").load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
+        raise CaseforgeError(f"expect: not YAML at {where}: {exc.problem}") from None
+    if not isinstance(data, dict) or not data:
+        raise CaseforgeError("expect: needs at least one check, as `name: {mode: …}` lines")
+    return {str(k): v for k, v in data.items()}
+
+
+def _counts(counts: ReviewCounts) -> ReviewCountsView:
+    return ReviewCountsView.model_validate(counts)
+
+
+class _Context:
+    """What the drafts' views need from the suite, read once per request."""
+
+    def __init__(self, folder: Path, drafts: list[Draft]) -> None:
+        self.drafts = {d.draft_id: d for d in drafts}
+        try:
+            suite = load_suite(folder)
+            fields = suite.config.dedup.fields
+            self.cases = {c.case.id: case_text(c.case, fields) for c in suite.cases}
+        except CaseforgeError:
+            self.cases = {}  # an invalid suite: the neighbours show no text
+        try:
+            self.dimensions: Dimensions | None = load_dimensions(folder)
+        except CaseforgeError:
+            self.dimensions = None
+
+    def view(self, draft: Draft) -> DraftView:
+        return DraftView(
+            draft_id=draft.draft_id,
+            status=draft.status,
+            tuple=draft.tuple,
+            tuple_descriptions=self._descriptions(draft.tuple),
+            text=draft.text,
+            text_field=draft.text_field,
+            input={
+                k: json.loads(json.dumps(v, default=str))
+                for k, v in draft.input.items()
+                if k != draft.text_field
+            },
+            expect=_rendered(draft),
+            oracles={
+                name: f"{check['oracle']}({_args(check.get('args'))})"
+                for name, check in draft.expect.items()
+                if isinstance(check, dict) and check.get("oracle")
+            },
+            expect_yaml=yaml_text(draft.expect),
+            provenance={
+                "tuple_id": draft.tuple_id,
+                "synth_run": draft.synth_run,
+                "model": draft.model,
+                "prompt_hash": draft.prompt_hash,
+            },
+            near_duplicates=[self._neighbour(draft, n) for n in draft.near_duplicates],
+            reason=draft.reason,
+            case_id=draft.case_id,
+            reviewed_by=draft.reviewed_by,
+            reviewed_on=draft.reviewed_on,
+        )
+
+    def _descriptions(self, values: dict[str, str]) -> dict[str, str]:
+        if self.dimensions is None:
+            return {}
+        axes = {
+            "scenario": self.dimensions.scenarios,
+            "persona": self.dimensions.personas,
+            "shape": self.dimensions.shapes,
+        }
+        found = {}
+        for axis, value in values.items():
+            known = axes.get(axis, {}).get(value)
+            if known is not None:
+                found[axis] = known.description
+        return found
+
+    def _neighbour(self, draft: Draft, name: str) -> Neighbour:
+        other = name.removeprefix("draft ")
+        text = (
+            self.drafts[other].text
+            if name.startswith("draft ") and other in self.drafts
+            else self.cases.get(name, "")
+        )
+        return Neighbour(
+            id=name, text=text, similarity=jaccard(shingles(draft.text), shingles(text))
+        )
+
+
+def _rendered(draft: Draft) -> dict[str, str]:
+    try:
+        case = Case.model_validate({"id": "draft", "input": draft.input, "expect": draft.expect})
+    except ValidationError:
+        return {k: json.dumps(v, ensure_ascii=False) for k, v in draft.expect.items()}
+    return {name: check.render() for name, _, check in case.checks()}
+
+
+def _args(args: object) -> str:
+    if not isinstance(args, dict):
+        return ""
+    return ", ".join(f"{k}={v}" for k, v in args.items())
