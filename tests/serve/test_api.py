@@ -5,14 +5,18 @@ from the URL."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from caseforge.serve import Catalog, Guard, create_app
+from caseforge.case.load import load_suite
 from caseforge.serve.security import CSRF_COOKIE
-from tests.serve.conftest import Served
+from caseforge.synth.writer import load_queue
+from tests.serve.conftest import REPO, Served
 
 
 def client(world: Served, guard: Guard | None = None, **kw: Any) -> TestClient:
@@ -36,9 +40,12 @@ def test_the_openapi_spec_names_every_endpoint_and_its_models(api: TestClient) -
         "/api/compare",
         "/api/runs/{run_id}/labels",
         "/api/suites/{index}",
+        "/api/suites/{index}/review",
+        "/api/suites/{index}/review/{draft_id}",
     }
     schemas = set(spec["components"]["schemas"])
     assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage", "LabelIn"} <= schemas
+    assert {"ReviewPage", "DecisionIn", "DecisionOut", "DraftView"} <= schemas
     assert set(spec["paths"]["/api/runs/{run_id}/labels"]) == {"get", "post"}
 
 
@@ -194,3 +201,85 @@ def test_compare_from_digests_is_the_same_as_from_full_reports(
         outcomes_from_report(load_report(b, world.store)),
     ).to_result()
     assert served == json.loads(full.model_dump_json())
+
+
+def _review_client(tmp_path: Path, reviewer: str = "ana", **kw: Any) -> tuple[TestClient, Path]:
+    """Its own copy of the suite: the browser test counts the shared one's decisions."""
+    suite = tmp_path / "support-refund"
+    shutil.copytree(REPO / "examples" / "support-refund", suite)
+    catalog = Catalog.open([suite], f"sqlite:///{tmp_path / 'none.db'}", reviewer=reviewer)
+    return TestClient(create_app(catalog, **kw), base_url="http://127.0.0.1:8471"), suite
+
+
+def _headers(web: TestClient) -> dict[str, str]:
+    token = web.get("/").cookies.get(CSRF_COOKIE) or web.cookies.get(CSRF_COOKIE) or ""
+    return {"X-CSRF-Token": token, "Origin": "http://127.0.0.1:8471"}
+
+
+def test_review_decisions_through_the_api(tmp_path: Path) -> None:
+    web, suite = _review_client(tmp_path)
+    headers = _headers(web)
+    page = web.get("/api/suites/0/review").json()
+    assert page["counts"]["pending"] == 12 and len(page["drafts"]) == 12
+    draft = page["drafts"][0]
+    assert draft["tuple_descriptions"]["scenario"] and draft["expect_yaml"].startswith("category")
+    assert draft["oracles"] == {"refund": "refund_policy(scenario=cancel)"}
+    near = page["drafts"][11]["near_duplicates"][0]
+    assert near["id"] == "syn-export-error-038" and near["similarity"] >= 0.8
+    url = f"/api/suites/0/review/{draft['draft_id']}"
+    done = web.post(url, json={"action": "accept"}, headers=headers)
+    assert done.status_code == 200, done.text
+    body = done.json()
+    assert body["path"].startswith("cases/syn-cancel-unpaid-") and (suite / body["path"]).is_file()
+    assert body["counts"]["by_reviewer"] == {"ana": {"accepted": 1, "edited": 0, "rejected": 0}}
+    again = web.post(url, json={"action": "reject", "reason": "x"}, headers=headers)
+    assert again.status_code == 400 and "already accepted by ana" in again.json()["detail"]
+
+    second = page["drafts"][1]["draft_id"]
+    url = f"/api/suites/0/review/{second}"
+    no_reason = web.post(url, json={"action": "reject"}, headers=headers)
+    assert no_reason.status_code == 400 and "needs a reason" in no_reason.json()["detail"]
+    bad_edit = web.post(
+        url, json={"action": "edit", "expect": {"category": {"mode": "nope"}}}, headers=headers
+    )
+    assert bad_edit.status_code == 400 and "expect.category" in bad_edit.json()["detail"]
+    assert load_queue(suite)[1].status == "pending"  # neither wrote anything
+    shown = web.get("/api/suites/0/review", params={"show": "accepted"}).json()
+    assert [d["draft_id"] for d in shown["drafts"]] == [draft["draft_id"]]
+    assert len(load_suite(suite).cases) == 81
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "says"),
+    [
+        ("/api/suites/0/review/..%2E", {"action": "accept"}, 400, "is not a draft id"),
+        ("/api/suites/0/review/nope", {"action": "accept"}, 400, "no draft 'nope'"),
+        ("/api/suites/7/review/x", {"action": "accept"}, 404, "no suite number 7"),
+        ("/api/suites/0/review/x", {"action": "publish"}, 422, "accept"),
+    ],
+)
+def test_bad_review_requests_are_refused(
+    tmp_path: Path, path: str, body: dict[str, str], status: int, says: str
+) -> None:
+    web, _ = _review_client(tmp_path)
+    response = web.post(path, json=body, headers=_headers(web))
+    assert response.status_code == status, response.text
+    assert says in response.text
+    shows = web.get("/api/suites/0/review", params={"show": "everything"})
+    assert shows.status_code == 400 and "show must be one of" in shows.text
+
+
+def test_review_needs_a_name_and_read_only_refuses_it(tmp_path: Path) -> None:
+    web, suite = _review_client(tmp_path, reviewer="")
+    first = load_queue(suite)[0].draft_id
+    nameless = web.post(
+        f"/api/suites/0/review/{first}", json={"action": "accept"}, headers=_headers(web)
+    )
+    assert nameless.status_code == 400 and "--reviewer NAME" in nameless.json()["detail"]
+    web, suite = _review_client(tmp_path / "ro", guard=Guard(read_only=True))
+    refused = web.post(
+        f"/api/suites/0/review/{first}", json={"action": "accept"}, headers=_headers(web)
+    )
+    assert refused.status_code == 403 and "read-only" in refused.text
+    assert "read-only: reviewing is off" in web.get("/suites/0/review").text
+    assert all(d.status == "pending" for d in load_queue(suite))

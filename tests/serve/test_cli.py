@@ -74,3 +74,22 @@ def test_a_port_in_use_is_an_environment_error(tmp_path: Path) -> None:
             app, ["serve", "--store", f"sqlite:///{tmp_path / 's.db'}", "--port", str(port)]
         )
     assert done.exit_code == 5 and f"cannot listen on 127.0.0.1:{port}" in done.output
+
+
+def test_the_reviewer_comes_from_the_option_else_from_git(
+    started: list[dict[str, Any]], world: Served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = str(world.suites["xss"])
+    done = runner.invoke(app, ["serve", suite, "--store", world.store, "--reviewer", "bo"])
+    assert done.exit_code == 0, done.output
+    assert started[-1]["app"].state.catalog.reviewer == "bo"
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Chị Lan\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    done = runner.invoke(app, ["serve", suite, "--store", world.store])
+    assert started[-1]["app"].state.catalog.reviewer == "Chị Lan"
+    gitconfig.write_text("", encoding="utf-8")
+    done = runner.invoke(app, ["serve", suite, "--store", world.store])
+    assert started[-1]["app"].state.catalog.reviewer == ""
+    assert "pass --reviewer to review or label" in done.output

@@ -32,6 +32,12 @@ def serve(
         str | None,
         typer.Option(help="An 'open in editor' link, e.g. 'vscode://file/{path}:{line}'."),
     ] = None,
+    reviewer: Annotated[
+        str | None,
+        typer.Option(
+            help="Who reviews and labels, kept in what they write (default: git's user.name)."
+        ),
+    ] = None,
 ) -> None:
     """Serve runs, trials, comparisons and labels in a browser (needs caseforge[serve])."""
     try:
@@ -47,12 +53,14 @@ def serve(
         raise UsageError(f"--port must be from 1 to 65535, not {port}")
     if editor_url is not None and ("{path}" not in editor_url):
         raise UsageError("--editor-url must hold {path} (and may hold {line})")
-    catalog = Catalog.open(list(suites or []), store, editor_url)
+    catalog = Catalog.open(list(suites or []), store, editor_url, reviewer)
     guard = Guard.for_host(host, read_only)
     _check_port(host, port)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"?token={guard.token}" if guard.token else "")
     out.print(f"caseforge serve: {url}  (Ctrl-C stops it)", markup=False)
+    if not catalog.reviewer and not read_only:
+        out.print("no reviewer name (git's user.name is unset): pass --reviewer to review or label")
     if guard.token:
         out.print("listening beyond loopback: open the URL above once; it sets a cookie")
     uvicorn.run(create_app(catalog, guard), host=host, port=port, log_level="warning")

@@ -66,8 +66,8 @@ def review_page(folder: Path, index: int, reviewer: str, show: str, page: int) -
 def review_decide(folder: Path, draft_id: str, given: DecisionIn, reviewer: str) -> DecisionOut:
     if not reviewer.strip():
         raise UsageError(
-            "no reviewer name: start `caseforge serve` with --reviewer NAME, or set git's "
-            "user.name"
+            "a decision needs the reviewer's name: start `caseforge serve` with "
+            "--reviewer NAME, or set git's user.name"
         )
     decision = Decision(given.action, given.reason, given.text, given.expect)
     decided = decide(folder, valid_draft_id(draft_id), decision, reviewer)
