@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from caseforge.serve import Catalog, Guard, create_app
 from caseforge.case.load import load_suite
+from caseforge.serve import Catalog, Guard, create_app
 from caseforge.serve.security import CSRF_COOKIE
 from caseforge.synth.writer import load_queue
 from tests.serve.conftest import REPO, Served

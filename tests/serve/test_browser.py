@@ -113,9 +113,7 @@ def test_the_suite_screen_shows_cases_with_their_expectations(page: Any, served:
     shot(page, served, "suite")
 
 
-def test_review_accept_one_draft_reject_another_and_edit_a_third(
-    page: Any, served: Served
-) -> None:
+def test_review_accept_one_draft_reject_another_and_edit_a_third(page: Any, served: Served) -> None:
     suite = served.suites["support-refund"]
     page.goto(served.url + "/")
     page.click("header nav a:has-text('support-refund')")

@@ -157,11 +157,13 @@ async def review_submit(request: Request, index: int, draft_id: str) -> HTMLResp
         if action not in ("accept", "edit", "reject"):
             raise CaseforgeError(f"action must be accept, edit or reject, not {action!r}")
         edit = action == "edit"
-        given = DecisionIn(
-            action=action,  # type: ignore[arg-type]  # checked above
-            reason=str(form.get("reason", "")),
-            text=str(form.get("text", "")) if edit else None,
-            expect=parse_expect(str(form.get("expect_yaml", ""))) if edit else None,  # type: ignore[arg-type]
+        given = DecisionIn.model_validate(
+            {
+                "action": action,
+                "reason": str(form.get("reason", "")),
+                "text": str(form.get("text", "")) if edit else None,
+                "expect": parse_expect(str(form.get("expect_yaml", ""))) if edit else None,
+            }
         )
         done = review_decide(folder, draft_id, given, catalog.reviewer)
     except CaseforgeError as exc:

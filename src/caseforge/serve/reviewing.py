@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -17,9 +19,6 @@ from caseforge.case.neardup import jaccard, shingles
 from caseforge.case.validate import case_text
 from caseforge.errors import CaseforgeError, UsageError
 from caseforge.files import yaml_text
-from caseforge.synth.review import Decision, ReviewCounts, decide, review_counts
-from caseforge.synth.tuples import Dimensions, load_dimensions
-from caseforge.synth.writer import QUEUE_FILE, Draft, load_queue, synth_dir
 from caseforge.serve.views import (
     DecisionIn,
     DecisionOut,
@@ -28,6 +27,9 @@ from caseforge.serve.views import (
     ReviewCountsView,
     ReviewPage,
 )
+from caseforge.synth.review import Decision, ReviewCounts, decide, review_counts
+from caseforge.synth.tuples import Dimensions, load_dimensions
+from caseforge.synth.writer import QUEUE_FILE, Draft, load_queue, synth_dir
 
 DRAFT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 REVIEW_PAGE = 20
@@ -69,7 +71,10 @@ def review_decide(folder: Path, draft_id: str, given: DecisionIn, reviewer: str)
             "a decision needs the reviewer's name: start `caseforge serve` with "
             "--reviewer NAME, or set git's user.name"
         )
-    decision = Decision(given.action, given.reason, given.text, given.expect)
+    expect: dict[str, object] | None = (
+        {k: v for k, v in given.expect.items()} if given.expect is not None else None
+    )
+    decision = Decision(given.action, given.reason, given.text, expect)
     decided = decide(folder, valid_draft_id(draft_id), decision, reviewer)
     path = decided.path
     return DecisionOut(
@@ -104,7 +109,9 @@ def parse_expect(text: str) -> dict[str, object]:
         raise CaseforgeError(f"expect: not YAML at {where}: {exc.problem}") from None
     if not isinstance(data, dict) or not data:
         raise CaseforgeError("expect: needs at least one check, as `name: {mode: …}` lines")
-    return {str(k): v for k, v in data.items()}
+    # Dates and such become strings, as they would in a case file read back as JSON.
+    plain: dict[str, object] = json.loads(json.dumps(data, default=str, ensure_ascii=False))
+    return plain
 
 
 def _counts(counts: ReviewCounts) -> ReviewCountsView:
@@ -163,7 +170,7 @@ class _Context:
     def _descriptions(self, values: dict[str, str]) -> dict[str, str]:
         if self.dimensions is None:
             return {}
-        axes = {
+        axes: dict[str, Mapping[str, Any]] = {
             "scenario": self.dimensions.scenarios,
             "persona": self.dimensions.personas,
             "shape": self.dimensions.shapes,
