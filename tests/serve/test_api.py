@@ -283,3 +283,37 @@ def test_review_needs_a_name_and_read_only_refuses_it(tmp_path: Path) -> None:
     assert refused.status_code == 403 and "read-only" in refused.text
     assert "read-only: reviewing is off" in web.get("/suites/0/review").text
     assert all(d.status == "pending" for d in load_queue(suite))
+
+
+def test_calibration_replays_and_is_redone_when_a_label_changes(tmp_path: Path) -> None:
+    import asyncio
+
+    from caseforge.calibrate.calibrate import calibrate
+    from caseforge.calibrate.labels import LabeledOutput, save_item
+
+    web, suite = _review_client(tmp_path)
+    page = web.get("/api/suites/0/calibration").json()
+    assert page["state"] == "ready" and page["mode"] == "replay"
+    cli = asyncio.run(calibrate(suite)).to_json()  # what `caseforge calibrate` reports
+    assert page["overall"] == cli["overall"] and page["per_fact"] == cli["per_fact"]
+    assert len(page["disagreements"]) == len(cli["disagreements"])
+    assert page["position"]["flips"] == cli["position"]["flips"] and page["not_judged"] == []
+    item = LabeledOutput(
+        check="facts", output="一段从未被评过的回复。", labels={"保持礼貌，不对骂": "missing"}
+    )
+    save_item(suite, "edge-abusive-c018", item)
+    again = web.get("/api/suites/0/calibration").json()
+    assert any("no recorded response" in line for line in again["not_judged"])
+
+
+def test_calibration_without_recordings_or_labels_says_what_to_do(tmp_path: Path) -> None:
+    web, suite = _review_client(tmp_path)
+    shutil.rmtree(suite / "labels" / "judge-recordings")
+    page = web.get("/api/suites/0/calibration").json()
+    assert page["state"] == "no_recordings" and "--record" in page["message"]
+    assert page["overall"] is None  # nothing judged: the web app never calls a model
+    for path in (suite / "labels").glob("*.yaml"):
+        path.unlink()
+    page = web.get("/api/suites/0/calibration").json()
+    assert page["state"] == "no_labels" and "caseforge label RUN" in page["message"]
+    assert "caseforge label RUN" in web.get("/suites/0/calibration").text

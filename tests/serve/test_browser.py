@@ -172,3 +172,25 @@ def test_review_accept_one_draft_reject_another_and_edit_a_third(page: Any, serv
     edited = made[queue[third].case_id or ""]
     assert edited.input["ticket"] == "我想把发票抬头改成公司全称。"
     assert edited.provenance["edited"] is True
+
+
+def test_calibration_shows_agreement_kappa_confusion_disagreements_and_probes(
+    page: Any, served: Served
+) -> None:
+    page.goto(served.url + "/suites/0")
+    page.click("a:has-text('Judge calibration')")
+    page.wait_for_url(re.compile(r"/suites/0/calibration$"))
+    expect(page.locator("#agreement")).to_contain_text("Cohen's κ")
+    kappa = float(re.search(r"κ\s+(-?\d\.\d{3})", page.inner_text("#agreement")).group(1))
+    labels = page.locator("#confusion thead th").all_inner_texts()[1:]
+    assert labels == ["conveyed", "missing", "contradicted"]
+    cells = [int(t) for t in page.locator("#confusion tbody td").all_inner_texts()]
+    assert len(cells) == 9 and sum(cells) > 0
+    diagonal = cells[0] + cells[4] + cells[8]
+    shown = float(re.search(r"(\d+\.\d)%", page.inner_text("#agreement")).group(1))
+    assert abs(shown - 100 * diagonal / sum(cells)) < 0.06  # the agreement is the diagonal
+    assert -1 <= kappa <= 1
+    off_diagonal = sum(cells) - diagonal
+    assert page.locator("#disagreements tbody tr").count() == off_diagonal
+    assert "verdicts flipped when irrelevant text was added" in page.inner_text("#probes")
+    shot(page, served, "calibration")

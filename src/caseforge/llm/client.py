@@ -62,6 +62,10 @@ class ModelOutputError(ModelError):
     """The model's answer stayed invalid after one repair retry."""
 
 
+class ModelReplayError(ModelError):
+    """A replaying transport had no recorded answer for the request."""
+
+
 def redact(text: str, secrets: list[str]) -> str:
     """Remove every secret (and any prefix of 8+ characters of one) from ``text``."""
     for secret in secrets:
@@ -482,7 +486,7 @@ class ModelClient:
         except openai.APIError as exc:
             cause = _our_error(exc)
             if cause is not None:  # e.g. a replaying transport with no recording
-                raise cause from None
+                raise ModelReplayError(cause.text) from None
             raise self._fail(exc) from None
         raise ModelUnavailableError(f"{self.endpoint}: no attempt was made")  # unreachable
 

@@ -8,6 +8,7 @@ from caseforge.report.model import RunReport
 from caseforge.serve.catalog import Catalog
 from caseforge.serve.reviewing import review_decide, review_page
 from caseforge.serve.views import (
+    CalibrationPage,
     ComparePage,
     DecisionIn,
     DecisionOut,
@@ -100,3 +101,11 @@ def post_review(request: Request, index: int, draft_id: str, decision: DecisionI
     an accepted or edited draft becomes a case file."""
     found = catalog(request)
     return review_decide(found.suite_folder(index), draft_id, decision, found.reviewer)
+
+
+@router.get("/suites/{index}/calibration", response_model=CalibrationPage)
+async def get_calibration(request: Request, index: int) -> CalibrationPage:
+    """How far the suite's judge agrees with its labels (κ, confusion matrix, disagreements,
+    bias probes), replayed from the recorded judge answers; never a live model call."""
+    found = catalog(request)
+    return await found.calibrations.page(found.suite_folder(index), index)

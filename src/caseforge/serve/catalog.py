@@ -35,6 +35,7 @@ from caseforge.errors import CaseforgeError, UsageError
 from caseforge.report.build import build_report, case_trials
 from caseforge.report.model import RunReport
 from caseforge.report.show import trial_view
+from caseforge.serve.calibration import Calibrations
 from caseforge.serve.views import (
     CaseRow,
     CheckLine,
@@ -92,6 +93,7 @@ class Catalog:
     _digests: OrderedDict[str, RunDigest] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notes: list[str] = field(default_factory=list)
+    calibrations: Calibrations = field(default_factory=Calibrations, repr=False)
     _names: list[tuple[int, str]] | None = field(default=None, repr=False)
 
     @classmethod

@@ -175,3 +175,10 @@ async def review_submit(request: Request, index: int, draft_id: str) -> HTMLResp
         request, "_draft.html", draft=done.draft, index=index, written=done.path,
         counts=done.counts, oob=True,
     )  # fmt: skip
+
+
+@router.get("/suites/{index}/calibration", response_class=HTMLResponse)
+async def calibration_screen(request: Request, index: int) -> HTMLResponse:
+    catalog = _catalog(request)
+    data = await catalog.calibrations.page(catalog.suite_folder(index), index)
+    return render(request, "calibration.html", data=data)

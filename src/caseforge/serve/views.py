@@ -249,3 +249,46 @@ class DecisionOut(BaseModel):
     draft: DraftView
     path: str | None = Field(None, description="The case file written, relative to the suite.")
     counts: ReviewCountsView
+
+
+class AgreementView(BaseModel):
+    """People against the judge: raw agreement, Cohen's κ and the confusion matrix."""
+
+    n: int = Field(description="Fact labels compared.")
+    agreement: float | None
+    kappa: float | None
+    labels: list[str]
+    confusion: list[list[int]] = Field(description="Rows: people; columns: the judge.")
+
+
+class DisagreementView(BaseModel):
+    case: str
+    fact: str
+    human: str
+    judge: str
+    reason: str = Field(description="The judge's reason.")
+    output: str
+
+
+class ProbeView(BaseModel):
+    """A bias probe: how often the judge's verdict flipped when it should not have."""
+
+    tried: int
+    flips: int
+    flip_rate: float | None
+
+
+class CalibrationPage(BaseModel):
+    index: int
+    suite: str
+    state: Literal["ready", "no_labels", "no_recordings"]
+    message: str = Field("", description="What to do when the state is not ready.")
+    judge: dict[str, JsonValue] = Field(default_factory=dict)
+    mode: str = ""
+    outputs: int = 0
+    overall: AgreementView | None = None
+    per_fact: dict[str, AgreementView] = Field(default_factory=dict)
+    disagreements: list[DisagreementView] = Field(default_factory=list)
+    not_judged: list[str] = Field(default_factory=list)
+    verbosity: ProbeView | None = None
+    position: ProbeView | None = None
