@@ -193,19 +193,26 @@ class Catalog:
 
     def run_list(self, status: str | None = None) -> RunList:
         rows = []
-        for url, info in self.infos():
+        for _, info in self.infos():
             if status and info.status != status:
                 continue
-            rows.append(self._row(url, info))
+            rows.append(self._row(info))
         return RunList(
             runs=rows, stores=[shown_url(u) for u in self.store_urls], notes=list(self.notes)
         )
 
-    def _row(self, url: str, info: RunInfo) -> RunRow:
+    def run_row(self, run_id: str) -> RunRow:
+        """One run's line of the runs list: what the live progress of a running run shows."""
+        return self._row(self.store_of(run_id).get_run(run_id))
+
+    def _row(self, info: RunInfo) -> RunRow:
         report = self.digest(info.id).report
         s = report.summary
         done = s.case_trials
-        total = s.cases * info.trials
+        cases = s.cases
+        if info.status != "finished":  # the report counts only cases with results so far
+            cases = self.store_of(info.id).case_count(info.id) or cases
+        total = cases * info.trials
         eta = None
         if info.status == "running" and done:
             started = dt.datetime.fromisoformat(info.created_at)
@@ -220,7 +227,7 @@ class Catalog:
             dataset_dirty=info.dataset_dirty,
             status=info.status,
             created_at=info.created_at,
-            cases=s.cases,
+            cases=cases,
             trials=info.trials,
             case_trials_done=done,
             pass_rate=s.pass_rate,

@@ -54,7 +54,19 @@ def runs_page(request: Request) -> HTMLResponse:
 
 @router.get("/fragments/runs", response_class=HTMLResponse)
 def runs_fragment(request: Request) -> HTMLResponse:
-    return render(request, "_runs_table.html", data=_catalog(request).run_list())
+    """The runs list, polled: every 2 s while a run is running, else every 10 s."""
+    return render(request, "_runs.html", data=_catalog(request).run_list())
+
+
+@router.get("/fragments/runs/{run_id}/live", response_class=HTMLResponse)
+def live_fragment(request: Request, run_id: str) -> HTMLResponse:
+    """A running run's progress, polled every 2 s; once it has ended, htmx reloads the page
+    (``HX-Refresh``) so the screen shows the whole run."""
+    catalog = _catalog(request)
+    row = catalog.run_row(run_id)
+    if row.status != "running":
+        return HTMLResponse("", headers={"HX-Refresh": "true"})
+    return render(request, "_live.html", row=row, rows=catalog.digest(run_id).headline)
 
 
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
@@ -69,9 +81,10 @@ def run_page(
     catalog = _catalog(request)
     data = catalog.run_page(run_id, page=page, show=show, tag=tag, q=q)
     others = [i for _, i in catalog.infos() if i.id != run_id and i.suite == data.report.suite]
+    live = catalog.run_row(run_id) if data.report.status.value == "running" else None
     return render(
         request, "run.html", data=data, report=data.report, filters=FILTERS, others=others,
-        show=show, tag=tag, q=q,
+        show=show, tag=tag, q=q, live=live,
     )  # fmt: skip
 
 

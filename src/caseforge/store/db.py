@@ -304,6 +304,14 @@ class RunStore:
             if rows:
                 conn.execute(insert(run_cases), rows)
 
+    def case_count(self, run_id: str) -> int:
+        """How many cases the run planned (its snapshot), done or not."""
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                select(func.count()).select_from(run_cases).where(run_cases.c.run_id == run_id)
+            ).scalar_one()
+        return int(found)
+
     def cases(self, run_id: str) -> dict[str, dict[str, Any]]:
         with self.engine.connect() as conn:
             rows = conn.execute(

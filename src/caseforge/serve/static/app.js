@@ -1,14 +1,21 @@
-// Runs list: filter rows by text, sort by a column. No inline script (the CSP forbids it).
+// Tables: filter rows by text, sort by a column. No inline script (the CSP forbids it).
 (function () {
   function rows(table) { return Array.from(table.tBodies[0].rows); }
-  document.addEventListener("input", function (event) {
-    var box = event.target.closest("[data-filter-table]");
-    if (!box) return;
+  function filter(box) {
     var needle = box.value.toLowerCase();
     var table = document.getElementById(box.dataset.filterTable);
+    if (!table) return;
     rows(table).forEach(function (row) {
       row.hidden = needle && row.textContent.toLowerCase().indexOf(needle) < 0;
     });
+  }
+  document.addEventListener("input", function (event) {
+    var box = event.target.closest("[data-filter-table]");
+    if (box) filter(box);
+  });
+  // A polled table (the runs list) is swapped in fresh: keep it filtered as typed.
+  document.body.addEventListener("htmx:afterSwap", function () {
+    document.querySelectorAll("[data-filter-table]").forEach(filter);
   });
   document.addEventListener("click", function (event) {
     var th = event.target.closest("th[data-sort]");
