@@ -42,10 +42,11 @@ def test_the_openapi_spec_names_every_endpoint_and_its_models(api: TestClient) -
         "/api/suites/{index}",
         "/api/suites/{index}/review",
         "/api/suites/{index}/review/{draft_id}",
+        "/api/suites/{index}/calibration",
     }
     schemas = set(spec["components"]["schemas"])
     assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage", "LabelIn"} <= schemas
-    assert {"ReviewPage", "DecisionIn", "DecisionOut", "DraftView"} <= schemas
+    assert {"ReviewPage", "DecisionIn", "DecisionOut", "DraftView", "CalibrationPage"} <= schemas
     assert set(spec["paths"]["/api/runs/{run_id}/labels"]) == {"get", "post"}
 
 

@@ -1,19 +1,23 @@
-"""A finished run's digest: the report without its case-trials, plus one row per case with
-its trials' statuses, what text search reads, and what a paired comparison needs.
+"""A finished run's digest: the report without its case-trials (:class:`RunDigest`), plus
+one row per case (:class:`CaseCells`) with its trials' statuses, what text search reads, and
+what a paired comparison needs.
 
 It is what the web app's runs list, run screen and compare read. It is stored when a run
 finishes (``caseforge run``) or when the app first opens the run, so a run of 100,000
 case-trials opens without decoding every stored result. Only finished runs get one;
-resuming a run drops it (``RunStore.set_status``). The per-case rows are stored as JSON
-arrays and read with ``json.loads`` alone: validating 50,000 small models cost more than
-the whole page's budget.
+resuming a run drops it (``RunStore.set_status``). The per-case rows live in their own
+table, so the run screen reads one page of them, filtered in SQL (:class:`StoredCells`);
+a running run's rows are built in memory and filtered the same way (:class:`MemoryCells`).
 """
 
 from __future__ import annotations
 
 import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -27,9 +31,13 @@ from caseforge.report.model import RunReport
 from caseforge.report.render import headline
 from caseforge.results import RunStatus, TrialStatus
 from caseforge.stats.paired import ItemCounts
-from caseforge.store.db import RunStore
+from caseforge.store.db import STATUS_CODES, CaseQuery, RunStore
 
-DIGEST_VERSION = 3
+STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
+STATUSES = {s.value: s for s in TrialStatus}
+CODE_STATUSES = {code: STATUSES[name] for name, code in STATUS_CODES.items()}
+
+DIGEST_VERSION = 4
 QUANTILES = 200  # points kept of the latency and cost distributions
 
 
@@ -49,22 +57,131 @@ class CaseCells:
     checks: dict[str, tuple[int, int]] = field(default_factory=dict)
     items: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
-    def row(self) -> list[object]:
-        return [
-            self.id, self.category, self.tags, self.split, self.expect_digest,
-            self.statuses, self.text, self.checks, self.items,
-        ]  # fmt: skip
+    @property
+    def codes(self) -> str:
+        return "".join(STATUS_CODES[s] for s in self.statuses)
+
+    def row(self) -> dict[str, object]:
+        """The ``run_digest_cases`` columns."""
+        return {
+            "case_id": self.id,
+            "category": self.category,
+            "tags_json": json.dumps(self.tags, ensure_ascii=False),
+            "split": self.split,
+            "expect_digest": self.expect_digest,
+            "codes": self.codes,
+            "search_text": self.text,
+            "checks_json": json.dumps(self.checks, ensure_ascii=False),
+            "items_json": json.dumps(self.items, ensure_ascii=False),
+        }
 
     @classmethod
-    def from_row(cls, row: list[object]) -> CaseCells:
-        return cls(*row)  # type: ignore[arg-type]
+    def from_row(cls, row: dict[str, Any]) -> CaseCells:
+        return cls(
+            id=row["case_id"],
+            category=row["category"],
+            tags=json.loads(row["tags_json"]),
+            split=row["split"],
+            expect_digest=row["expect_digest"],
+            statuses=[STATUS_NAMES[c] for c in row["codes"]],
+            text=row["search_text"],
+            checks={k: (v[0], v[1]) for k, v in json.loads(row["checks_json"]).items()},
+            items={k: (v[0], v[1], v[2]) for k, v in json.loads(row["items_json"]).items()},
+        )
+
+
+class CellSource(Protocol):
+    """Where a run's case rows are read: one page at a time, or all (for compare)."""
+
+    def page(self, query: CaseQuery, offset: int, limit: int) -> tuple[int, list[CaseCells]]:
+        """How many cases match, and the ``limit`` from ``offset``."""
+        ...
+
+    def all(self) -> list[CaseCells]: ...
+
+    def outcomes(self, digest: RunDigest) -> RunOutcomes:
+        """What compare and gate need: the same as from the full report."""
+        ...
+
+
+@dataclass
+class StoredCells:
+    """A stored digest's rows, read and filtered in SQL."""
+
+    store: RunStore
+    run_id: str
+
+    def page(self, query: CaseQuery, offset: int, limit: int) -> tuple[int, list[CaseCells]]:
+        total, rows = self.store.digest_cases(self.run_id, query, offset, limit)
+        return total, [CaseCells.from_row(r) for r in rows]
+
+    def all(self) -> list[CaseCells]:
+        with paused_gc():
+            return self._all()
+
+    def outcomes(self, digest: RunDigest) -> RunOutcomes:
+        with paused_gc():
+            rows = self.store.digest_outcome_rows(self.run_id)
+            parsed = json.loads("[" + ",".join(f"[{r[3]},{r[5]},{r[6]}]" for r in rows) + "]")
+            cases = {
+                r[0]: CaseOutcome(
+                    statuses=[CODE_STATUSES[c] for c in r[1]],
+                    digest=r[2],
+                    tags=tags,
+                    split=r[4],
+                    checks={k: (v[0], v[1]) for k, v in checks.items()},
+                    items={k: ItemCounts(*v) for k, v in items.items()},
+                )
+                for r, (tags, checks, items) in zip(rows, parsed, strict=True)
+            }
+            return run_outcomes(digest.report, cases)
+
+    def _all(self) -> list[CaseCells]:
+        rows = self.store.digest_cases(self.run_id)[1]
+        # One parse of the JSON columns of every row, not three per row: compare reads them
+        # all, and 30,000 small json.loads cost more than the comparison itself.
+        parsed = json.loads(
+            "["
+            + ",".join(f"[{r['tags_json']},{r['checks_json']},{r['items_json']}]" for r in rows)
+            + "]"
+        )
+        return [
+            CaseCells(
+                id=r["case_id"],
+                category=r["category"],
+                tags=tags,
+                split=r["split"],
+                expect_digest=r["expect_digest"],
+                statuses=[STATUS_NAMES[c] for c in r["codes"]],
+                text=r["search_text"],
+                checks={k: (v[0], v[1]) for k, v in checks.items()},
+                items={k: (v[0], v[1], v[2]) for k, v in items.items()},
+            )
+            for r, (tags, checks, items) in zip(rows, parsed, strict=True)
+        ]
+
+
+@dataclass
+class MemoryCells:
+    """Rows built from a report (a running or stopped run), filtered in Python."""
+
+    cells: list[CaseCells]
+
+    def page(self, query: CaseQuery, offset: int, limit: int) -> tuple[int, list[CaseCells]]:
+        chosen = [c for c in self.cells if query.matches(c.codes, c.tags, c.id, c.text)]
+        return len(chosen), chosen[offset : offset + limit]
+
+    def all(self) -> list[CaseCells]:
+        return self.cells
+
+    def outcomes(self, digest: RunDigest) -> RunOutcomes:
+        return outcomes_from_digest(digest, self.cells)
 
 
 @dataclass
 class RunDigest:
     report: RunReport  # with `cases` left empty
     headline: list[tuple[str, str]]  # the text report's summary rows, made from the whole run
-    cases: list[CaseCells]
     latencies: list[float]  # sorted quantiles of the trials' latency
     costs: list[float]  # sorted quantiles of the trials' cost
 
@@ -74,7 +191,6 @@ class RunDigest:
                 "version": DIGEST_VERSION,
                 "report": self.report.model_dump(mode="json"),
                 "headline": self.headline,
-                "cases": [c.row() for c in self.cases],
                 "latencies": self.latencies,
                 "costs": self.costs,
             },
@@ -83,18 +199,6 @@ class RunDigest:
 
     @classmethod
     def from_json(cls, text: str) -> RunDigest | None:
-        # A million small objects at once: the collector would rescan them over and over
-        # while they are made (2.5 times the time of the parse itself).
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return cls._parse(text)
-        finally:
-            if enabled:
-                gc.enable()
-
-    @classmethod
-    def _parse(cls, text: str) -> RunDigest | None:
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("version") != DIGEST_VERSION:
             return None  # written by another caseforge: it is rebuilt
@@ -105,13 +209,13 @@ class RunDigest:
         return cls(
             report=report,
             headline=[(str(k), str(v)) for k, v in data["headline"]],
-            cases=[CaseCells.from_row(row) for row in data["cases"]],
             latencies=data["latencies"],
             costs=data["costs"],
         )
 
 
-def digest_of(report: RunReport) -> RunDigest:
+def digest_of(report: RunReport) -> tuple[RunDigest, list[CaseCells]]:
+    """The digest of a report, and its per-case rows."""
     trials = [t for c in report.cases for t in c.trials]
     outcomes = outcomes_from_report(report).cases
     cells = [
@@ -128,45 +232,64 @@ def digest_of(report: RunReport) -> RunDigest:
         )
         for c in report.cases
     ]
-    return RunDigest(
+    digest = RunDigest(
         report=report.model_copy(update={"cases": []}),
         headline=headline(report),
-        cases=cells,
         latencies=_quantiles(sorted(t.latency_s for t in trials)),
         costs=_quantiles(sorted(t.cost_usd for t in trials)),
     )
+    return digest, cells
 
 
-def save_digest(store: RunStore, report: RunReport) -> RunDigest | None:
+def save_digest(store: RunStore, report: RunReport) -> tuple[RunDigest, list[CaseCells]] | None:
     """Store the digest of a finished run (None for an unfinished one, which may change)."""
     if report.status is not RunStatus.FINISHED:
         return None
-    digest = digest_of(report)
-    store.save_digest(report.run_id, digest.to_json())
-    return digest
+    digest, cells = digest_of(report)
+    store.save_digest(report.run_id, digest.to_json(), [c.row() for c in cells])
+    return digest, cells
 
 
 def load_digest(store: RunStore, run_id: str) -> RunDigest | None:
-    """The stored digest, or None when there is none (or one of another version)."""
+    """The stored digest (its rows are read through :class:`StoredCells`), or None when
+    there is none (or one of another version)."""
     text = store.digest(run_id)
     return RunDigest.from_json(text) if text is not None else None
 
 
-def outcomes_from_digest(digest: RunDigest) -> RunOutcomes:
+def outcomes_from_digest(digest: RunDigest, cells: list[CaseCells]) -> RunOutcomes:
     """What compare and gate need, from a digest: the same as from the full report."""
+    with paused_gc():
+        return _outcomes(digest, cells)
+
+
+def _outcomes(digest: RunDigest, cells: list[CaseCells]) -> RunOutcomes:
     report = digest.report
     cases = {
         c.id: CaseOutcome(
-            statuses=[TrialStatus(s) for s in c.statuses],
+            statuses=[STATUSES[s] for s in c.statuses],  # a lookup: TrialStatus(s) is slow
             digest=c.expect_digest,
             tags=list(c.tags),
             split=c.split,
-            checks={k: (v[0], v[1]) for k, v in c.checks.items()},
+            checks=dict(c.checks),
             items={k: ItemCounts(*v) for k, v in c.items.items()},
         )
-        for c in digest.cases
+        for c in cells
     }
     return run_outcomes(report, cases)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Tens of thousands of small objects made at once: the collector would rescan them
+    over and over while they are made (more than doubling the time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _quantiles(values: list[float]) -> list[float]:

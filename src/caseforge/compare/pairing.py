@@ -131,10 +131,11 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
         and b.cases[cid].digest
         and a.cases[cid].digest != b.cases[cid].digest
     ]
+    left_out = set(changed)
     paired = [
         cid
         for cid in common
-        if cid not in set(changed) and a.cases[cid].statuses and b.cases[cid].statuses
+        if cid not in left_out and a.cases[cid].statuses and b.cases[cid].statuses
     ]
     newly_passing = [cid for cid in paired if b.cases[cid].passing and not a.cases[cid].passing]
     newly_failing = [cid for cid in paired if a.cases[cid].passing and not b.cases[cid].passing]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,17 @@ def build_report(store: RunStore, run_id: str, raw: bool = False) -> RunReport:
 def case_trials(store: RunStore, run_id: str, case_id: str, raw: bool = True) -> list[TrialResult]:
     """One case's trials of a run, as the report shows them (with ``raw``: the outputs)."""
     return [_trial(row, raw)[1] for row in store.results(run_id, case_id)]
+
+
+def cases_trials(
+    store: RunStore, run_id: str, case_ids: Sequence[str], raw: bool = True
+) -> dict[str, list[TrialResult]]:
+    """Some cases' trials of a run, read at once: :func:`case_trials` for each."""
+    found: dict[str, list[TrialResult]] = {case_id: [] for case_id in case_ids}
+    for start in range(0, len(case_ids), 500):  # within every database's parameter limit
+        for row in store.results(run_id, case_ids=case_ids[start : start + 500]):
+            found[row["case_id"]].append(_trial(row, raw)[1])
+    return found
 
 
 def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:

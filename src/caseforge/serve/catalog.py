@@ -20,10 +20,12 @@ from caseforge.case.validate import validate_suite
 from caseforge.compare.baseline import load_baseline
 from caseforge.compare.digest import (
     CaseCells,
+    CellSource,
+    MemoryCells,
     RunDigest,
+    StoredCells,
     digest_of,
     load_digest,
-    outcomes_from_digest,
     save_digest,
 )
 from caseforge.compare.gate import GateResult
@@ -32,7 +34,7 @@ from caseforge.compare.history import History, history
 from caseforge.compare.outcomes import RunOutcomes, refuse_other_suite
 from caseforge.compare.pairing import compare_runs
 from caseforge.errors import CaseforgeError, UsageError
-from caseforge.report.build import build_report, case_trials
+from caseforge.report.build import build_report, cases_trials
 from caseforge.report.model import RunReport
 from caseforge.report.show import trial_view
 from caseforge.serve.calibration import Calibrations
@@ -55,7 +57,7 @@ from caseforge.serve.views import (
     TrialPage,
 )
 from caseforge.stats.intervals import wilson_interval
-from caseforge.store.db import RunInfo, RunStore, default_store_url, shown_url
+from caseforge.store.db import CaseQuery, RunInfo, RunStore, default_store_url, shown_url
 from caseforge.vcs import user_name
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -173,23 +175,29 @@ class Catalog:
         return report
 
     def digest(self, run_id: str) -> RunDigest:
-        """The run's digest: stored for a finished run (built and stored on first use),
-        built afresh for a running or stopped one."""
+        return self.opened(run_id)[0]
+
+    def opened(self, run_id: str) -> tuple[RunDigest, CellSource]:
+        """The run's digest and where its case rows are read: stored for a finished run
+        (built and stored on first use), built afresh for a running or stopped one."""
         store = self.store_of(run_id)
         with self._lock:
             if run_id in self._digests:
                 self._digests.move_to_end(run_id)
-                return self._digests[run_id]
+                return self._digests[run_id], StoredCells(store, run_id)
         found = load_digest(store, run_id)
         if found is None:
             report = self.report(run_id)
-            found = save_digest(store, report) or digest_of(report)
-        if found.report.status.value == "finished":
-            with self._lock:
-                self._digests[run_id] = found
-                while len(self._digests) > 64:
-                    self._digests.popitem(last=False)
-        return found
+            built = save_digest(store, report)
+            if built is None:  # not finished: nothing is stored, the rows stay in memory
+                digest, cells = digest_of(report)
+                return digest, MemoryCells(cells)
+            found = built[0]
+        with self._lock:
+            self._digests[run_id] = found
+            while len(self._digests) > 256:
+                self._digests.popitem(last=False)
+        return found, StoredCells(store, run_id)
 
     def run_list(self, status: str | None = None) -> RunList:
         rows = []
@@ -242,33 +250,31 @@ class Catalog:
     def grid(
         self, run_id: str, page: int = 1, show: str = "all", tag: str = "", q: str = ""
     ) -> GridPage:
+        return self._grid(run_id, self.opened(run_id)[1], page, show, tag, q)
+
+    def _grid(
+        self, run_id: str, cells: CellSource, page: int, show: str, tag: str, q: str
+    ) -> GridPage:
         if show not in FILTERS:
             raise UsageError(f"show must be one of {', '.join(FILTERS)}, not {show!r}")
-        cells = self.digest(run_id).cases
-        if show == "failing":
-            cells = [c for c in cells if any(s != "pass" for s in c.statuses)]
-        elif show == "errors":
-            cells = [c for c in cells if "error" in c.statuses]
-        elif show == "flaky":
-            cells = [c for c in cells if _flaky(c.statuses)]
-        if tag:
-            cells = [c for c in cells if tag in c.tags]
-        if q:
-            needle = q.lower()
-            cells = [c for c in cells if needle in c.id or needle in c.text]
-        pages = max(1, -(-len(cells) // GRID_PAGE))
-        page = min(max(1, page), pages)
-        start = (page - 1) * GRID_PAGE
+        query = CaseQuery(show, tag, q)
+        total, rows = cells.page(query, (max(1, page) - 1) * GRID_PAGE, GRID_PAGE)
+        pages = max(1, -(-total // GRID_PAGE))
+        if page > pages:  # past the end: the last page
+            page = pages
+            total, rows = cells.page(query, (page - 1) * GRID_PAGE, GRID_PAGE)
         return GridPage(
             run_id=run_id,
             page=page,
             pages=pages,
-            total_cases=len(cells),
-            rows=[_grid_row(c) for c in cells[start : start + GRID_PAGE]],  # only this page
+            total_cases=total,
+            rows=[_grid_row(c) for c in rows],
         )
 
-    def run_page(self, run_id: str, **grid_filters: str | int) -> RunPage:
-        digest = self.digest(run_id)
+    def run_page(
+        self, run_id: str, page: int = 1, show: str = "all", tag: str = "", q: str = ""
+    ) -> RunPage:
+        digest, cells = self.opened(run_id)
         report = digest.report
         return RunPage(
             report=report,
@@ -284,14 +290,14 @@ class Catalog:
                         if cell.case_trials
                         else None,
                     )
-                    for name, cell in cells.items()
+                    for name, cell in slice_cells.items()
                 ]
-                for dimension, cells in report.summary.slices.items()
+                for dimension, slice_cells in report.summary.slices.items()
             },
             most_failing_checks=report.summary.most_failing_checks,
             latencies=digest.latencies,
             costs=digest.costs,
-            grid=self.grid(run_id, **grid_filters),  # type: ignore[arg-type]
+            grid=self._grid(run_id, cells, page, show, tag, q),
         )
 
     def trial(self, run_id: str, case_id: str, trial: int | None = None) -> TrialPage:
@@ -433,24 +439,29 @@ class Catalog:
     # -- compare -----------------------------------------------------------------------
 
     def compare(self, run_a: str, run_b: str, baseline: str | None = None) -> ComparePage:
-        digest_a, digest_b = self.digest(run_a), self.digest(run_b)
-        a, b = outcomes_from_digest(digest_a), outcomes_from_digest(digest_b)
+        (digest_a, cells_a), (digest_b, cells_b) = self.opened(run_a), self.opened(run_b)
+        a, b = cells_a.outcomes(digest_a), cells_b.outcomes(digest_b)
         refuse_other_suite(a, b, force=False)
         comparison = compare_runs(a, b)
-        store_a, store_b = self.store_of(run_a), self.store_of(run_b)
+
+        failing = comparison.newly_failing[:PAIRS_SHOWN]
+        passing = comparison.newly_passing[:PAIRS_SHOWN]
+        shown = failing + passing
+        trials_a = cases_trials(self.store_of(run_a), run_a, shown)
+        trials_b = cases_trials(self.store_of(run_b), run_b, shown)
 
         def pair(case_id: str) -> ComparePair:
             return ComparePair(
                 id=case_id,
                 changed_checks=comparison.changed_checks.get(case_id, []),
-                a=case_trials(store_a, run_a, case_id),
-                b=case_trials(store_b, run_b, case_id),
+                a=trials_a[case_id],
+                b=trials_b[case_id],
             )
 
         page = ComparePage(
             result=comparison.to_result(),
-            newly_failing=[pair(c) for c in comparison.newly_failing[:PAIRS_SHOWN]],
-            newly_passing=[pair(c) for c in comparison.newly_passing[:PAIRS_SHOWN]],
+            newly_failing=[pair(c) for c in failing],
+            newly_passing=[pair(c) for c in passing],
         )
         if baseline:
             page.gate, page.gate_error = self._gate(digest_b.report, b, baseline)

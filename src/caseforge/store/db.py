@@ -25,6 +25,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    or_,
     select,
     update,
 )
@@ -35,7 +36,7 @@ from caseforge.case.identity import SuiteIdentity
 from caseforge.errors import EnvError, UsageError
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.store import migrate
-from caseforge.store.schema import results, run_cases, run_digests, runs
+from caseforge.store.schema import results, run_cases, run_digest_cases, run_digests, runs
 
 UNFINISHED = ("running", "stopped")
 
@@ -61,6 +62,55 @@ class RunInfo:
     caseforge_version: str
     options: dict[str, Any]
     suite_identity: SuiteIdentity | None = None
+
+
+STATUS_CODES = {"pass": "P", "fail": "F", "error": "E", "incomplete": "I"}
+
+
+@dataclass(frozen=True)
+class CaseQuery:
+    """Which cases of a run the grid shows: ``show`` (all, failing: any trial not passing,
+    errors: any trial an error, flaky: some trial passing and some failing or an error), a
+    ``tag`` the case carries, and ``q``, a text in its id or its input's lower-cased JSON.
+    :meth:`matches` and :meth:`conditions` say the same, in Python and in SQL."""
+
+    show: str = "all"
+    tag: str = ""
+    q: str = ""
+
+    def matches(self, codes: str, tags: Sequence[str], case_id: str, text: str) -> bool:
+        if self.show == "failing" and not codes.replace("P", ""):
+            return False
+        if self.show == "errors" and "E" not in codes:
+            return False
+        if self.show == "flaky" and not ("P" in codes and ("F" in codes or "E" in codes)):
+            return False
+        if self.tag and self.tag not in tags:
+            return False
+        needle = self.q.lower()
+        return not needle or needle in case_id or needle in text
+
+    def conditions(self, t: Any) -> list[Any]:
+        found: list[Any] = []
+        if self.show == "failing":
+            found.append(func.replace(t.c.codes, "P", "") != "")
+        elif self.show == "errors":
+            found.append(t.c.codes.contains("E"))
+        elif self.show == "flaky":
+            found.append(t.c.codes.contains("P"))
+            found.append(or_(t.c.codes.contains("F"), t.c.codes.contains("E")))
+        if self.tag:
+            tag = json.dumps(self.tag, ensure_ascii=False)
+            found.append(t.c.tags_json.contains(tag, autoescape=True))
+        if self.q:
+            needle = self.q.lower()
+            found.append(
+                or_(
+                    t.c.case_id.contains(needle, autoescape=True),
+                    t.c.search_text.contains(needle, autoescape=True),
+                )
+            )
+        return found
 
 
 def default_store_url(start: Path | None = None) -> str:
@@ -212,12 +262,57 @@ class RunStore:
             conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
             if status != "finished":  # resumed: its digest no longer describes it
                 conn.execute(delete(run_digests).where(run_digests.c.run_id == run_id))
+                conn.execute(delete(run_digest_cases).where(run_digest_cases.c.run_id == run_id))
 
-    def save_digest(self, run_id: str, digest_json: str) -> None:
-        """Keep a finished run's digest (see ``compare.digest``), replacing an older one."""
+    def save_digest(
+        self, run_id: str, digest_json: str, case_rows: Sequence[dict[str, Any]] = ()
+    ) -> None:
+        """Keep a finished run's digest (see ``compare.digest``) and its per-case rows (the
+        columns of ``run_digest_cases`` but ``run_id`` and ``position``), replacing older."""
         with self.engine.begin() as conn:
             conn.execute(delete(run_digests).where(run_digests.c.run_id == run_id))
+            conn.execute(delete(run_digest_cases).where(run_digest_cases.c.run_id == run_id))
+            rows = [
+                {**row, "run_id": run_id, "position": position}
+                for position, row in enumerate(case_rows)
+            ]
+            for start in range(0, len(rows), 5_000):
+                conn.execute(insert(run_digest_cases), rows[start : start + 5_000])
             conn.execute(insert(run_digests).values(run_id=run_id, digest_json=digest_json))
+
+    def digest_outcome_rows(self, run_id: str) -> list[tuple[Any, ...]]:
+        """What a comparison reads of every digest row, in case order: ``(case_id, codes,
+        expect_digest, tags_json, split, checks_json, items_json)`` (not the search text)."""
+        t = run_digest_cases
+        columns = (t.c.case_id, t.c.codes, t.c.expect_digest, t.c.tags_json, t.c.split)
+        query = (
+            select(*columns, t.c.checks_json, t.c.items_json)
+            .where(t.c.run_id == run_id)
+            .order_by(t.c.position)
+        )
+        with self.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(query)]
+
+    def digest_cases(
+        self,
+        run_id: str,
+        query: CaseQuery | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """How many of a digest's cases match ``query``, and those from ``offset`` (at most
+        ``limit``), in the run's case order."""
+        t = run_digest_cases
+        where = [t.c.run_id == run_id, *(query.conditions(t) if query else [])]
+        with self.engine.connect() as conn:
+            total = conn.execute(select(func.count()).select_from(t).where(*where)).scalar_one()
+            chosen = select(t).where(*where).order_by(t.c.position).offset(offset)
+            if limit is not None:
+                chosen = chosen.limit(limit)
+            found = conn.execute(chosen)
+            names = list(found.keys())  # once: a mapping row looks its keys up every time
+            rows = [dict(zip(names, row, strict=True)) for row in found]
+        return int(total), rows
 
     def digest(self, run_id: str) -> str | None:
         with self.engine.connect() as conn:
@@ -367,11 +462,19 @@ class RunStore:
             )
             return [(cid, trial, status) for cid, trial, status in rows]
 
-    def results(self, run_id: str, case_id: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every stored case-trial of a run (or of one of its cases), by case and trial."""
+    def results(
+        self,
+        run_id: str,
+        case_id: str | None = None,
+        case_ids: Sequence[str] | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Every stored case-trial of a run (or of one of its cases, or of some), by case
+        and trial."""
         query = select(results).where(results.c.run_id == run_id)
         if case_id is not None:
             query = query.where(results.c.case_id == case_id)
+        if case_ids is not None:
+            query = query.where(results.c.case_id.in_(list(case_ids)))
         with self.engine.connect() as conn:
             rows = conn.execute(query.order_by(results.c.case_id, results.c.trial))
             names = list(rows.keys())  # once: a mapping row looks its keys up every time

@@ -67,3 +67,22 @@ run_digests = Table(
     Column("run_id", String(64), primary_key=True),
     Column("digest_json", Text, nullable=False),  # compare.digest.RunDigest (migration 0004)
 )
+
+
+# One row per case of a digest, in the run's case order (migration 0005). ``codes`` has one
+# letter per trial (P pass, F fail, E error, I incomplete), so the grid's filters are SQL.
+run_digest_cases = Table(
+    "run_digest_cases",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("case_id", String(200), nullable=False),
+    Column("category", String(200), nullable=False),
+    Column("tags_json", Text, nullable=False),
+    Column("split", String(20)),
+    Column("expect_digest", String(64)),
+    Column("codes", Text, nullable=False),
+    Column("search_text", Text, nullable=False),
+    Column("checks_json", Text, nullable=False),
+    Column("items_json", Text, nullable=False),
+)
