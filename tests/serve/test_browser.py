@@ -58,6 +58,15 @@ def test_compare_v2_with_v1_finds_the_newly_failing_cases(page: Any, served: Ser
     assert int(re.search(r"\((\d+)\)", heading).group(1)) > 0
     assert "significant" in page.inner_text("table.kv")
     assert "gate: regression" in page.inner_text("main")
+    first = page.locator("details.pair").first
+    assert "trial 1" in first.inner_text()  # the open pair came with its trials
+    second = page.locator("details.pair").nth(1)
+    assert "loading the trials" in (second.text_content() or "")
+    second.locator("summary").click()  # the others load when opened
+    expect(second.locator(".side-by-side a", has_text="trial 1")).to_have_count(2)
+    case_id = second.locator("summary .mono").inner_text()
+    link = second.locator(".side-by-side a").first.get_attribute("href")
+    assert link == f"/runs/{a}/cases/{case_id}/trials/1"
     shot(page, served, "compare")
 
 
@@ -75,6 +84,7 @@ def test_a_traversal_id_in_the_url_is_refused(page: Any, served: Served) -> None
         (f"/runs/{run}/cases/..%2F..%2Fcaseforge.yaml", "not a case id"),
         ("/runs/..%2F..%2Fetc%2Fpasswd", "not a run id"),
         ("/compare?a=x&b=y&baseline=..%2F..%2Fetc%2Fpasswd", "not a run id"),
+        (f"/fragments/compare/pair?a={run}&b={run}&case=..%2F..%2Fx", "not a case id"),
     ]:
         response = page.goto(served.url + path)
         assert response.status in (400, 404), path

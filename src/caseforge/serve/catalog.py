@@ -35,7 +35,7 @@ from caseforge.compare.outcomes import RunOutcomes, refuse_other_suite
 from caseforge.compare.pairing import compare_runs
 from caseforge.errors import CaseforgeError, UsageError
 from caseforge.report.build import build_report, cases_trials
-from caseforge.report.model import RunReport
+from caseforge.report.model import RunReport, TrialResult
 from caseforge.report.show import trial_view
 from caseforge.serve.calibration import Calibrations
 from caseforge.serve.views import (
@@ -438,7 +438,11 @@ class Catalog:
 
     # -- compare -----------------------------------------------------------------------
 
-    def compare(self, run_a: str, run_b: str, baseline: str | None = None) -> ComparePage:
+    def compare(
+        self, run_a: str, run_b: str, baseline: str | None = None, trials: int = PAIRS_SHOWN
+    ) -> ComparePage:
+        """Run ``b`` against ``a``; the first ``trials`` pairs of each list come with their
+        trials (the page loads the others when one is opened: :meth:`pair_trials`)."""
         (digest_a, cells_a), (digest_b, cells_b) = self.opened(run_a), self.opened(run_b)
         a, b = cells_a.outcomes(digest_a), cells_b.outcomes(digest_b)
         refuse_other_suite(a, b, force=False)
@@ -446,7 +450,7 @@ class Catalog:
 
         failing = comparison.newly_failing[:PAIRS_SHOWN]
         passing = comparison.newly_passing[:PAIRS_SHOWN]
-        shown = failing + passing
+        shown = failing[:trials] + passing[:trials]
         trials_a = cases_trials(self.store_of(run_a), run_a, shown)
         trials_b = cases_trials(self.store_of(run_b), run_b, shown)
 
@@ -454,8 +458,9 @@ class Catalog:
             return ComparePair(
                 id=case_id,
                 changed_checks=comparison.changed_checks.get(case_id, []),
-                a=trials_a[case_id],
-                b=trials_b[case_id],
+                loaded=case_id in trials_a,
+                a=trials_a.get(case_id, []),
+                b=trials_b.get(case_id, []),
             )
 
         page = ComparePage(
@@ -466,6 +471,16 @@ class Catalog:
         if baseline:
             page.gate, page.gate_error = self._gate(digest_b.report, b, baseline)
         return page
+
+    def pair_trials(
+        self, run_a: str, run_b: str, case_id: str
+    ) -> tuple[list[TrialResult], list[TrialResult]]:
+        """One case's trials in both runs, for a pair the compare page opens."""
+        valid_case_id(case_id)
+        return (
+            cases_trials(self.store_of(run_a), run_a, [case_id])[case_id],
+            cases_trials(self.store_of(run_b), run_b, [case_id])[case_id],
+        )
 
     def _gate(
         self, report: RunReport, run: RunOutcomes, baseline: str

@@ -23,6 +23,7 @@ from caseforge.serve.reviewing import (
 from caseforge.serve.views import DecisionIn, LabelIn
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+PAIRS_OPEN = 1  # compare pairs rendered with their trials; the others load when opened
 
 
 def _pretty(value: object, indent: int = 2) -> str:
@@ -114,11 +115,20 @@ def trial_page(
 def compare_page(request: Request, a: str = "", b: str = "", baseline: str = "") -> HTMLResponse:
     catalog = _catalog(request)
     runs = catalog.run_list().runs
-    data = catalog.compare(a, b, baseline or None) if a and b else None
+    data = catalog.compare(a, b, baseline or None, trials=PAIRS_OPEN) if a and b else None
     return render(
         request, "compare.html", data=data, runs=runs, a=a, b=b, baseline=baseline,
         baselines=catalog.baselines(),
     )  # fmt: skip
+
+
+@router.get("/fragments/compare/pair", response_class=HTMLResponse)
+def compare_pair_fragment(request: Request, a: str, b: str, case: str) -> HTMLResponse:
+    """A pair's trials, side by side, loaded when the compare page opens it."""
+    trials_a, trials_b = _catalog(request).pair_trials(a, b, case)
+    return render(
+        request, "_pair.html", a=a, b=b, case_id=case, trials_a=trials_a, trials_b=trials_b
+    )
 
 
 @router.get("/runs/{run_id}/label", response_class=HTMLResponse)

@@ -107,6 +107,7 @@ class ComparePair(BaseModel):
 
     id: str
     changed_checks: list[str]
+    loaded: bool = Field(True, description="False: the page loads the trials when opened.")
     a: list[TrialResult]
     b: list[TrialResult]
 
