@@ -29,6 +29,7 @@ demo: $(STAMP)
 	$(BIN)/caseforge compare $(DEMO)/v2/report.json $(DEMO)/v1/report.json
 	@$(BIN)/caseforge gate $(DEMO)/v1/report.json --baseline $(DEMO)/baseline.json; code=$$?; \
 	  echo "gate exit code $$code (1 = regression: CI would stop this change)"; test $$code -eq 1
+	@echo "in a browser: $(BIN)/caseforge serve examples/support-refund examples/ac-clarifier"
 
 ## test: install what the tests need, run them all, then lint and type-check src/
 test: $(STAMP)
@@ -58,7 +59,7 @@ bench: $(STAMP)
 
 ## screenshots: refresh docs/screenshots/ from the browser tests (Debian's chromium)
 screenshots: $(STAMP)
-	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py
+	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py tests/serve/test_live.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
