@@ -672,3 +672,30 @@ def test_outside_a_repository_or_before_the_first_commit(tmp_path: Path) -> None
         loosenings(tmp_path / "missing")
     empty = Repo(tmp_path / "empty")
     assert loosenings(empty.suite) == []
+
+
+def test_text_options_that_loosen_and_those_that_tighten(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", "reply: {must_include: [camera], must_not_include: [x]}"),
+            "cases/b.yaml": case("b", "total: {mode: exact, value: '1093.34'}"),
+            "cases/c.yaml": case("c", "reply: {must_include: [full], word: true}"),
+        },
+    )
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case(
+                "a", "reply: {must_include: [camera], must_not_include: [x], case_sensitive: false}"
+            ),
+            "cases/b.yaml": case("b", "total: {mode: exact, value: '1093.34', normalize: true}"),
+            "cases/c.yaml": case("c", "reply: {must_include: [full]}"),
+        },
+    )
+    # Any case loosens what must be included and tightens what must not be.
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "reply.must_include", "case-insensitive", True, False),
+        ("b", "total", "text-normalized", False, True),
+        ("c", "reply.must_include", "word-boundary-dropped", True, False),
+    ]

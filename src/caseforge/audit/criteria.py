@@ -394,10 +394,14 @@ def _parts(key: str, check: Check) -> list[_Part]:
     if isinstance(check, IncludeShorthand):
         parts = []
         if check.must_include:
-            include = MustIncludeCheck(mode="must_include", values=check.must_include)
+            include = MustIncludeCheck(
+                mode="must_include", values=check.must_include, **check.text_options
+            )
             parts.append(_mode_part(f"{key}.must_include", include))
         if check.must_not_include:
-            exclude = MustNotIncludeCheck(mode="must_not_include", values=check.must_not_include)
+            exclude = MustNotIncludeCheck(
+                mode="must_not_include", values=check.must_not_include, **check.text_options
+            )
             parts.append(_mode_part(f"{key}.must_not_include", exclude))
         return parts
     if isinstance(check, UndeclaredCheck):

@@ -99,13 +99,19 @@ class Case(BaseModel):
                     yield (
                         f"{key}.must_include",
                         target,
-                        MustIncludeCheck(mode="must_include", values=check.must_include),
+                        MustIncludeCheck(
+                            mode="must_include", values=check.must_include, **check.text_options
+                        ),
                     )
                 if check.must_not_include:
                     yield (
                         f"{key}.must_not_include",
                         target,
-                        MustNotIncludeCheck(mode="must_not_include", values=check.must_not_include),
+                        MustNotIncludeCheck(
+                            mode="must_not_include",
+                            values=check.must_not_include,
+                            **check.text_options,
+                        ),
                     )
             else:
                 yield key, target, check

@@ -22,22 +22,51 @@ from caseforge.checks.base import (
     show,
 )
 from caseforge.checks.matching import compiled, contains, in_order, outcome_matches
+from caseforge.checks.text import TextOptions, normalize_text, word_pattern
 from caseforge.values import item_key, same
 
+# How each text option loosens a check that requires text (must_include, exact, regex);
+# one that forbids text (must_not_include) loosens the other way.
+TEXT_LOOSENING = {
+    "case_sensitive": OptionOrder("false", kind="case-insensitive"),
+    "normalize": OptionOrder("true", kind="text-normalized"),
+    "word": OptionOrder("false", kind="word-boundary-dropped"),
+}
+FORBIDDING_TEXT_LOOSENING = {
+    "case_sensitive": OptionOrder("true", kind="case-sensitive"),
+    "normalize": OptionOrder("false", kind="text-normalization-dropped"),
+    "word": OptionOrder("true", kind="word-boundary-added"),
+}
 
-class ExactCheck(BaseCheck):
-    """The field equals ``value``."""
+
+class ExactCheck(BaseCheck, TextOptions):
+    """The field equals ``value`` (two texts under ``case_sensitive`` and ``normalize``)."""
 
     strength: ClassVar[int] = 70
     pins: ClassVar[bool] = True
+    options: ClassVar[dict[str, OptionOrder]] = {
+        k: v for k, v in TEXT_LOOSENING.items() if k != "word"
+    }
 
     mode: Literal["exact"]
     value: object
 
+    @model_validator(mode="after")
+    def _no_word(self) -> ExactCheck:
+        if self.word:
+            raise ValueError("`word` applies to must_include, must_not_include and regex")
+        return self
+
     def grade(self, actual: object) -> Verdict:
-        if same(self.value, actual):
+        if isinstance(self.value, str) and isinstance(actual, str) and not self.literal:
+            if self.prepared(self.value) == self.prepared(actual):
+                return passed()
+        elif same(self.value, actual):
             return passed()
         return failed(f"expected {show(self.value)}, got {show(actual)}")
+
+    def render(self) -> str:
+        return f"exact {show(self.value)}{self.options_text()}"
 
 
 class ExactSetCheck(BaseCheck):
@@ -73,12 +102,13 @@ class ExactSetCheck(BaseCheck):
         return failed("; ".join(parts))
 
 
-class MustIncludeCheck(BaseCheck):
+class MustIncludeCheck(BaseCheck, TextOptions):
     """Every value is in the field (substring of a string, member of a list)."""
 
     expected_field: ClassVar[str | None] = "values"
     strength: ClassVar[int] = 40
     items_field: ClassVar[str | None] = "values"
+    options: ClassVar[dict[str, OptionOrder]] = TEXT_LOOSENING
 
     mode: Literal["must_include"]
     values: list[object] = Field(min_length=1)
@@ -86,13 +116,16 @@ class MustIncludeCheck(BaseCheck):
     def grade(self, actual: object) -> Verdict:
         if actual is None:
             return failed("the field is empty")
-        missing = [v for v in self.values if not contains(actual, v)]
+        missing = [v for v in self.values if not contains(actual, v, self)]
         if missing:
-            return failed(f"does not include {show(missing)}")
+            return failed(f"does not include {show(missing)}{self.options_text()}")
         return passed()
 
+    def render(self) -> str:
+        return f"must_include {show(self.values)}{self.options_text()}"
 
-class MustNotIncludeCheck(BaseCheck):
+
+class MustNotIncludeCheck(BaseCheck, TextOptions):
     """No value is in the field."""
 
     expected_field: ClassVar[str | None] = "values"
@@ -100,6 +133,7 @@ class MustNotIncludeCheck(BaseCheck):
     items_field: ClassVar[str | None] = "values"
     items_kind: ClassVar[str] = "must-not-include-dropped"
     guard: ClassVar[bool] = True
+    options: ClassVar[dict[str, OptionOrder]] = FORBIDDING_TEXT_LOOSENING
 
     mode: Literal["must_not_include"]
     values: list[object] = Field(min_length=1)
@@ -107,16 +141,20 @@ class MustNotIncludeCheck(BaseCheck):
     def grade(self, actual: object) -> Verdict:
         if actual is None:
             return passed()
-        found = [v for v in self.values if contains(actual, v)]
+        found = [v for v in self.values if contains(actual, v, self)]
         if found:
-            return failed(f"includes {show(found)}")
+            return failed(f"includes {show(found)}{self.options_text()}")
         return passed()
 
+    def render(self) -> str:
+        return f"must_not_include {show(self.values)}{self.options_text()}"
 
-class RegexCheck(BaseCheck):
+
+class RegexCheck(BaseCheck, TextOptions):
     """The field (as text) matches the regular expression ``value``."""
 
     strength: ClassVar[int] = 50
+    options: ClassVar[dict[str, OptionOrder]] = TEXT_LOOSENING
 
     mode: Literal["regex"]
     value: str
@@ -134,9 +172,16 @@ class RegexCheck(BaseCheck):
         if actual is None:
             return failed("the field is empty")
         text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
-        if compiled(self.value).search(text):
+        if self.normalize:
+            text = normalize_text(text)
+        pattern = word_pattern(self.value) if self.word else self.value
+        flags = 0 if self.case_sensitive else re.IGNORECASE
+        if compiled(pattern, flags).search(text):
             return passed()
-        return failed(f"{show(text)} does not match /{self.value}/")
+        return failed(f"{show(text)} does not match /{self.value}/{self.options_text()}")
+
+    def render(self) -> str:
+        return f"regex {show(self.value)}{self.options_text()}"
 
 
 class NumberCheck(BaseCheck):
@@ -244,8 +289,9 @@ BUILTIN_CHECKS: tuple[type[BaseCheck], ...] = (
 )
 
 
-class IncludeShorthand(BaseModel):
-    """``{must_include: [...], must_not_include: [...]}``: two checks on one field."""
+class IncludeShorthand(TextOptions):
+    """``{must_include: [...], must_not_include: [...]}``: two checks on one field, both
+    with the text options given."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -259,7 +305,15 @@ class IncludeShorthand(BaseModel):
 
     def render(self) -> str:
         included, excluded = show(self.must_include), show(self.must_not_include)
-        return f"must_include {included}; must_not_include {excluded}"
+        return f"must_include {included}; must_not_include {excluded}{self.options_text()}"
+
+    @property
+    def text_options(self) -> dict[str, bool]:
+        return {
+            "case_sensitive": self.case_sensitive,
+            "normalize": self.normalize,
+            "word": self.word,
+        }
 
 
 TOOL_CALLS_STRENGTH = 70

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from caseforge.values import same
+
+if TYPE_CHECKING:
+    from caseforge.checks.text import TextOptions
 
 
 @lru_cache(maxsize=4096)
@@ -17,8 +21,21 @@ def _phrase(value: str) -> re.Pattern[str]:
     return re.compile(r"(?<![0-9A-Za-z_])" + re.escape(value) + r"(?![0-9A-Za-z_])")
 
 
-def contains(container: object, value: object) -> bool:
-    """Text: substring. List: an equal item, or a text item holding the value as a phrase."""
+def contains(container: object, value: object, text: TextOptions | None = None) -> bool:
+    """Text: substring. List: an equal item, or a text item holding the value as a phrase.
+    ``text`` options, when not the defaults, apply to every comparison of two texts."""
+    if text is not None and not text.literal:
+        if isinstance(container, str):
+            return text.text_contains(container, str(value))
+        if isinstance(container, list | tuple | set):
+            for item in container:
+                if same(value, item):
+                    return True
+                if isinstance(value, str) and isinstance(item, str):
+                    mine, theirs = text.prepared(value), text.prepared(item)
+                    if mine == theirs or _phrase(mine).search(theirs):
+                        return True
+            return False
     if isinstance(container, str):
         return str(value) in container
     if isinstance(container, list | tuple | set):
@@ -34,8 +51,8 @@ def contains(container: object, value: object) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
 
 
 def outcome_matches(expected: object, actual: object) -> bool:
