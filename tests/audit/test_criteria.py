@@ -699,3 +699,47 @@ def test_text_options_that_loosen_and_those_that_tighten(repo: Repo) -> None:
         ("b", "total", "text-normalized", False, True),
         ("c", "reply.must_include", "word-boundary-dropped", True, False),
     ]
+
+
+def test_tool_call_arguments_counts_and_limits_loosened(repo: Repo) -> None:
+    strict = """
+        tool_calls:
+          must_call:
+            - {name: create_refund_request, args: {invoice_id: INV-1, amount_yuan: 10}, count: 1}
+            - {name: list_invoices, count: {min: 1, max: 2}}
+          must_not_call: [{name: create_refund_request, args: {invoice_id: INV-0}}]
+          max_calls: {"*": 5, list_invoices: 2}
+    """
+    loose = """
+        tool_calls:
+          must_call:
+            - {name: create_refund_request, args: {invoice_id: INV-1}, count: 1}
+            - {name: list_invoices, count: {min: 1}}
+          must_not_call: [create_refund_request]
+          max_calls: {"*": 8}
+    """
+    repo.commit("add", {"cases/a.yaml": case("a", strict)})
+    repo.commit("loosen", {"cases/a.yaml": case("a", loose)})
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "tool_calls.must_call", "tool-args-dropped",
+         {"invoice_id": "INV-1", "amount_yuan": 10}, {"invoice_id": "INV-1"}),
+        ("a", "tool_calls.must_call", "tool-count-loosened", "1–2×", "at least 1×"),
+        ("a", "tool_calls.max_calls", "max-calls-raised", {"*": 5}, {"*": 8}),
+        ("a", "tool_calls.max_calls", "max-calls-raised", {"list_invoices": 2},
+         {"list_invoices": None}),
+    ]  # fmt: skip
+
+
+def test_tool_call_expectations_made_stricter_are_not_flagged(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {"cases/a.yaml": case("a", "tool_calls: {must_call: [create_refund_request], "
+                                   "must_not_call: [{name: refund, args: {id: 1}}]}")},
+    )  # fmt: skip
+    repo.commit(
+        "tighten",
+        {"cases/a.yaml": case("a", "tool_calls: {must_call: [{name: create_refund_request, "
+                                   "args: {invoice_id: INV-1}, count: 1}], "
+                                   "must_not_call: [refund], max_calls: 3}")},
+    )  # fmt: skip
+    assert loosenings(repo.suite) == []

@@ -87,10 +87,10 @@ from caseforge.checks import (
     MustNotIncludeCheck,
     OptionOrder,
     Reads,
-    ToolCallsCheck,
     UndeclaredCheck,
 )
 from caseforge.checks.builtin import TOOL_CALLS_STRENGTH
+from caseforge.checks.tools import CallMatcher, Count, ToolCallsCheck
 from caseforge.errors import CaseforgeError
 from caseforge.jsontypes import JSONObject
 from caseforge.values import same
@@ -386,11 +386,14 @@ def _mode_part(name: str, check: BaseCheck) -> _Part:
 
 def _parts(key: str, check: Check) -> list[_Part]:
     if isinstance(check, ToolCallsCheck):
-        return [
-            _Part(f"{key}.{name}", name, list(getattr(check, name)), kind, guard=True)
+        parts = [
+            _Part(f"{key}.{name}", name, [_matcher(m) for m in getattr(check, name)], kind, True)
             for name, kind in _TOOL_KIND.items()
             if getattr(check, name)
         ]
+        if check.max_calls is not None:
+            parts.append(_Part(f"{key}.max_calls", "max_calls", None, "max-calls-raised", True))
+        return parts
     if isinstance(check, IncludeShorthand):
         parts = []
         if check.must_include:
@@ -445,6 +448,8 @@ class _Judge:
             return []
         if after is None:
             return [] if bmode == "ignore" else [(key, "check-removed", bmode, None, None)]
+        if isinstance(before, ToolCallsCheck) and isinstance(after, ToolCallsCheck):
+            return _tool_changes(key, before, after)
         aparts = _parts(key, after)
         amode = self.primary(after, aparts)
         # The shorthand and tool_calls kept in the same form are compared part by part, so
@@ -483,6 +488,77 @@ class _Judge:
                         old, new = {option: old}, {option: new}
                     found.append((part.name, order.kind, old, new, None))
         return found
+
+
+def _matcher(matcher: CallMatcher) -> object:
+    """A call matcher as the audit reports it: its name alone when that is all it says."""
+    return matcher.name if matcher.plain else matcher.model_dump(mode="json", exclude_defaults=True)
+
+
+def _tool_changes(key: str, before: ToolCallsCheck, after: ToolCallsCheck) -> list[_Change]:
+    """How ``tool_calls`` loosened: a call no longer required or forbidden, or no longer in
+    the order; an argument dropped or changed; a count or ``max_calls`` raised."""
+    found: list[_Change] = []
+    shown_before = [_matcher(m) for m in before.must_call]
+    shown_after = [_matcher(m) for m in after.must_call]
+    gone = [m for m in before.must_call if not any(n.name == m.name for n in after.must_call)]
+    if gone:
+        removed = [_matcher(m) for m in gone]
+        found.append((f"{key}.must_call", "must-call-removed", shown_before, shown_after, removed))
+    for old in before.must_call:
+        same_tool = [m for m in after.must_call if m.name == old.name]
+        if not same_tool:
+            continue
+        new = max(same_tool, key=lambda m: len(_kept_args(old, m)))
+        if len(_kept_args(old, new)) < len(old.args):
+            found.append((f"{key}.must_call", "tool-args-dropped", old.args, new.args, None))
+        if _looser_count(old.counted, new.counted):
+            found.append(
+                (f"{key}.must_call", "tool-count-loosened", old.counted.text(),
+                 new.counted.text(), None)
+            )  # fmt: skip
+    # A forbid with fewer arguments forbids more: that is at least as strict.
+    gone = [
+        old
+        for old in before.must_not_call
+        if not any(m.name == old.name and _kept_args(m, old) == m.args for m in after.must_not_call)
+    ]
+    if gone:
+        found.append(
+            (f"{key}.must_not_call", "must-not-call-removed",
+             [_matcher(m) for m in before.must_not_call],
+             [_matcher(m) for m in after.must_not_call], [_matcher(m) for m in gone])
+        )  # fmt: skip
+    if before.order:
+        old_order = [_matcher(m) for m in before.order]
+        new_order = [_matcher(m) for m in after.order]
+        if old_order != new_order:
+            removed = _dropped(old_order, new_order)
+            if removed or len(new_order) < len(old_order):
+                found.append((f"{key}.order", "order-removed", old_order, new_order, removed))
+    old_limits, new_limits = _limits(before.max_calls), _limits(after.max_calls)
+    for tool, limit in old_limits.items():
+        raised = new_limits.get(tool)
+        if raised is None or raised > limit:
+            found.append((f"{key}.max_calls", "max-calls-raised", {tool: limit},
+                          {tool: raised}, None))  # fmt: skip
+    return found
+
+
+def _kept_args(old: CallMatcher, new: CallMatcher) -> dict[str, object]:
+    return {k: v for k, v in old.args.items() if k in new.args and same(v, new.args[k])}
+
+
+def _looser_count(old: Count, new: Count) -> bool:
+    if new.min < old.min:
+        return True
+    return old.max is not None and (new.max is None or new.max > old.max)
+
+
+def _limits(value: int | dict[str, int] | None) -> dict[str, int]:
+    if value is None:
+        return {}
+    return {"*": value} if isinstance(value, int) else dict(value)
 
 
 def _dump(check: Check) -> JSONObject:

@@ -21,17 +21,18 @@ from caseforge.checks.builtin import (
     NumberCheck,
     OutcomeCheck,
     RegexCheck,
-    ToolCallsCheck,
     UndeclaredCheck,
 )
 from caseforge.checks.custom import CheckMode, declare, load_checks_file, mode_table
 from caseforge.checks.matching import outcome_matches
 from caseforge.checks.table import BUILTIN_MODES, Check, ModeSpec, ModeTable
+from caseforge.checks.tools import CallMatcher, ToolCallsCheck
 
 __all__ = [
     "BUILTIN_CHECKS",
     "BUILTIN_MODES",
     "BaseCheck",
+    "CallMatcher",
     "Check",
     "CheckMode",
     "ExactCheck",

@@ -1,14 +1,13 @@
 """The built-in check modes (DESIGN §3), each one class: its fields, its declarations and its
-``grade`` method. Two more forms sit beside them: the ``must_include``/``must_not_include``
-shorthand (expanded into two checks) and ``tool_calls``."""
+``grade`` method. The ``must_include``/``must_not_include`` shorthand (expanded into two checks)
+sits beside them; ``tool_calls`` has its own module, ``checks.tools``."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-from collections.abc import Iterable
-from typing import ClassVar, Literal, SupportsFloat, SupportsIndex, cast
+from typing import ClassVar, Literal, SupportsFloat, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -21,7 +20,7 @@ from caseforge.checks.base import (
     passed,
     show,
 )
-from caseforge.checks.matching import compiled, contains, in_order, outcome_matches
+from caseforge.checks.matching import compiled, contains, outcome_matches
 from caseforge.checks.text import TextOptions, normalize_text, word_pattern
 from caseforge.values import item_key, same
 
@@ -317,61 +316,6 @@ class IncludeShorthand(TextOptions):
 
 
 TOOL_CALLS_STRENGTH = 70
-
-
-class ToolCallsCheck(BaseModel):
-    """Expectations on the recorded tool calls."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    must_call: list[str] = Field(default_factory=list)
-    must_not_call: list[str] = Field(default_factory=list)
-    order: list[str] = Field(
-        default_factory=list, description="These tools are called in this relative order."
-    )
-
-    @property
-    def mode(self) -> str:
-        return "tool_calls"
-
-    @property
-    def expected(self) -> dict[str, list[str]]:
-        return self.model_dump(exclude_defaults=True)  # only the lists of tool names
-
-    @model_validator(mode="after")
-    def _consistent(self) -> ToolCallsCheck:
-        if not (self.must_call and self.must_not_call):
-            return self
-        both = sorted(set(self.must_call) & set(self.must_not_call))
-        if both:
-            raise ValueError(f"in both must_call and must_not_call: {', '.join(both)}")
-        return self
-
-    def grade(self, actual: object) -> Verdict:
-        # The grader hands this check the names of the recorded calls, in order.
-        names: list[str] = list(cast("Iterable[str]", actual or []))
-        problems = []
-        missing = [n for n in self.must_call if n not in names]
-        if missing:
-            problems.append(f"not called: {', '.join(missing)}")
-        forbidden = [n for n in self.must_not_call if n in names]
-        if forbidden:
-            problems.append(f"called but forbidden: {', '.join(forbidden)}")
-        if self.order and not in_order(names, self.order):
-            problems.append(f"not in order {' -> '.join(self.order)} (calls: {', '.join(names)})")
-        return failed("; ".join(problems)) if problems else passed()
-
-    def render(self) -> str:
-        parts = [
-            f"{label} {', '.join(names)}"
-            for label, names in (
-                ("call", self.must_call),
-                ("never call", self.must_not_call),
-                ("in order", self.order),
-            )
-            if names
-        ]
-        return "tool_calls: " + ("; ".join(parts) or "anything")
 
 
 class UndeclaredCheck(BaseModel):

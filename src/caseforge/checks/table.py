@@ -19,9 +19,9 @@ from caseforge.checks.builtin import (
     BUILTIN_CHECKS,
     TOOL_CALLS_STRENGTH,
     IncludeShorthand,
-    ToolCallsCheck,
     UndeclaredCheck,
 )
+from caseforge.checks.tools import ToolCallsCheck
 
 if TYPE_CHECKING:
     from typing_extensions import TypeForm

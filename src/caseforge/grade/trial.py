@@ -94,6 +94,9 @@ def _grade_one(
         if isinstance(check, (UndeclaredCheck, IncludeShorthand)):
             return _undeclared(name, mode)
         expected = check.expected
+        if isinstance(check, ToolCallsCheck):  # the calls with their arguments
+            calls = [{"name": c.name, "args": c.args} for c in result.tool_calls]
+            return _verdict(name, mode, check, expected, calls)
         actual = lookup(result, field)
         if actual is MISSING:
             return CheckResult(

@@ -1,0 +1,278 @@
+"""``tool_calls``: expectations on the tool calls a case-trial made, by name, by arguments
+(a partial match, each value a plain value or a value check) and by count.
+
+```yaml
+tool_calls:
+  must_call:
+    - get_subscription                                   # at least once
+    - {name: create_refund_request, args: {invoice_id: INV-2026-0091}, count: 1}
+    - {name: list_invoices, count: {min: 1, max: 2}}
+  must_not_call: [delete_account, {name: create_refund_request, args: {invoice_id: INV-2026-0090}}]
+  order: [get_subscription, create_refund_request]
+  max_calls: 6                                           # or {"*": 6, list_invoices: 2}
+```
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    model_validator,
+)
+
+from caseforge.checks.base import Verdict, failed, passed, show
+from caseforge.checks.builtin import (
+    ExactCheck,
+    ExactSetCheck,
+    MustIncludeCheck,
+    MustNotIncludeCheck,
+    NumberCheck,
+    RegexCheck,
+)
+from caseforge.values import same
+
+ValueCheck = Annotated[
+    Annotated[ExactCheck, Tag("exact")]
+    | Annotated[ExactSetCheck, Tag("exact_set")]
+    | Annotated[MustIncludeCheck, Tag("must_include")]
+    | Annotated[MustNotIncludeCheck, Tag("must_not_include")]
+    | Annotated[NumberCheck, Tag("number")]
+    | Annotated[RegexCheck, Tag("regex")],
+    Discriminator(lambda data: data.get("mode") if isinstance(data, dict) else data.mode),
+]
+VALUE_MODES = ("exact", "exact_set", "must_include", "must_not_include", "number", "regex")
+
+
+class Count(BaseModel):
+    """How many matching calls: at least ``min``, at most ``max``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min: int = Field(0, ge=0)
+    max: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Count:
+        if self.max is not None and self.max < self.min:
+            raise ValueError(f"count.max ({self.max}) is below count.min ({self.min})")
+        return self
+
+    def holds(self, n: int) -> bool:
+        return n >= self.min and (self.max is None or n <= self.max)
+
+    def text(self) -> str:
+        if self.max == self.min:
+            return f"{self.min}×"
+        if self.max is None:
+            return f"at least {self.min}×"
+        return f"{self.min}–{self.max}×"
+
+
+class CallMatcher(BaseModel):
+    """A tool call by ``name``, with ``args`` that must match (others may be there too)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    args: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Each argument a plain value (equal), or a value check "
+        f"({', '.join(VALUE_MODES)}) such as {{mode: number, value: 6578, tolerance: 0.01}}.",
+    )
+    count: Count | None = Field(None, description="N exactly, or {min, max}.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_name(cls, data: object) -> object:
+        if isinstance(data, str):
+            return {"name": data}
+        count = data.get("count") if isinstance(data, dict) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            return {**data, "count": {"min": count, "max": count}}  # type: ignore[dict-item]
+        return data
+
+    @model_validator(mode="after")
+    def _value_checks(self) -> CallMatcher:
+        for key, value in self.args.items():
+            if isinstance(value, dict) and "mode" in value:
+                if value["mode"] not in VALUE_MODES:
+                    raise ValueError(
+                        f"args.{key}: mode {value['mode']!r} is not a value check "
+                        f"({', '.join(VALUE_MODES)})"
+                    )
+                _VALUE_CHECK.validate_python(value)
+        return self
+
+    @property
+    def counted(self) -> Count:
+        return Count(min=1) if self.count is None else self.count
+
+    @property
+    def plain(self) -> bool:
+        return not self.args and self.count is None
+
+    def differences(self, call: Mapping[str, Any]) -> list[str]:
+        """How ``call`` differs from this matcher (empty: it matches)."""
+        if call.get("name") != self.name:
+            return [f"name {call.get('name')!r}"]
+        given = call.get("args") or {}
+        found = []
+        for key, want in self.args.items():
+            if key not in given:
+                found.append(f"{key} missing")
+                continue
+            if isinstance(want, dict) and "mode" in want:
+                verdict = _VALUE_CHECK.validate_python(want).grade(given[key])
+                if verdict.status.value != "pass":
+                    found.append(f"{key}: {verdict.reason}")
+            elif not same(want, given[key]):
+                found.append(f"{key} expected {show(want)}, got {show(given[key])}")
+        return found
+
+    def matches(self, call: Mapping[str, Any]) -> bool:
+        return not self.differences(call)
+
+    def text(self) -> str:
+        args = ", ".join(f"{k}={_arg_text(v)}" for k, v in self.args.items())
+        count = f" {self.counted.text()}" if self.count is not None else ""
+        return f"{self.name}({args}){count}" if self.args else f"{self.name}{count}"
+
+
+def _arg_text(value: object) -> str:
+    if isinstance(value, dict) and "mode" in value:
+        return str(_VALUE_CHECK.validate_python(value).render())
+    return show(value, 40)
+
+
+_VALUE_CHECK: TypeAdapter[Any] = TypeAdapter(ValueCheck)
+
+
+class ToolCallsCheck(BaseModel):
+    """Expectations on the recorded tool calls."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    must_call: list[CallMatcher] = Field(default_factory=list)
+    must_not_call: list[CallMatcher] = Field(default_factory=list)
+    order: list[CallMatcher] = Field(
+        default_factory=list, description="Calls matching these, in this relative order."
+    )
+    max_calls: int | dict[str, int] | None = Field(
+        None, description='At most N calls in all, or {"*": N, tool: M, …} per tool.'
+    )
+
+    @property
+    def mode(self) -> Literal["tool_calls"]:
+        return "tool_calls"
+
+    @property
+    def expected(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ToolCallsCheck:
+        plain_call = {m.name for m in self.must_call if not m.args}
+        plain_never = {m.name for m in self.must_not_call if not m.args}
+        both = sorted(plain_call & plain_never)
+        if both:
+            raise ValueError(f"in both must_call and must_not_call: {', '.join(both)}")
+        if any(m.count is not None for m in self.must_not_call):
+            raise ValueError("must_not_call takes no count (use must_call with count)")
+        limits = self.max_calls
+        if (isinstance(limits, int) and limits < 0) or (
+            isinstance(limits, dict) and any(v < 0 for v in limits.values())
+        ):
+            raise ValueError("max_calls must be 0 or more")
+        return self
+
+    def grade(self, actual: object) -> Verdict:
+        calls = _calls(actual)
+        problems = []
+        for matcher in self.must_call:
+            n = sum(1 for c in calls if matcher.matches(c))
+            if matcher.counted.holds(n):
+                continue
+            if n == 0:
+                problems.append(f"not called: {matcher.text()}{_closest(matcher, calls)}")
+            else:
+                problems.append(f"{matcher.text()}: called {n}×, expected {matcher.counted.text()}")
+        for matcher in self.must_not_call:
+            hits = [c for c in calls if matcher.matches(c)]
+            if hits:
+                shown = matcher.text() if matcher.args else matcher.name
+                problems.append(f"called but forbidden: {shown}")
+        if self.order and not _in_order(calls, self.order):
+            wanted = " -> ".join(m.text() for m in self.order)
+            names = ", ".join(str(c.get("name")) for c in calls)
+            problems.append(f"not in order {wanted} (calls: {names})")
+        problems += self._over_limits(calls)
+        return failed("; ".join(problems)) if problems else passed()
+
+    def _over_limits(self, calls: list[dict[str, Any]]) -> list[str]:
+        limits = self.max_calls
+        if limits is None:
+            return []
+        if isinstance(limits, int):
+            limits = {"*": limits}
+        found = []
+        for tool, limit in limits.items():
+            n = len(calls) if tool == "*" else sum(1 for c in calls if c.get("name") == tool)
+            if n > limit:
+                what = "calls in all" if tool == "*" else f"calls of {tool}"
+                found.append(f"{n} {what}, at most {limit} allowed")
+        return found
+
+    def render(self) -> str:
+        parts = [
+            f"{label} {', '.join(m.text() for m in matchers)}"
+            for label, matchers in (
+                ("call", self.must_call),
+                ("never call", self.must_not_call),
+                ("in order", self.order),
+            )
+            if matchers
+        ]
+        if self.max_calls is not None:
+            parts.append(f"max_calls {json.dumps(self.max_calls)}")
+        return "tool_calls: " + ("; ".join(parts) or "anything")
+
+
+def _calls(actual: object) -> list[dict[str, Any]]:
+    """The recorded calls as ``{name, args}``; a plain list of names (older results) too."""
+    found: list[dict[str, Any]] = []
+    for item in actual if isinstance(actual, Iterable) and not isinstance(actual, str) else []:
+        if isinstance(item, str):
+            found.append({"name": item, "args": {}})
+        elif isinstance(item, Mapping):
+            found.append({"name": item.get("name"), "args": item.get("args") or {}})
+    return found
+
+
+def _closest(matcher: CallMatcher, calls: list[dict[str, Any]]) -> str:
+    """How the nearest call of that tool differed, or which tools were called."""
+    same_name = [c for c in calls if c.get("name") == matcher.name]
+    if not same_name:
+        names = ", ".join(dict.fromkeys(str(c.get("name")) for c in calls)) or "none"
+        return f" (calls: {names})"
+    nearest = min(same_name, key=lambda c: len(matcher.differences(c)))
+    args = ", ".join(f"{k}={show(v, 40)}" for k, v in (nearest.get("args") or {}).items())
+    how = "; ".join(matcher.differences(nearest))
+    return f" — closest: {matcher.name}({args}): {how}"
+
+
+def _in_order(calls: list[dict[str, Any]], order: list[CallMatcher]) -> bool:
+    """``order`` matches a subsequence of ``calls``."""
+    position = 0
+    for call in calls:
+        if position < len(order) and order[position].matches(call):
+            position += 1
+    return position == len(order)
