@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from caseforge.oracle import oracle
+from caseforge.oracle import AnyOf, oracle
 
 SUITE_DIR = Path(__file__).resolve().parent
 SCENARIOS = ("duplicate", "cancel")
@@ -155,16 +155,17 @@ def find_duplicate(invoices: tuple[Invoice, ...]) -> tuple[Invoice, Invoice] | N
     return None
 
 
-def _duplicate(book: Ledger, customer_id: str) -> dict[str, Any] | None:
+def _duplicate(book: Ledger, customer_id: str) -> AnyOf | None:
     pair = find_duplicate(book.invoices.get(customer_id, ()))
     if pair is None:
         return None
     first, second = pair
-    return {
-        "invoice_id": second.id,
-        "amount_yuan": _yuan(second.amount_cents),
-        "alt_invoice_ids": [first.id],
-    }
+    amount = _yuan(second.amount_cents)
+    # Either of the two is a right one to refund; the later one is the usual answer.
+    return AnyOf(
+        {"invoice_id": second.id, "amount_yuan": amount},
+        [{"invoice_id": first.id, "amount_yuan": amount}],
+    )
 
 
 def _cancel(book: Ledger, customer_id: str) -> dict[str, Any] | None:
@@ -181,11 +182,11 @@ def _cancel(book: Ledger, customer_id: str) -> dict[str, Any] | None:
     paid = [inv for inv in invoices if inv.status == "paid"]
     latest = max(paid, key=lambda inv: (inv.issued_at, inv.id))
     amount = book.prices[sub.plan] * sub.seats * months
-    return {"invoice_id": latest.id, "amount_yuan": _yuan(amount), "alt_invoice_ids": []}
+    return {"invoice_id": latest.id, "amount_yuan": _yuan(amount)}
 
 
 @oracle("refund_policy")
-def refund_policy(input: dict[str, Any], *, scenario: str) -> dict[str, Any] | None:
+def refund_policy(input: dict[str, Any], *, scenario: str) -> dict[str, Any] | AnyOf | None:
     """The refund request a correct agent files for this ticket, or ``None`` for none.
 
     ``scenario`` is ``duplicate`` (the customer reports a double charge) or ``cancel``

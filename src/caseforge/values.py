@@ -26,6 +26,55 @@ def same(expected: object, actual: object) -> bool:
     return bool(expected == actual)
 
 
+def same_strict(expected: object, actual: object) -> bool:
+    """Equality where types matter: 1, 1.0 and "1" all differ, and floats compare exactly
+    (``0.1 + 0.2`` is not ``0.3``)."""
+    if type(expected) is not type(actual):
+        return False
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return expected.keys() == actual.keys() and all(
+            same_strict(expected[k], actual[k]) for k in expected
+        )
+    if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
+        return len(expected) == len(actual) and all(
+            same_strict(e, a) for e, a in zip(expected, actual, strict=True)
+        )
+    return bool(expected == actual)
+
+
+def differences(expected: object, actual: object, path: str = "") -> list[str]:
+    """Where two structured values differ, path by path (``refund.amount_yuan: expected
+    6578.0, got 6000``); empty when :func:`same` holds."""
+    where = path or "(the value)"
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        found = []
+        for key in expected:
+            inner = f"{path}.{key}" if path else str(key)
+            if key not in actual:
+                found.append(f"{inner}: missing (expected {_brief(expected[key])})")
+            else:
+                found += differences(expected[key], actual[key], inner)
+        for key in actual:
+            if key not in expected:
+                inner = f"{path}.{key}" if path else str(key)
+                found.append(f"{inner}: unexpected {_brief(actual[key])}")
+        return found
+    if isinstance(expected, list) and isinstance(actual, list):
+        found = []
+        for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
+            found += differences(e, a, f"{path}[{index}]")
+        if len(expected) != len(actual):
+            found.append(f"{where}: {len(actual)} items, expected {len(expected)}")
+        return found
+    if same(expected, actual):
+        return []
+    return [f"{where}: expected {_brief(expected)}, got {_brief(actual)}"]
+
+
+def _brief(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def item_key(value: object) -> str:
     """A set member's identity: its JSON, so 1 and "1" stay different items (a string is
     keyed without encoding it; JSON text never starts with NUL, so keys cannot collide)."""

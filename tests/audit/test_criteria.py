@@ -743,3 +743,25 @@ def test_tool_call_expectations_made_stricter_are_not_flagged(repo: Repo) -> Non
                                    "must_not_call: [refund], max_calls: 3}")},
     )  # fmt: skip
     assert loosenings(repo.suite) == []
+
+
+def test_an_alternative_added_and_strict_types_removed(repo: Repo) -> None:
+    outcome = "refund: {{mode: outcome, value: {{id: 1}}, any_of: [{}]}}"
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", outcome.format("{id: 2}")),
+            "cases/b.yaml": case("b", "n: {mode: exact, value: 3, strict_types: true}"),
+        },
+    )
+    repo.commit(
+        "widen",
+        {
+            "cases/a.yaml": case("a", outcome.format("{id: 2}, {id: 3}")),
+            "cases/b.yaml": case("b", "n: {mode: exact, value: 3}"),
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "refund", "alternative-added", [{"id": 2}], [{"id": 2}, {"id": 3}]),
+        ("b", "n", "strict-types-dropped", True, False),
+    ]

@@ -129,25 +129,22 @@ def test_tool_calls_must_call_must_not_call_and_order() -> None:
 
 
 def test_outcome_compares_probe_result_with_alternatives() -> None:
-    expected = {
-        "invoice_id": "INV-2026-0123",
-        "amount_yuan": 2392.0,
-        "alt_invoice_ids": ["INV-2026-0026"],
-    }
-    assert outcome_matches(expected, {"invoice_id": "INV-2026-0026", "amount_yuan": 2392})
-    assert outcome_matches(expected, {"invoice_id": "INV-2026-0123", "amount_yuan": 2392.0})
-    assert not outcome_matches(expected, {"invoice_id": "INV-2026-0999", "amount_yuan": 2392.0})
+    expected = {"invoice_id": "INV-2026-0123", "amount_yuan": 2392.0}
+    other = {"invoice_id": "INV-2026-0026", "amount_yuan": 2392.0}
+    assert outcome_matches(expected, {"invoice_id": "INV-2026-0123", "amount_yuan": 2392})
+    assert not outcome_matches(expected, other)  # alternatives are the check's any_of
     assert not outcome_matches(expected, {"invoice_id": "INV-2026-0123", "amount_yuan": 7176.0})
     assert not outcome_matches(expected, [expected, expected])  # two requests filed
     assert outcome_matches(None, None) and not outcome_matches(None, {"invoice_id": "x"})
 
-    expect = {"refund": {"mode": "outcome", "value": expected}}
-    status, checks = grade_trial(
-        case(expect),
-        result({}),
-        outcomes={"refund": {"invoice_id": "INV-2026-0026", "amount_yuan": 2392.0}},
-    )
-    assert status is TrialStatus.PASS
+    expect = {"refund": {"mode": "outcome", "value": expected, "any_of": [other]}}
+    for left, verdict in [
+        (other, TrialStatus.PASS),
+        (expected, TrialStatus.PASS),
+        ({"invoice_id": "INV-2026-0999", "amount_yuan": 2392.0}, TrialStatus.FAIL),
+    ]:
+        status, checks = grade_trial(case(expect), result({}), outcomes={"refund": left})
+        assert status is verdict, checks[0].reason
     status, checks = grade_trial(case(expect), result({}), outcomes=None)
     assert status is TrialStatus.ERROR and "no outcome_probe" in checks[0].reason
     status, checks = grade_trial(case(expect), result({}), outcomes={}, outcome_error="boom")

@@ -14,6 +14,8 @@ from types import ModuleType
 
 import pytest
 
+from caseforge.oracle import AnyOf
+
 SUITE = Path(__file__).resolve().parent.parent
 
 
@@ -50,19 +52,14 @@ def _dump(conn: sqlite3.Connection) -> list[str]:
 
 
 def test_c007_duplicate_refunds_the_later_invoice_with_the_earlier_as_alternative() -> None:
-    assert _refund("C007", "duplicate") == {
-        "invoice_id": "INV-2026-0123",
-        "amount_yuan": 2392.00,
-        "alt_invoice_ids": ["INV-2026-0026"],
-    }
+    assert _refund("C007", "duplicate") == AnyOf(
+        {"invoice_id": "INV-2026-0123", "amount_yuan": 2392.00},
+        [{"invoice_id": "INV-2026-0026", "amount_yuan": 2392.00}],
+    )
 
 
 def test_c023_cancel_refunds_eleven_whole_billing_months() -> None:
-    assert _refund("C023", "cancel") == {
-        "invoice_id": "INV-2026-0091",
-        "amount_yuan": 6578.00,
-        "alt_invoice_ids": [],
-    }
+    assert _refund("C023", "cancel") == {"invoice_id": "INV-2026-0091", "amount_yuan": 6578.00}
 
 
 @pytest.mark.parametrize("customer_id", ["C009", "C013", "C002"])

@@ -364,6 +364,7 @@ class _Part:
     kind: str = "values-removed"  # the loosening when one of ``values`` is dropped
     guard: bool = False  # still binds when the rest of the check gives way to a stronger mode
     options: tuple[tuple[str, object, OptionOrder], ...] = ()
+    alternatives: tuple[object, ...] | None = None  # ``any_of``: one added loosens
 
 
 @dataclass(frozen=True)
@@ -381,7 +382,11 @@ class _Finding:
 
 def _mode_part(name: str, check: BaseCheck) -> _Part:
     options = tuple((key, getattr(check, key), order) for key, order in check.options.items())
-    return _Part(name, check.mode, check.items, check.items_kind, check.guard, options)
+    field = check.alternatives_field
+    alternatives = tuple(getattr(check, field) or ()) if field else None
+    return _Part(
+        name, check.mode, check.items, check.items_kind, check.guard, options, alternatives
+    )
 
 
 def _parts(key: str, check: Check) -> list[_Part]:
@@ -480,6 +485,13 @@ class _Judge:
                 removed = _dropped(part.values, match.values)
                 if removed:
                     found.append((part.name, part.kind, part.values, match.values, removed))
+            if part.alternatives is not None and match.alternatives is not None:
+                added = _dropped(list(match.alternatives), list(part.alternatives))
+                if added:
+                    found.append(
+                        (part.name, "alternative-added", list(part.alternatives),
+                         list(match.alternatives), None)
+                    )  # fmt: skip
             after_options = {name: value for name, value, _ in match.options}
             for option, old, order in part.options:
                 new = after_options.get(option)

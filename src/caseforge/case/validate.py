@@ -22,7 +22,7 @@ from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
 from caseforge.checks import BaseCheck, ExactSetCheck
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.jsontypes import JSONValue
-from caseforge.oracle import OracleError, load_oracles
+from caseforge.oracle import OracleError, expectation, load_oracles
 from caseforge.oracle.registry import OracleFn
 from caseforge.values import same
 
@@ -175,15 +175,35 @@ class _OracleChecker:
                 )
                 continue
             as_set = isinstance(check, ExactSetCheck)
+            value, others = expectation(computed)
             stored = _normalise(check.expected, as_set)
-            fresh = _normalise(computed, as_set)
+            fresh = _normalise(value, as_set)
             if not same(stored, fresh):
                 self._error(
                     loaded,
                     loc,
                     f"expect.{name}.{check.expected_field}",
                     f"oracle drift in case {case.id}: file says {_short(check.expected)}, "
-                    f"oracle {oracle_name!r} now gives {_short(computed)}",
+                    f"oracle {oracle_name!r} now gives {_short(value)}",
+                )
+                continue
+            field = check.alternatives_field
+            kept = list(getattr(check, field, None) or []) if field else []
+            if field and not same(_normalise(kept, True), _normalise(others, True)):
+                self._error(
+                    loaded,
+                    ("expect", name, field) if kept else loc,
+                    f"expect.{name}.{field}",
+                    f"oracle drift in case {case.id}: file lists alternatives {_short(kept)}, "
+                    f"oracle {oracle_name!r} now gives {_short(others)}",
+                )
+            elif others and not field:
+                self._error(
+                    loaded,
+                    loc,
+                    f"expect.{name}",
+                    f"oracle {oracle_name!r} returned alternatives, which mode {check.mode!r} "
+                    "cannot hold (exact, number and outcome take `any_of`)",
                 )
 
     def _error(self, loaded: LoadedCase, loc: tuple[str, ...], field: str, message: str) -> None:

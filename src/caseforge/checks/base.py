@@ -16,6 +16,8 @@ A mode declares:
 ``options``
     per-option strength: for each option, which direction loosens it (``tolerance`` growing
     on ``number``).
+``alternatives_field``
+    the field of other right values (``any_of``), if any: one added is a loosening.
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ class BaseCheck(BaseModel):
     # Pins the field outright, so a guard it replaces is not lost (exact, exact_set).
     pins: ClassVar[bool] = False
     options: ClassVar[dict[str, OptionOrder]] = {}
+    # The field listing other right values (``any_of``): adding one loosens the check.
+    alternatives_field: ClassVar[str | None] = None
 
     @property
     def expected(self) -> object:

@@ -22,7 +22,7 @@ from caseforge.checks.base import (
 )
 from caseforge.checks.matching import compiled, contains, outcome_matches
 from caseforge.checks.text import TextOptions, normalize_text, word_pattern
-from caseforge.values import item_key, same
+from caseforge.values import differences, item_key, same, same_strict
 
 # How each text option loosens a check that requires text (must_include, exact, regex);
 # one that forbids text (must_not_include) loosens the other way.
@@ -39,16 +39,23 @@ FORBIDDING_TEXT_LOOSENING = {
 
 
 class ExactCheck(BaseCheck, TextOptions):
-    """The field equals ``value`` (two texts under ``case_sensitive`` and ``normalize``)."""
+    """The field equals ``value`` or one of ``any_of`` (two texts under ``case_sensitive``
+    and ``normalize``; with ``strict_types``, 1, 1.0 and "1" differ and floats are exact)."""
 
     strength: ClassVar[int] = 70
     pins: ClassVar[bool] = True
+    alternatives_field: ClassVar[str | None] = "any_of"
     options: ClassVar[dict[str, OptionOrder]] = {
-        k: v for k, v in TEXT_LOOSENING.items() if k != "word"
+        **{k: v for k, v in TEXT_LOOSENING.items() if k != "word"},
+        "strict_types": OptionOrder("false", kind="strict-types-dropped"),
     }
 
     mode: Literal["exact"]
     value: object
+    any_of: list[object] = Field(
+        default_factory=list, description="Other values that are right too."
+    )
+    strict_types: bool = Field(False, description='1 ≠ 1.0 ≠ "1", and floats compare exactly.')
 
     @model_validator(mode="after")
     def _no_word(self) -> ExactCheck:
@@ -56,16 +63,34 @@ class ExactCheck(BaseCheck, TextOptions):
             raise ValueError("`word` applies to must_include, must_not_include and regex")
         return self
 
+    def _equal(self, expected: object, actual: object) -> bool:
+        if isinstance(expected, str) and isinstance(actual, str) and not self.literal:
+            return self.prepared(expected) == self.prepared(actual)
+        return same_strict(expected, actual) if self.strict_types else same(expected, actual)
+
     def grade(self, actual: object) -> Verdict:
-        if isinstance(self.value, str) and isinstance(actual, str) and not self.literal:
-            if self.prepared(self.value) == self.prepared(actual):
-                return passed()
-        elif same(self.value, actual):
+        if any(self._equal(v, actual) for v in (self.value, *self.any_of)):
             return passed()
-        return failed(f"expected {show(self.value)}, got {show(actual)}")
+        return failed(_mismatch(self.value, self.any_of, actual))
 
     def render(self) -> str:
-        return f"exact {show(self.value)}{self.options_text()}"
+        extra = f" (or any of {show(self.any_of)})" if self.any_of else ""
+        strict = " (strict types)" if self.strict_types else ""
+        return f"exact {show(self.value)}{extra}{self.options_text()}{strict}"
+
+
+def _mismatch(value: object, any_of: list[object], actual: object) -> str:
+    """Why ``actual`` is not ``value`` (nor an alternative): path by path for structures."""
+    others = f" (or any of {whole(any_of)})" if any_of else ""
+    paths = differences(value, actual) if isinstance(value, dict | list) else []
+    if paths and isinstance(actual, dict | list):
+        return f"{'; '.join(paths)}{others}"
+    return f"expected {whole(value)}{others}, got {whole(actual)}"
+
+
+def whole(value: object) -> str:
+    """A value in a reason, uncut: reports shorten what they display, the result keeps it."""
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 class ExactSetCheck(BaseCheck):
@@ -191,9 +216,12 @@ class NumberCheck(BaseCheck):
         "tolerance": OptionOrder("higher", kind="tolerance-widened")
     }
 
+    alternatives_field: ClassVar[str | None] = "any_of"
+
     mode: Literal["number"]
     value: float = Field(strict=True, description="A number (a string is not coerced).")
     tolerance: float = Field(default=0.0, ge=0.0, strict=True, description="0: exactly.")
+    any_of: list[float] = Field(default_factory=list, description="Other right numbers.")
 
     def grade(self, actual: object) -> Verdict:
         if not isinstance(actual, str | bytes | bytearray | SupportsFloat | SupportsIndex):
@@ -204,38 +232,75 @@ class NumberCheck(BaseCheck):
             return failed(f"not a number: {show(actual)}")
         if isinstance(actual, bool) or math.isnan(number):
             return failed(f"not a number: {show(actual)}")
+        if any(abs(number - v) <= self.tolerance + 1e-12 for v in self.any_of):
+            return passed()
         diff = abs(number - self.value)
         if diff <= self.tolerance + 1e-12:
             return passed()
-        return failed(f"{number:g} is {diff:g} from {self.value:g} (tolerance {self.tolerance:g})")
+        others = f" (nor any of {show(self.any_of)})" if self.any_of else ""
+        return failed(
+            f"{number:g} is {diff:g} from {self.value:g} (tolerance {self.tolerance:g}){others}"
+        )
 
     def render(self) -> str:
-        return f"number {self.value:g} ± {self.tolerance:g}"
+        extra = f" (or any of {show(self.any_of)})" if self.any_of else ""
+        return f"number {self.value:g} ± {self.tolerance:g}{extra}"
 
 
 class OutcomeCheck(BaseCheck):
-    """What the run left in its workspace (read by the suite's probe) equals ``value``.
+    """What the run left in its workspace (read by the suite's probe) equals ``value`` or
+    one of ``any_of``.
 
     ``value: null`` means the run must leave no outcome (e.g. no refund request).
     """
 
     strength: ClassVar[int] = 70
     reads: ClassVar[Reads] = Reads.WORKSPACE
+    alternatives_field: ClassVar[str | None] = "any_of"
 
     mode: Literal["outcome"]
     value: object = Field(description="Required; null means no outcome is expected.")
+    any_of: list[object] = Field(
+        default_factory=list, description="Other outcomes that are right too."
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _value_present(cls, data: object) -> object:
         if isinstance(data, dict) and "value" not in data:
             raise ValueError("an outcome check needs `value` (write `value: null` for none)")
+        if isinstance(data, dict):
+            for value in (data.get("value"), *(data.get("any_of") or [])):
+                old = _old_alternatives(value)
+                if old:
+                    raise ValueError(
+                        f"`{old}` in an outcome value no longer lists alternatives: write "
+                        "each right outcome whole, the first as `value` and the others under "
+                        "`any_of: [...]` beside it (an oracle returns AnyOf(value, [others]))"
+                    )
         return data
 
     def grade(self, actual: object) -> Verdict:
-        if outcome_matches(self.value, actual):
+        if any(outcome_matches(v, actual) for v in (self.value, *self.any_of)):
             return passed()
-        return failed(f"the run left {show(actual)}, expected {show(self.value)}")
+        if isinstance(self.value, dict) and isinstance(actual, dict):
+            return failed(f"the run left: {_mismatch(self.value, self.any_of, actual)}")
+        others = f" (or any of {whole(self.any_of)})" if self.any_of else ""
+        return failed(f"the run left {whole(actual)}, expected {whole(self.value)}{others}")
+
+    def render(self) -> str:
+        extra = f" (or any of {show(self.any_of)})" if self.any_of else ""
+        return f"outcome {show(self.value)}{extra}"
+
+
+def _old_alternatives(value: object) -> str | None:
+    """The ``alt_<key>s`` key of the retired convention, if ``value`` has one."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            old = isinstance(key, str) and key.startswith("alt_") and key.endswith("s")
+            if old and isinstance(inner, list):
+                return str(key)
+    return None
 
 
 class JudgeCheck(BaseCheck):

@@ -1,5 +1,5 @@
-"""How the built-in modes compare values: phrases in text and lists, outcome mappings with
-alternatives, and call order."""
+"""How the built-in modes compare values: phrases in text and lists, outcomes, and call
+order."""
 
 from __future__ import annotations
 
@@ -56,24 +56,9 @@ def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def outcome_matches(expected: object, actual: object) -> bool:
-    """Outcome equality; in an expected mapping, ``alt_<key>s`` lists accepted alternatives
-    for ``<key>`` (e.g. ``alt_invoice_ids`` for ``invoice_id``) and is not compared itself."""
-    if not isinstance(expected, dict) or not isinstance(actual, dict):
-        return same(expected, actual)
-    alternatives: dict[str, list[object]] = {}
-    plain: dict[str, object] = {}
-    for key, value in expected.items():
-        if key.startswith("alt_") and key.endswith("s") and isinstance(value, list):
-            alternatives[key[4:-1]] = value
-        else:
-            plain[key] = value
-    if plain.keys() != actual.keys():
-        return False
-    for key, value in plain.items():
-        options = [value, *alternatives.get(key, [])]
-        if not any(same(option, actual[key]) for option in options):
-            return False
-    return True
+    """Outcome equality (:func:`caseforge.values.same`): mappings key by key, numbers as
+    numbers. Alternatives are a check's ``any_of``, never keys of the value."""
+    return same(expected, actual)
 
 
 def in_order(calls: list[str], order: list[str]) -> bool:

@@ -15,7 +15,8 @@ value the oracle returned; ``caseforge validate`` calls the oracle again with th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -23,6 +24,28 @@ from caseforge.errors import DatasetError
 from caseforge.imports import SuiteImportError, import_suite_file
 
 OracleFn = Callable[..., object]
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """What an oracle returns when more than one answer is right: ``value`` and the
+    ``alternatives``, which a case stores as ``value`` and ``any_of``."""
+
+    value: object
+    alternatives: tuple[object, ...] = ()
+
+    def __init__(self, value: object, alternatives: Sequence[object] = ()) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "alternatives", tuple(alternatives))
+
+
+def expectation(computed: object) -> tuple[object, list[object]]:
+    """An oracle's answer as ``(value, any_of)``."""
+    if isinstance(computed, AnyOf):
+        return computed.value, list(computed.alternatives)
+    return computed, []
+
+
 F = TypeVar("F", bound=OracleFn)
 
 ORACLE_ATTRIBUTE = "__caseforge_oracle__"

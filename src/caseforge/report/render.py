@@ -158,12 +158,19 @@ def to_text(report: RunReport, failures: int = 15) -> str:
     if rows:
         lines.append(f"not passing ({len(rows)} case-trials):")
         for case_id, trial, why in rows[:failures]:
-            lines.append(f"  {case_id} #{trial}: {why}")
+            lines.append(f"  {case_id} #{trial}: {_shortened(why)}")
         if len(rows) > failures:
             lines.append(
                 f"  … {len(rows) - failures} more (caseforge report {report.run_id} --format html)"
             )
     return "\n".join(lines)
+
+
+SHOWN_REASON = 400  # characters of a reason a text or Markdown report shows; report.json has all
+
+
+def _shortened(why: str) -> str:
+    return why if len(why) <= SHOWN_REASON else why[: SHOWN_REASON - 1] + "…"
 
 
 def _md(text: object) -> str:
@@ -189,7 +196,7 @@ def to_markdown(report: RunReport, failures: int = 20) -> str:
             "| case | trial | why |",
             "|---|---|---|",
         ]
-        lines += [f"| `{_md(c)}` | {t} | {_md(w)} |" for c, t, w in rows[:failures]]
+        lines += [f"| `{_md(c)}` | {t} | {_md(_shortened(w))} |" for c, t, w in rows[:failures]]
         if len(rows) > failures:
             lines.append(f"| … | | {len(rows) - failures} more |")
         lines += ["", "</details>"]

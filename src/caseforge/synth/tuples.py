@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from caseforge.case.load import load_config, parse_model, read_yaml
 from caseforge.errors import CaseforgeError
-from caseforge.oracle import load_oracles
+from caseforge.oracle import expectation, load_oracles
 
 DIMENSIONS_FILE = "dimensions.yaml"
 
@@ -159,12 +159,16 @@ def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> l
                     f"oracle {scenario.oracle.name!r} failed on tuple {row} with input "
                     f"{case_input}: {type(exc).__name__}: {exc}"
                 ) from None
-            expect[scenario.oracle.field or "refund"] = {
+            right, others = expectation(value)
+            check: dict[str, object] = {
                 "mode": "outcome",
                 "oracle": scenario.oracle.name,
                 "args": scenario.oracle.args,
-                "value": value,
+                "value": right,
             }
+            if others:
+                check["any_of"] = others
+            expect[scenario.oracle.field or "refund"] = check
         expect.update(scenario.expect)
         drawn.append(
             {
