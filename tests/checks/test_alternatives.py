@@ -57,7 +57,8 @@ def test_strict_types() -> None:
     assert status(ExactCheck(mode="exact", value=0.3), 0.1 + 0.2) == "pass"
     assert status(sum_, 0.1 + 0.2) == "fail"
     nested = ExactCheck(mode="exact", value={"a": [1, True]}, strict_types=True)
-    assert status(nested, {"a": [1, True]}) == "pass" and status(nested, {"a": [1.0, True]}) == "fail"
+    assert status(nested, {"a": [1, True]}) == "pass"
+    assert status(nested, {"a": [1.0, True]}) == "fail"
 
 
 def test_differences_path_by_path_and_reasons_kept_whole() -> None:
