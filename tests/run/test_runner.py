@@ -51,8 +51,8 @@ def test_async_and_sync_callables_pass(toy_suite: MakeToySuite, store: RunStore)
     [
         ("hang", "timed out after 0.2 s"),
         ("crash", "RuntimeError: the agent fell over"),
-        ("bad_output", "no `output`"),
-        ("not_a_dict", "expected an object with `output`"),
+        ("bad_output", "no `output`, and expect.category reads it"),
+        ("not_a_dict", "expected an object (with `output`"),
     ],
 )
 def test_agent_failures_are_errors_not_crashes(
@@ -409,3 +409,18 @@ def _run_until_stored(
             break
         time.sleep(0.05)
     return proc, store
+
+
+def test_output_may_be_left_out_when_no_check_reads_it(
+    toy_suite: MakeToySuite, store: RunStore
+) -> None:
+    reply_only = {"reply": {"must_include": ["no output"]}}
+    root = toy_suite(
+        [
+            {"id": "replies", "input": {"behaviour": "bad_output"}, "expect": reply_only},
+            {"id": "graded", "input": {"behaviour": "bad_output"}},  # checks output.category
+        ]
+    )
+    trials = trials_of(store, run(store, suite_dir=root))
+    assert trials[("replies", 1)]["status"] == "pass"
+    assert trials[("graded", 1)]["status"] == "error"

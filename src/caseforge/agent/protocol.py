@@ -13,8 +13,9 @@ and returns::
      "tool_calls": [{"name", "args", "result"}], "paused_for_approval": bool,
      "usage": {"input_tokens", "output_tokens", "cost_usd"}, "trace": [...]}
 
-Everything but ``output`` is optional. A Python callable may return that dict or an
-:class:`AgentResult`.
+Every key is optional; ``output`` may be left out only when no check of the case reads
+an output field (the case-trial is then an error, naming the check). A Python callable
+may return that dict or an :class:`AgentResult`.
 """
 
 from __future__ import annotations
@@ -51,12 +52,17 @@ class AgentResult(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    output: dict[str, Any]
+    output: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The structured answer; may be left out by an agent that only replies "
+        "and changes state, when no check of the case reads an output field.",
+    )
     reply: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     paused_for_approval: bool = False
     usage: Usage = Field(default_factory=Usage)
     trace: list[Any] = Field(default_factory=list)
+    output_given: bool = Field(True, exclude=True, description="Whether `output` was sent.")
 
 
 class AgentRequest(BaseModel):
@@ -87,12 +93,13 @@ def parse_response(data: Any) -> AgentResult:
         return data
     if not isinstance(data, dict):
         raise AgentProtocolError(
-            f"the agent returned {type(data).__name__}, expected an object with `output`"
+            f"the agent returned {type(data).__name__}, expected an object (with `output`, "
+            "`reply`, `tool_calls`…)"
         )
-    if "output" not in data:
-        raise AgentProtocolError("the agent's response has no `output`")
     try:
-        return AgentResult.model_validate(data)
+        result = AgentResult.model_validate(data)
+        result.output_given = "output" in data
+        return result
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

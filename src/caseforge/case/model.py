@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from typing_extensions import TypeForm
 
 ID_PATTERN = r"^[a-z0-9-]+$"
-Source = Literal["manual", "synthetic", "error-analysis", "production"]
+Source = Literal["manual", "synthetic", "error-analysis", "production", "imported"]
 Split = Literal["dev", "test"]
 EXPECT_DESCRIPTION = "The goal state: one check per field of the agent's output."
 

@@ -21,6 +21,7 @@ from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
 from caseforge.agent.protocol import AgentProtocolError
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
+from caseforge.checks import BaseCheck, Reads
 from caseforge.llm.budget import CostBudget
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
@@ -96,7 +97,8 @@ class TrialRunner:
                 ctx = self._context(task, folder)
                 try:
                     if self.workspace_setup is not None:
-                        self.workspace_setup(ctx.workspace, case)
+                        # Off the event loop: a hook that copies a database blocks.
+                        await asyncio.to_thread(self.workspace_setup, ctx.workspace, case)
                         request["workspace"] = str(ctx.workspace)
                 except Exception as exc:  # the suite's hook failed: an error for this trial
                     outcome.error = f"workspace_setup failed: {_describe(exc)}"
@@ -129,11 +131,19 @@ class TrialRunner:
             if ctx is not None and ctx.fixtures is not None and ctx.fixtures.missing:
                 outcome.result = None
                 outcome.error = ctx.fixtures.missing[0]
+            if outcome.result is not None and not outcome.result.output_given:
+                reads = output_checks(case)
+                if reads:  # left out by an agent whose case grades an output field
+                    outcome.result = None
+                    outcome.error = (
+                        f"the agent's response has no `output`, and expect.{reads[0]} reads it"
+                    )
             if outcome.result is not None and self.outcome_probe is not None:
                 try:
-                    outcome.outcomes = dict(
-                        self.outcome_probe(Path(folder), outcome.result, case) or {}
+                    found = await asyncio.to_thread(
+                        self.outcome_probe, Path(folder), outcome.result, case
                     )
+                    outcome.outcomes = dict(found or {})
                 except Exception as exc:
                     outcome.outcome_error = f"{PROBE_FAILED}: {_describe(exc)}"
         finally:
@@ -159,6 +169,17 @@ class TrialRunner:
             llm_prices=self.llm_prices,
             budget=self.budget,
         )
+
+
+def output_checks(case: Case) -> list[str]:
+    """The checks of ``case`` that read a field of the agent's ``output``."""
+    return [
+        name
+        for name, field, check in case.checks()
+        if isinstance(check, BaseCheck)
+        and check.reads is Reads.FIELD
+        and field not in ("reply", "tool_calls")
+    ]
 
 
 def _settle(outcome: TrialOutcome, ctx: AgentContext) -> None:
