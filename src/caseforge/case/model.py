@@ -58,6 +58,11 @@ class Case(BaseModel):
     tags: list[str] = Field(default_factory=list)
     source: Source = "manual"
     split: Split | None = None
+    group: str | None = Field(
+        default=None,
+        pattern=ID_PATTERN,
+        description="A family of near-identical cases, kept on one side of the split.",
+    )
     added: dt.date | None = None
     note: str = ""
     provenance: dict[str, object] = Field(default_factory=dict)

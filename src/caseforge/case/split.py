@@ -8,6 +8,11 @@ empty the unassigned case whose hash lies nearest to that side goes there, so ev
 category appears in both dev and test. ``--reassign`` recomputes every split from the
 hashes, except a split set by hand with a ``note``, which never moves.
 
+A ``group:`` keeps a family of near-identical cases on one side: the group's side comes from
+the hash of its name (or from a member pinned by hand, or from members already split
+alike), every unpinned member goes there, and the per-category fix-ups move only
+ungrouped cases. ``validate`` warns about a family split today; ``--reassign`` joins it.
+
 ``--write`` edits only the ``split:`` line of each YAML file (or the one JSONL line), so
 comments and formatting stay and the diff is minimal.
 """
@@ -49,6 +54,7 @@ class SplitCase:
     category: str
     split: str | None
     pinned: bool  # split set by hand, with a note saying why: never moves
+    group: str | None = None
 
     def keeps(self, reassign: bool) -> bool:
         """Whether this case's current split stays as it is."""
@@ -80,14 +86,20 @@ def plan_split(
     by_category: dict[str, list[SplitCase]] = defaultdict(list)
     for case in cases:
         by_category[case.category].append(case)
+    sides = _group_sides(cases, test_fraction, reassign)
     result: dict[str, str] = {}
     for items in by_category.values():
-        assigned = {c.id: c.initial(test_fraction, reassign) for c in items}
+        assigned = {
+            c.id: sides[c.group]
+            if c.group in sides and not c.pinned
+            else c.initial(test_fraction, reassign)
+            for c in items
+        }
         if len(items) >= 2:
             for side in ("test", "dev"):
                 if side in assigned.values():
                     continue
-                movable = [c for c in items if not c.keeps(reassign)]
+                movable = [c for c in items if not c.keeps(reassign) and c.group is None]
                 if not movable:
                     continue
                 # The case nearest the boundary moves: smallest hash to test, largest to dev.
@@ -95,6 +107,39 @@ def plan_split(
                 assigned[pick.id] = side
         result.update(assigned)
     return result
+
+
+def _group_sides(cases: list[SplitCase], test_fraction: float, reassign: bool) -> dict[str, str]:
+    """Each group's side: a pinned member's, else the one its kept members share, else
+    from the hash of the group's name. A family split today (kept members on both sides,
+    without --reassign) gets no side: it stays as it is, and validate warns."""
+    members: dict[str, list[SplitCase]] = defaultdict(list)
+    for case in cases:
+        if case.group:
+            members[case.group].append(case)
+    sides = {}
+    for group, family in members.items():
+        pinned = [c.split for c in family if c.pinned and c.split]
+        kept = {c.split for c in family if c.keeps(reassign) and c.split}
+        if pinned:
+            sides[group] = pinned[0]
+        elif len(kept) == 1:
+            sides[group] = kept.pop()
+        elif not kept:
+            sides[group] = "test" if id_hash("group:" + group) < test_fraction else "dev"
+    return sides
+
+
+def split_groups(cases: list[tuple[str, str | None, str | None]]) -> dict[str, list[str]]:
+    """The groups whose members sit on both sides: ``{group: [member ids]}``, from
+    ``(case id, group, split)``."""
+    sides: dict[str, set[str]] = defaultdict(set)
+    ids: dict[str, list[str]] = defaultdict(list)
+    for case_id, group, split in cases:
+        if group and split:
+            sides[group].add(split)
+            ids[group].append(case_id)
+    return {g: sorted(ids[g]) for g, found in sorted(sides.items()) if len(found) > 1}
 
 
 def split_changes(
@@ -110,6 +155,7 @@ def split_changes(
                 c.case.category(),
                 c.case.split,
                 pinned=c.case.split is not None and bool(c.case.note.strip()),
+                group=c.case.group,
             )
             for c in suite.cases
         ],

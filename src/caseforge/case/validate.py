@@ -18,6 +18,7 @@ from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
 from caseforge.case.positions import locate_in_yaml
 from caseforge.case.retire import RETIRED_FILE, retired_ids
+from caseforge.case.split import split_groups
 from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
 from caseforge.checks import BaseCheck, ExactSetCheck
 from caseforge.errors import CaseforgeError, Problem
@@ -40,6 +41,7 @@ class CaseRecord:
     split: str | None
     source: str
     text: str
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -285,6 +287,7 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
             split=case.split,
             source=case.source,
             text=case_text(case, dedup_fields),
+            group=case.group,
         )
         line, col = (item.line, 1) if item.path.suffix == ".jsonl" else (1, 1)
         if case.id in first_seen:
@@ -402,6 +405,21 @@ def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:
                 0,
                 "split",
                 f"{unassigned} case(s) have no split; run `caseforge split SUITE --write`",
+                severity="warning",
+            )
+        )
+    where = {r.id: r for r in records}
+    for group, ids in split_groups([(r.id, r.group, r.split) for r in records]).items():
+        first = where[ids[0]]
+        report.warnings.append(
+            Problem(
+                first.path,
+                first.line,
+                1,
+                "group",
+                f"group {group!r} is split across dev and test ({', '.join(ids)}): a "
+                "family on both sides leaks the test set; run `caseforge split SUITE "
+                "--reassign --write`",
                 severity="warning",
             )
         )
