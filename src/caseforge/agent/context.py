@@ -43,6 +43,7 @@ class AgentContext:
     reuse_trials: bool = False
     llm_prices: PriceTable | None = field(default=None, repr=False)
     budget: CostBudget | None = field(default=None, repr=False)  # the run's --max-cost
+    context: dict[str, Any] | None = field(default=None, repr=False)  # SUITE/context/ files
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
     _clients: list[ModelClient] = field(default_factory=list, repr=False)

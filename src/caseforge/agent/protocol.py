@@ -81,6 +81,11 @@ class AgentRequest(BaseModel):
     workspace: str | None = Field(
         default=None, description="The trial's folder, sent when the suite has workspace_setup."
     )
+    context: dict[str, Any] | None = Field(
+        default=None,
+        description="The suite's context/ files by name (policy text, tool schemas), sent "
+        "when the suite has that folder.",
+    )
 
 
 class AgentProtocolError(CaseforgeError):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from caseforge._version import __version__
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.agent.transports import import_object, resolve_agent
+from caseforge.case.context import load_context
 from caseforge.case.identity import suite_identity
 from caseforge.case.load import Suite, load_suite
 from caseforge.case.model import Case
@@ -148,6 +149,7 @@ class Runner:
         self.on_result = on_result
         self._agent: Agent | None = None
         self._hooks: tuple[Any, Any] = (None, None)
+        self._context: dict[str, Any] | None = None  # SUITE/context/
 
     async def run(self) -> RunOutcome:
         opts = self.options
@@ -233,6 +235,7 @@ class Runner:
             reuse_trials=opts.reuse_trials,
             llm_prices=PriceTable(config.prices),
             budget=session.budget,
+            context=self._context,
             # Several clocks: a process has one, so freeze it per call only when one runs at
             # a time.
             freeze_each=(
@@ -257,6 +260,7 @@ class Runner:
             import_object(config.workspace_setup, suite.root) if config.workspace_setup else None,
             import_object(config.outcome_probe, suite.root) if config.outcome_probe else None,
         )
+        self._context = load_context(suite.root)
 
     def _judge(self, suite: Suite) -> Judge | None:
         return make_judge(

@@ -72,6 +72,7 @@ class TrialRunner:
     reuse_trials: bool = False
     llm_prices: PriceTable | None = None
     budget: CostBudget | None = None  # --max-cost, handed to ctx.llm() clients
+    context: dict[str, Any] | None = None  # SUITE/context/: in every request and ctx
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -84,6 +85,8 @@ class TrialRunner:
             "config": task.config,
             "input": case.input,
         }
+        if self.context is not None:
+            request["context"] = self.context
         # A str until needed: most agents never touch their workspace.
         folder = f"{self.work_dir}/{task.config_name or '_'}/{case.id}/{task.trial}"
         outcome = TrialOutcome(task=task)
@@ -168,6 +171,7 @@ class TrialRunner:
             reuse_trials=self.reuse_trials,
             llm_prices=self.llm_prices,
             budget=self.budget,
+            context=self.context,
         )
 
 
