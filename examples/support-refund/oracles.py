@@ -186,16 +186,20 @@ def _cancel(book: Ledger, customer_id: str) -> dict[str, Any] | None:
 
 
 @oracle("refund_policy")
-def refund_policy(input: dict[str, Any], *, scenario: str) -> dict[str, Any] | AnyOf | None:
+def refund_policy(
+    input: dict[str, Any], *, scenario: str, customer_id: str | None = None
+) -> dict[str, Any] | AnyOf | None:
     """The refund request a correct agent files for this ticket, or ``None`` for none.
 
     ``scenario`` is ``duplicate`` (the customer reports a double charge) or ``cancel``
-    (the customer cancels and asks for the rest of the money back).
+    (the customer cancels and asks for the rest of the money back). ``customer_id`` names
+    the customer of a conversation who gives their number only when asked (else it is
+    the input's).
     """
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; expected one of {SCENARIOS}")
     book = ledger()
-    customer_id = input.get("customer_id")
+    customer_id = customer_id or input.get("customer_id")
     if not isinstance(customer_id, str) or customer_id not in book.subscriptions:
         return None
     if scenario == "duplicate":
@@ -204,6 +208,6 @@ def refund_policy(input: dict[str, Any], *, scenario: str) -> dict[str, Any] | A
 
 
 @oracle("needs_approval")
-def needs_approval(input: dict[str, Any], *, scenario: str) -> bool:
+def needs_approval(input: dict[str, Any], *, scenario: str, customer_id: str | None = None) -> bool:
     """Whether the ticket ends with a refund request waiting for a supervisor."""
-    return refund_policy(input, scenario=scenario) is not None
+    return refund_policy(input, scenario=scenario, customer_id=customer_id) is not None

@@ -765,3 +765,27 @@ def test_an_alternative_added_and_strict_types_removed(repo: Repo) -> None:
         ("a", "refund", "alternative-added", [{"id": 2}], [{"id": 2}, {"id": 3}]),
         ("b", "n", "strict-types-dropped", True, False),
     ]
+
+
+def test_a_per_turn_check_loosened_or_dropped(repo: Repo) -> None:
+    talk = """\
+id: a
+input: {{}}
+conversation:
+  max_turns: 3
+  script:
+    - say: hi
+      expect:
+        reply: {}
+    - say: C023
+expect:
+  category: {{mode: exact, value: refund}}
+"""
+    repo.commit("add", {"cases/a.yaml": talk.format("{must_include: [customer number]}")})
+    repo.commit(
+        "loosen",
+        {"cases/a.yaml": talk.format("{must_include: [customer number], case_sensitive: false}")},
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "turn1.reply.must_include", "case-insensitive", True, False)
+    ]

@@ -205,7 +205,9 @@ def test_the_request_a_command_agent_gets_is_exactly_the_documented_agent_reques
         [row] = list(store.results(outcome.runs[0].run_id))
         request = json.loads(row["response_json"])["output"]["request"]
         AgentRequest.model_validate(request)  # no key the model does not document
-        expected = (fields if hook else fields - {"workspace"}) - {"context"}  # no context/
+        # No context/ folder, and not a conversation: those keys are not sent.
+        expected = (fields if hook else fields - {"workspace"}) - {"context", "messages", "turn"}
         assert set(request) == expected
         assert request["case_seed"] == 7 and request["trial"] == 1
-    assert documented - {"ticket", "customer_id", "version"} == fields - {"workspace", "context"}
+    unsent = {"workspace", "context", "messages", "turn"}
+    assert documented - {"ticket", "customer_id", "version"} == fields - unsent

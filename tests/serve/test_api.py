@@ -55,9 +55,9 @@ def test_every_endpoint_answers_its_model(api: TestClient, world: Served) -> Non
     assert {r["id"] for r in runs} == set(world.runs.values())
     v1 = world.runs["v1"]
     report = api.get(f"/api/runs/{v1}").json()
-    assert report["run_id"] == v1 and report["summary"]["cases"] == 80
+    assert report["run_id"] == v1 and report["summary"]["cases"] == 86
     failing = api.get(f"/api/runs/{v1}/grid", params={"show": "failing"}).json()
-    assert failing["total_cases"] == 80 - report["summary"]["fully_passing_cases"]
+    assert failing["total_cases"] == 86 - report["summary"]["fully_passing_cases"]
     assert all(any(s != "pass" for s in r["statuses"]) for r in failing["rows"])
     first = failing["rows"][0]["id"]
     trial = api.get(f"/api/runs/{v1}/cases/{first}/trials/1").json()
@@ -70,7 +70,7 @@ def test_every_endpoint_answers_its_model(api: TestClient, world: Served) -> Non
     assert compare["result"]["newly_failing"] and compare["result"]["significant"]
     assert compare["newly_failing"][0]["b"][0]["output"] is not None
     paged = api.get(f"/api/runs/{v1}/grid", params={"page": 2}).json()
-    assert paged["page"] == 2 and paged["pages"] == 2 and len(paged["rows"]) == 30
+    assert paged["page"] == 2 and paged["pages"] == 2 and len(paged["rows"]) == 36
 
 
 @pytest.mark.parametrize(
@@ -179,7 +179,7 @@ def test_the_suite_endpoint_lists_cases_problems_history_and_holdout(
 ) -> None:
     suites = list(world.suites)
     refund = api.get(f"/api/suites/{suites.index('support-refund')}").json()
-    assert refund["name"] == "support-refund" and len(refund["cases"]) == 80
+    assert refund["name"] == "support-refund" and len(refund["cases"]) == 86
     case = next(c for c in refund["cases"] if c["id"] == "refund-yearly-023")
     assert case["file"] == "cases/refund-yearly-023.yaml" and "refund" in case["expect"]
     assert refund["errors"] == []
@@ -220,6 +220,7 @@ def _headers(web: TestClient) -> dict[str, str]:
 def test_review_decisions_through_the_api(tmp_path: Path) -> None:
     web, suite = _review_client(tmp_path)
     headers = _headers(web)
+    before = len(load_suite(suite).cases)
     page = web.get("/api/suites/0/review").json()
     assert page["counts"]["pending"] == 12 and len(page["drafts"]) == 12
     draft = page["drafts"][0]
@@ -247,7 +248,7 @@ def test_review_decisions_through_the_api(tmp_path: Path) -> None:
     assert load_queue(suite)[1].status == "pending"  # neither wrote anything
     shown = web.get("/api/suites/0/review", params={"show": "accepted"}).json()
     assert [d["draft_id"] for d in shown["drafts"]] == [draft["draft_id"]]
-    assert len(load_suite(suite).cases) == 81
+    assert len(load_suite(suite).cases) == before + 1
 
 
 @pytest.mark.parametrize(

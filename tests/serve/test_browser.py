@@ -33,7 +33,7 @@ def test_drill_down_from_a_run_to_its_failing_check(page: Any, served: Served) -
     page.goto(served.url + f"/runs/{served.runs['v1']}")
     assert "Most failing checks" in page.inner_text("main")
     summary = page.inner_text("table.kv")
-    assert "80 × 1 = 80" in summary and "stored" not in summary  # the whole run, finished
+    assert "86 × 1 = 86" in summary and "stored" not in summary  # the whole run, finished
     page.select_option("select[name=show]", "failing")
     expect(page.locator("#grid .cell.pass")).to_have_count(0)
     shot(page, served, "run")
@@ -204,3 +204,15 @@ def test_calibration_shows_agreement_kappa_confusion_disagreements_and_probes(
     assert page.locator("#disagreements tbody tr").count() == off_diagonal
     assert "verdicts flipped when irrelevant text was added" in page.inner_text("#probes")
     shot(page, served, "calibration")
+
+
+def test_a_multi_turn_trial_shows_its_conversation(page: Any, served: Served) -> None:
+    page.goto(served.url + f"/runs/{served.runs['v2']}/cases/mt-ask-id-cancel-c023/trials/1")
+    heading = page.locator("h2", has_text="Conversation")
+    expect(heading).to_contain_text("3 agent turn(s), ended by approval")
+    turns = page.locator("ol.transcript li")
+    assert turns.count() == 6  # three from the user, three from the agent
+    assert "客户编号" in turns.nth(1).inner_text()  # the agent asked first
+    assert "C023" in turns.nth(2).inner_text()
+    assert "create_refund_request" in turns.nth(5).inner_text()
+    shot(page, served, "trial-conversation")

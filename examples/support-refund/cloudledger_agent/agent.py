@@ -34,7 +34,10 @@ import json
 import math
 import random
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cloudledger_agent import nlu
@@ -1089,13 +1092,21 @@ def _version(config: Any) -> str:
 
 
 def run(input: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """Answer one ticket: ``input`` has ``ticket`` and ``customer_id``."""
+    """Answer one ticket: ``input`` has ``ticket`` and ``customer_id``. In a conversation
+    (``ctx.messages``), the ticket is what the user has said so far; see :func:`converse`."""
     version = _version(getattr(ctx, "config", None))
     ticket = input.get("ticket") if isinstance(input, dict) else None
     ticket = ticket if isinstance(ticket, str) else ""
     customer_id = input.get("customer_id") if isinstance(input, dict) else None
     customer_id = customer_id.strip().upper() if isinstance(customer_id, str) else ""
-    tools = CloudLedgerTools(ctx.workspace / DB_NAME, now=ctx.now())
+    messages = getattr(ctx, "messages", None)
+    if messages:
+        return converse(version, messages, customer_id, ctx)
+    return _answer(version, ticket, customer_id, ctx, ctx.workspace / DB_NAME)
+
+
+def _answer(version: str, ticket: str, customer_id: str, ctx: Any, db_path: Any) -> dict[str, Any]:
+    tools = CloudLedgerTools(db_path, now=ctx.now())
     agent = _Agent(
         version=version,
         ticket=ticket,
@@ -1122,4 +1133,63 @@ def run(input: dict[str, Any], ctx: Any) -> dict[str, Any]:
         "paused_for_approval": agent.paused,
         "usage": turns.usage(),
         "trace": agent.trace,
+        "done": True,
     }
+
+
+CUSTOMER_ID = re.compile(r"\bC\d{3}\b")
+CONFIRMED = re.compile(
+    r"确认|可以提交|没问题|好的，提交|\b(yes|confirm(ed)?|go ahead)\b", re.IGNORECASE
+)
+
+
+def converse(
+    version: str, messages: list[dict[str, Any]], customer_id: str, ctx: Any
+) -> dict[str, Any]:
+    """One agent turn of a conversation.
+
+    v2 asks for the customer id when it has none, and asks the customer to confirm before
+    it files a refund request: it works the ticket out on a copy of the database, and
+    files for real only once a later message confirms. v1 does neither (its weakness in
+    conversations): it goes ahead with whatever it has and files at once.
+    """
+    said = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
+    found = CUSTOMER_ID.findall(said.upper())
+    customer_id = customer_id or (found[-1] if found else "")
+    english = not re.search(r"[\u4e00-\u9fff]", said)
+    if version == "v2" and not customer_id:
+        return {
+            "output": {"category": "other", "needs_approval": False},
+            "reply": "Could you tell me your customer number (C and three digits)?"
+            if english
+            else "请告诉我您的客户编号（C 加三位数字），我查一下您的账户。",
+            "done": False,
+        }
+    db_path = ctx.workspace / DB_NAME
+    confirmed = any(CONFIRMED.search(str(m.get("content", ""))) for m in messages[1:]
+                    if m.get("role") == "user")  # fmt: skip
+    if version == "v2" and not confirmed:
+        with tempfile.TemporaryDirectory() as scratch:
+            trial_db = Path(scratch) / DB_NAME
+            shutil.copyfile(db_path, trial_db)
+            dry = _answer(version, said, customer_id, ctx, trial_db)
+        filed = [c for c in dry["tool_calls"] if c["name"] == "create_refund_request"]
+        if dry["paused_for_approval"] and filed:
+            args = filed[-1]["args"]
+            reads = [c for c in dry["tool_calls"] if c["name"] != "create_refund_request"]
+            return {
+                "output": {"category": dry["output"]["category"], "needs_approval": False},
+                "reply": (
+                    f"I can file a refund request of {args['amount_yuan']:,.2f} yuan for invoice "
+                    f"{args['invoice_id']}; a supervisor approves it before the money goes back. "
+                    "Shall I file it?"
+                    if english
+                    else f"可以为发票 {args['invoice_id']} 提交 {args['amount_yuan']:,.2f} 元的"
+                    "退款申请，需主管审批后才会退回。确认提交吗？"
+                ),
+                "tool_calls": reads,
+                "usage": dry["usage"],
+                "done": False,
+            }
+        return dry | {"tool_calls": dry["tool_calls"]}  # nothing to file: the answer stands
+    return _answer(version, said, customer_id, ctx, db_path)

@@ -55,7 +55,11 @@ def _cases() -> dict[str, dict[str, Any]]:
     return cases
 
 
-CASES = _cases()
+ALL_CASES = _cases()
+# One ticket, one answer: driven here straight through agent.run. The multi-turn cases go
+# through caseforge's runner (test_conversations_through_caseforge below).
+CASES = {cid: case for cid, case in ALL_CASES.items() if "conversation" not in case}
+CONVERSATIONS = {cid: case for cid, case in ALL_CASES.items() if "conversation" in case}
 
 
 def seed_of(case_id: str, trial: int) -> int:
@@ -112,7 +116,29 @@ def refund_agrees(got: Any, check: dict[str, Any]) -> bool:
 
 
 def test_the_suite_has_its_cases() -> None:
-    assert len(CASES) == 80
+    assert len(CASES) == 80 and len(CONVERSATIONS) == 6
+    simulated = [c for c in CONVERSATIONS.values() if "user" in c["conversation"]]
+    assert len(simulated) == 2  # and 4 with a scripted user
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_conversations_through_caseforge(tmp_path: Path, version: str) -> None:
+    """v2 asks for the customer number and for a confirmation before it files; v1 does
+    neither (its weakness in conversations), so it fails every multi-turn case."""
+    pytest.importorskip("caseforge.run.conversation")
+    import asyncio
+
+    from caseforge.run.runner import Runner, RunOptions
+    from caseforge.store.db import RunStore
+
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    options = RunOptions(suite_dir=SUITE, configs=[version], tags=["multi-turn"], trials=1,
+                         judge="off")  # fmt: skip
+    outcome = asyncio.run(Runner(options, store).run())
+    statuses = {row["case_id"]: row["status"] for row in store.results(outcome.runs[0].run_id)}
+    assert set(statuses) == set(CONVERSATIONS)
+    wanted = "pass" if version == "v2" else "fail"
+    assert all(status == wanted for status in statuses.values()), statuses
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])

@@ -47,7 +47,10 @@ def _raw_cases() -> list[dict[str, Any]]:
     return [yaml.load(path.read_text(encoding="utf-8")) for path in CASE_FILES]
 
 
-RAW = _raw_cases()
+ALL_RAW = _raw_cases()
+# The 80 one-ticket cases; the multi-turn ones (a `conversation:`, no `input.ticket`) are
+# pinned by test_multi_turn_cases.
+RAW = [raw for raw in ALL_RAW if "conversation" not in raw]
 
 
 def _oracle_checks() -> list[tuple[str, str, dict[str, Any], str, dict[str, Any], Any]]:
@@ -106,10 +109,19 @@ def test_oracle_values_recompute(
     assert fn(input, **args) == expected
 
 
+def test_multi_turn_cases() -> None:
+    talks = [raw for raw in ALL_RAW if "conversation" in raw]
+    assert len(talks) == 6
+    for raw in talks:
+        assert "multi-turn" in raw["tags"] and raw["expect"]["category"]["mode"] == "exact"
+        assert "refund" in raw["expect"], raw["id"]  # the end state, from the oracle
+        assert raw["expect"]["refund"].get("oracle") == "refund_policy", raw["id"]
+
+
 def test_file_names_and_ids() -> None:
-    ids = [raw["id"] for raw in RAW]
+    ids = [raw["id"] for raw in ALL_RAW]
     assert len(ids) == len(set(ids))
-    for path, raw in zip(CASE_FILES, RAW, strict=True):
+    for path, raw in zip(CASE_FILES, ALL_RAW, strict=True):
         assert path.stem == raw["id"]
         assert raw.get("split") in {"dev", "test"}, f"{raw['id']}: run `caseforge split --write`"
 
@@ -120,7 +132,8 @@ def test_every_case_has_the_common_checks() -> None:
         assert expect["category"]["mode"] == "exact", raw["id"]
         assert expect["category"]["value"] in CATEGORIES, raw["id"]
         calls = expect["tool_calls"]
-        assert set(calls.get("must_call", [])) | set(calls.get("must_not_call", [])) <= TOOLS
+        named = [*calls.get("must_call", []), *calls.get("must_not_call", [])]
+        assert {c["name"] if isinstance(c, dict) else c for c in named} <= TOOLS, raw["id"]
         facts = expect["facts"]
         assert facts["mode"] == "judge" and 1 <= len(facts["values"]) <= 3, raw["id"]
         assert str(raw["added"]) == "2026-10-12"

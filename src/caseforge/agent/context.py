@@ -44,6 +44,10 @@ class AgentContext:
     llm_prices: PriceTable | None = field(default=None, repr=False)
     budget: CostBudget | None = field(default=None, repr=False)  # the run's --max-cost
     context: dict[str, Any] | None = field(default=None, repr=False)  # SUITE/context/ files
+    # A multi-turn case: the conversation so far ({role, content}) and this agent turn's
+    # number; None for a single-turn case.
+    messages: list[dict[str, Any]] | None = None
+    turn: int | None = None
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
     _clients: list[ModelClient] = field(default_factory=list, repr=False)

@@ -123,6 +123,8 @@ class FixtureSession:
         self.missing: list[str] = []
         self.replayed: list[str] = []
         self.recorded: list[str] = []
+        self.per_turn = False  # a multi-turn case: recordings are keyed by turn too
+        self.turn: int | None = None
 
     def use(self) -> dict[str, Any] | None:
         """How this case-trial used the fixtures (None when it made no request through them):
@@ -137,6 +139,8 @@ class FixtureSession:
         }
 
     async def external(self, service: str, request: Any, call: Callable[[], Any]) -> Any:
+        if self.per_turn:  # a conversation: the same request in another turn is another one
+            request = {"turn": self.turn, "request": request}
         key = request_key(service, request)
         index = self.counts[key]
         self.counts[key] += 1

@@ -20,7 +20,7 @@ may return that dict or an :class:`AgentResult`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -35,6 +35,16 @@ class ToolCall(BaseModel):
     name: str
     args: dict[str, Any] = Field(default_factory=dict)
     result: Any = None
+
+
+class Turn(BaseModel):
+    """One message of a conversation: the user's, or the agent's with its tool calls."""
+
+    turn: int = Field(ge=1, description="The agent turn it belongs to (1 is the first).")
+    role: Literal["user", "agent"]
+    content: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    output: dict[str, Any] | None = None
 
 
 class Usage(BaseModel):
@@ -63,6 +73,15 @@ class AgentResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     trace: list[Any] = Field(default_factory=list)
     output_given: bool = Field(True, exclude=True, description="Whether `output` was sent.")
+    done: bool = Field(
+        False, description="In a conversation: the agent has finished (else the user answers)."
+    )
+    transcript: list[Turn] = Field(
+        default_factory=list, description="A conversation's messages, filled by caseforge."
+    )
+    ended_by: str | None = Field(
+        None, description="How a conversation ended: agent, user, approval or max_turns."
+    )
 
 
 class AgentRequest(BaseModel):
@@ -86,6 +105,12 @@ class AgentRequest(BaseModel):
         description="The suite's context/ files by name (policy text, tool schemas), sent "
         "when the suite has that folder.",
     )
+    messages: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="A conversation so far ({role: user|assistant, content}), sent for a "
+        "multi-turn case; the agent answers one turn.",
+    )
+    turn: int | None = Field(default=None, ge=1, description="This agent turn's number.")
 
 
 class AgentProtocolError(CaseforgeError):

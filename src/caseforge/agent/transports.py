@@ -89,6 +89,7 @@ class CallableAgent:
         self._threads = threads
 
     async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
+        ctx.messages, ctx.turn = request.get("messages"), request.get("turn")
         if self.is_async:
             response = await self.fn(request["input"], ctx)
         else:

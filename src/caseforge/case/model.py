@@ -15,9 +15,19 @@ from functools import cached_property
 from types import GenericAlias
 from typing import TYPE_CHECKING, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
+from caseforge.case.conversation import Conversation
 from caseforge.checks import (
     BUILTIN_MODES,
     BaseCheck,
@@ -68,6 +78,9 @@ class Case(BaseModel):
     provenance: dict[str, object] = Field(default_factory=dict)
     clock: dt.datetime | None = Field(default=None, description="Frozen clock for the case.")
     seed: int | None = Field(default=None, description="Fixed seed; else derived from id.")
+    conversation: Conversation | None = Field(
+        default=None, description="A multi-turn case: a scripted or simulated user."
+    )
 
     @field_validator("expect")
     @classmethod
@@ -87,6 +100,28 @@ class Case(BaseModel):
                 )
         return expect
 
+    @model_validator(mode="after")
+    def _turn_checks(self) -> Case:
+        """Read each scripted turn's ``expect`` with this case's own check modes."""
+        conversation = self.conversation
+        if conversation is None or not any(t.expect for t in conversation.script):
+            return self
+        adapter = _expect_adapter(type(self))
+        for index, step in enumerate(conversation.script):
+            if not step.expect:
+                continue
+            try:
+                step.expect = adapter.validate_python(step.expect)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(part) for part in first["loc"])
+                raise PydanticCustomError(
+                    "turn_check",
+                    "conversation.script.{index}.expect.{where}: {message}",
+                    {"index": index, "where": where, "message": first["msg"]},
+                ) from None
+        return self
+
     def checks(self) -> list[tuple[str, str, Check]]:
         """``(name, field, check)`` for each check, the shorthand expanded into two."""
         return self._expanded_checks
@@ -105,7 +140,10 @@ class Case(BaseModel):
                         f"{key}.must_include",
                         target,
                         MustIncludeCheck(
-                            mode="must_include", values=check.must_include, **check.text_options
+                            mode="must_include",
+                            values=check.must_include,
+                            turn=check.turn,
+                            **check.text_options,
                         ),
                     )
                 if check.must_not_include:
@@ -115,11 +153,20 @@ class Case(BaseModel):
                         MustNotIncludeCheck(
                             mode="must_not_include",
                             values=check.must_not_include,
+                            turn=check.turn,
                             **check.text_options,
                         ),
                     )
             else:
                 yield key, target, check
+        if self.conversation is not None:
+            for number, step in enumerate(self.conversation.script, start=1):
+                for key, check in step.expect.items():
+                    # The agent's answer to the n-th scripted message is its n-th turn.
+                    pinned = check.model_copy(update={"turn": number})
+                    nested = Case.model_construct(id=self.id, input={}, expect={key: pinned})
+                    for name, target, inner in nested._expand():
+                        yield f"turn{number}.{name}", target, inner
 
     def category(self) -> str:
         """The case's category: ``expect.category``'s exact value, else its first tag."""
@@ -139,6 +186,19 @@ class Case(BaseModel):
 
 
 _MODELS: dict[tuple[ModeTable, bool], type[Case]] = {}
+
+
+_ADAPTERS: dict[type[Case], TypeAdapter[dict[str, Check]]] = {}
+
+
+def _expect_adapter(model: type[Case]) -> TypeAdapter[dict[str, Check]]:
+    adapter = _ADAPTERS.get(model)
+    if adapter is None:
+        # The expect field's type is built at run time for the suite's modes (case_model).
+        annotation = cast("TypeForm[dict[str, Check]]", model.model_fields["expect"].annotation)
+        adapter = TypeAdapter(annotation)
+        _ADAPTERS[model] = adapter
+    return adapter
 
 
 def case_model(modes: ModeTable = BUILTIN_MODES, lenient: bool = False) -> type[Case]:

@@ -112,6 +112,11 @@ class BaseCheck(BaseModel):
     args: dict[str, object] = Field(
         default_factory=dict, description="Keyword arguments handed to the oracle."
     )
+    turn: int | None = Field(
+        default=None,
+        ge=1,
+        description="In a conversation: grade this agent turn (1 is the first), not the last.",
+    )
 
     # Which field holds the expectation: "value", "values" or none (ignore).
     expected_field: ClassVar[str | None] = "value"

@@ -362,6 +362,7 @@ class IncludeShorthand(TextOptions):
     must_include: list[object] = Field(default_factory=list)
     must_not_include: list[object] = Field(default_factory=list)
     field: str | None = None
+    turn: int | None = Field(default=None, ge=1)
 
     @property
     def mode(self) -> str:

@@ -169,6 +169,9 @@ class ToolCallsCheck(BaseModel):
     max_calls: int | dict[str, int] | None = Field(
         None, description='At most N calls in all, or {"*": N, tool: M, …} per tool.'
     )
+    turn: int | None = Field(
+        default=None, ge=1, description="In a conversation: only this agent turn's calls."
+    )
 
     @property
     def mode(self) -> Literal["tool_calls"]:

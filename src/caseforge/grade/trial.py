@@ -22,6 +22,9 @@ APPROVAL_CHECK = "approval_pause"
 _FIELD = Reads.FIELD  # enum members read through a class descriptor: look them up once
 _FAIL = CheckStatus.FAIL
 MISSING = object()  # what lookup() returns for a field the output lacks
+TRANSCRIPT = "transcript"  # reserved: a conversation's messages, as text
+TURN_COUNT = "turn_count"  # reserved: how many agent turns a conversation took
+MAX_TURNS_CHECK = "max_turns"
 
 
 @dataclass(frozen=True)
@@ -35,14 +38,35 @@ class GradeOptions:
     )
 
 
-def lookup(result: AgentResult, path: str) -> Any:
+def lookup(result: AgentResult, path: str, turn: int | None = None) -> Any:
     """The value of a dotted field path in the agent's output (``reply``, ``tool_calls`` are
-    the reply text and the called tool names)."""
+    the reply text and the called tool names). In a conversation, ``transcript`` is every
+    message as text, ``turn_count`` the number of agent turns, and ``turn`` picks one agent
+    turn instead of the last."""
+    if path == TRANSCRIPT:
+        if not result.transcript:
+            return result.reply
+        return "\n".join(f"{t.role}: {t.content}" for t in result.transcript)
+    if path == TURN_COUNT:
+        return sum(1 for t in result.transcript if t.role == "agent") or 1
+    if turn is not None:
+        said = next((t for t in result.transcript if t.role == "agent" and t.turn == turn), None)
+        if said is None:
+            return MISSING
+        if path == "reply":
+            return said.content
+        if path == "tool_calls":
+            return [call.name for call in said.tool_calls]
+        return _dotted(said.output or {}, path)
     if path == "reply":
         return result.reply
     if path == "tool_calls":
         return [call.name for call in result.tool_calls]
-    value: Any = result.output
+    return _dotted(result.output, path)
+
+
+def _dotted(output: dict[str, Any], path: str) -> Any:
+    value: Any = output
     for part in path.split("."):
         if isinstance(value, dict) and part in value:
             value = value[part]
@@ -74,6 +98,10 @@ def grade_trial(
         )
     if paused:
         results.append(_approval_check(case))
+    if result.ended_by == "max_turns" and case.conversation is not None:
+        limit = case.conversation.max_turns
+        reason = f"the conversation reached max_turns ({limit}) without the agent or user ending it"
+        results.append(CheckResult(MAX_TURNS_CHECK, "conversation", _FAIL, limit, limit, reason))
     return trial_status(results), results
 
 
@@ -88,20 +116,30 @@ def _grade_one(
     paused: bool,
 ) -> CheckResult:
     mode = check.mode
+    if paused and (isinstance(check, ToolCallsCheck) or _earlier_turn(check, result)):
+        paused = False  # the calls were made, and an earlier agent turn has its reply
     # The common case first, with as little work as it can be done with: one case-trial
     # grades several checks and a run grades tens of thousands of case-trials.
     if not paused and (check.reads if isinstance(check, BaseCheck) else _FIELD) is _FIELD:
         if isinstance(check, (UndeclaredCheck, IncludeShorthand)):
             return _undeclared(name, mode)
         expected = check.expected
+        turn = check.turn
         if isinstance(check, ToolCallsCheck):  # the calls with their arguments
-            calls = [{"name": c.name, "args": c.args} for c in result.tool_calls]
+            calls = [
+                {"name": c.name, "args": c.args}
+                for c in result.tool_calls
+                if turn is None or getattr(c, "turn", None) == turn
+            ]
             return _verdict(name, mode, check, expected, calls)
-        actual = lookup(result, field)
+        actual = lookup(result, field, turn)
         if actual is MISSING:
-            return CheckResult(
-                name, mode, _FAIL, expected, None, f"no field {field!r} in the output"
+            reason = (
+                f"the conversation has no agent turn {turn} with {field!r}"
+                if turn is not None
+                else f"no field {field!r} in the output"
             )
+            return CheckResult(name, mode, _FAIL, expected, None, reason)
         return _verdict(name, mode, check, expected, actual)
     if isinstance(check, (UndeclaredCheck, IncludeShorthand)):
         return _undeclared(name, mode)
@@ -134,12 +172,20 @@ def _grade_one(
     else:
         if paused and field == "reply":
             return CheckResult(name, mode, CheckStatus.CANNOT_JUDGE, expected, None, _PAUSED)
-        actual = lookup(result, field)
+        actual = lookup(result, field, getattr(check, "turn", None))
         if actual is MISSING:
             return CheckResult(
                 name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
             )
     return _verdict(name, mode, check, expected, actual)
+
+
+def _earlier_turn(check: Check, result: AgentResult) -> bool:
+    """A check pinned to an agent turn before the last one (whose reply the pause lacks)."""
+    turn = getattr(check, "turn", None)
+    if not isinstance(turn, int) or not result.transcript:
+        return False
+    return turn < max(t.turn for t in result.transcript)
 
 
 def _undeclared(name: str, mode: str) -> CheckResult:

@@ -21,6 +21,7 @@ from caseforge.report.model import (
     CaseResult,
     RunReport,
     ToolCallEntry,
+    TranscriptEntry,
     TrialResult,
 )
 from caseforge.report.summary import check_counts, summarize
@@ -123,8 +124,26 @@ def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:
         tool_calls=[_tool_call(c, raw) for c in calls or [] if isinstance(c, dict)],
         output=output if isinstance(output, dict) else None,
         checks=record.checks,
+        transcript=_transcript(response, raw),
+        ended_by=response.get("ended_by") if isinstance(response, dict) else None,
     )
     return record, trial
+
+
+def _transcript(response: object, raw: bool) -> list[TranscriptEntry]:
+    turns = response.get("transcript") if isinstance(response, dict) else None
+    return [
+        TranscriptEntry(
+            turn=int(t.get("turn", 1)),
+            role=str(t.get("role", "")),
+            content=str(t.get("content", "")),
+            tool_calls=[
+                _tool_call(c, raw) for c in t.get("tool_calls") or [] if isinstance(c, dict)
+            ],
+        )
+        for t in turns or []
+        if isinstance(t, dict)
+    ]
 
 
 def _tool_call(call: dict[str, Any], raw: bool) -> ToolCallEntry:

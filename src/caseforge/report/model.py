@@ -133,6 +133,15 @@ class ToolCallEntry(_Model):
     result: JsonValue = Field(None, description="Only in a report built with --raw.")
 
 
+class TranscriptEntry(_Model):
+    """One message of a multi-turn case-trial: the user's, or the agent's with its calls."""
+
+    turn: int = Field(ge=1)
+    role: str = Field(description="user or agent")
+    content: str
+    tool_calls: list[ToolCallEntry] = Field(default_factory=list)
+
+
 class TrialResult(_Model):
     """One case-trial as the report shows it."""
 
@@ -148,6 +157,12 @@ class TrialResult(_Model):
         None, description="The agent's output as it answered; only in a report built with --raw."
     )
     checks: list[CheckResult] = Field(default_factory=list)
+    transcript: list[TranscriptEntry] = Field(
+        default_factory=list, description="A multi-turn case's messages, in order."
+    )
+    ended_by: str | None = Field(
+        None, description="How a conversation ended: agent, user, approval or max_turns."
+    )
 
     @property
     def agent_error(self) -> bool:

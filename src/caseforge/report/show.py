@@ -31,6 +31,10 @@ class TrialView(BaseModel):
     output: dict[str, JsonValue] | None = None
     reply: str | None = None
     tool_calls: list[dict[str, JsonValue]] = Field(default_factory=list)
+    transcript: list[dict[str, JsonValue]] = Field(
+        default_factory=list, description="A multi-turn case's messages, with each turn."
+    )
+    ended_by: str | None = None
     outcomes: dict[str, JsonValue] | None = Field(
         None, description="What the suite's outcome probe read from the trial's workspace."
     )
@@ -75,6 +79,8 @@ def trial_view(
         output=response.get("output"),
         reply=response.get("reply"),
         tool_calls=response.get("tool_calls", []),
+        transcript=response.get("transcript", []),
+        ended_by=response.get("ended_by"),
         outcomes=json.loads(row["outcomes_json"]) if row.get("outcomes_json") else None,
         fixtures=FixtureUse.model_validate_json(row["fixtures_json"])
         if row.get("fixtures_json")
@@ -109,6 +115,16 @@ def trial_text(view: TrialView) -> str:
     ]
     if view.error:
         lines += ["error:", block(view.error)]
+    if view.transcript:
+        lines.append(f"conversation ({view.ended_by or 'ended'}):")
+        for message in view.transcript:
+            lines.append(
+                f"  [{message.get('turn')}] {message.get('role')}: {message.get('content')}"
+            )
+            for call in message.get("tool_calls") or []:  # type: ignore[union-attr]
+                if isinstance(call, dict):
+                    args = json.dumps(call.get("args", {}), ensure_ascii=False)
+                    lines.append(f"      → {call.get('name')}({args})")
     if view.output is not None:
         lines += ["output:", block(view.output)]
     if view.reply:

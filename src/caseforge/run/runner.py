@@ -33,6 +33,7 @@ from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
+from caseforge.run.conversation import Users
 from caseforge.run.executor import Executor, LocalExecutor, TrialTask
 from caseforge.run.plan import Progress, RunHandle, RunPlan
 from caseforge.run.replay import ReplayExecutor
@@ -236,6 +237,7 @@ class Runner:
             llm_prices=PriceTable(config.prices),
             budget=session.budget,
             context=self._context,
+            users=Users(suite.root),
             # Several clocks: a process has one, so freeze it per call only when one runs at
             # a time.
             freeze_each=(

@@ -18,7 +18,7 @@ from typing import Any
 
 from caseforge.agent.context import AgentContext
 from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
-from caseforge.agent.protocol import AgentProtocolError
+from caseforge.agent.protocol import AgentProtocolError, AgentResult
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads
@@ -26,6 +26,7 @@ from caseforge.llm.budget import CostBudget
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.results import PROBE_FAILED
+from caseforge.run.conversation import Users, converse
 from caseforge.run.executor import TrialOutcome, TrialTask
 
 
@@ -73,6 +74,7 @@ class TrialRunner:
     llm_prices: PriceTable | None = None
     budget: CostBudget | None = None  # --max-cost, handed to ctx.llm() clients
     context: dict[str, Any] | None = None  # SUITE/context/: in every request and ctx
+    users: Users | None = None  # who plays a multi-turn case's simulated user
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -110,9 +112,9 @@ class TrialRunner:
                     async with asyncio.timeout(self.timeout_s):
                         if self.freeze_each:
                             with _frozen(ctx.clock):
-                                outcome.result = await self.agent.call(request, ctx)
+                                outcome.result = await self._answer(request, ctx, case)
                         else:
-                            outcome.result = await self.agent.call(request, ctx)
+                            outcome.result = await self._answer(request, ctx, case)
                     break
                 except TimeoutError:
                     outcome.error = f"timed out after {self.timeout_s:g} s"
@@ -156,6 +158,21 @@ class TrialRunner:
             if ctx is not None and ctx.workspace_used and not self.keep_workspaces:
                 shutil.rmtree(folder, ignore_errors=True)
         return outcome
+
+    async def _answer(self, request: dict[str, Any], ctx: AgentContext, case: Case) -> AgentResult:
+        """One agent call, or a whole conversation for a multi-turn case."""
+        if case.conversation is None:
+            return await self.agent.call(request, ctx)
+        if ctx.fixtures is not None:
+            ctx.fixtures.per_turn = True
+        users = self.users or Users(self.work_dir)
+
+        async def turn(turn_request: dict[str, Any]) -> AgentResult:
+            if ctx.fixtures is not None:
+                ctx.fixtures.turn = turn_request["turn"]
+            return await self.agent.call(turn_request, ctx)
+
+        return await converse(case.conversation, request, turn, users)
 
     def _context(self, task: TrialTask, folder: str) -> AgentContext:
         return AgentContext(

@@ -1,0 +1,122 @@
+"""Running a multi-turn case: the user (scripted, code or a model) and the agent take turns
+until one of them ends it, the agent pauses for approval, or ``max_turns`` is reached.
+
+Each agent turn is one ordinary call of the agent's transport, with the request's
+``messages`` (the conversation so far) and ``turn``; its answer is one agent turn, with
+``done: true`` when it has finished. What the trial is graded on is the last agent turn's
+``output`` and ``reply``, every turn's tool calls (each with its ``turn``), and the
+transcript, which caseforge keeps.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from caseforge.agent.protocol import AgentResult, ToolCall, Turn, Usage
+from caseforge.agent.transports import import_object
+from caseforge.case.conversation import Conversation, SimulatedUser
+from caseforge.errors import CaseforgeError
+
+AgentCall = Callable[[dict[str, Any]], Awaitable[AgentResult]]
+UserModel = Callable[[list[dict[str, str]], SimulatedUser], Awaitable[str]]
+
+
+@dataclass
+class Users:
+    """How simulated users are played: their callables (imported once) and the model."""
+
+    suite_root: Path
+    model: UserModel | None = None  # the suite's `simulator:`, when one is configured
+    _callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def callable(self, spec: str) -> Callable[..., Any]:
+        if spec not in self._callables:
+            self._callables[spec] = import_object(spec, self.suite_root)
+        return self._callables[spec]
+
+    async def say(self, user: SimulatedUser, messages: list[dict[str, str]]) -> str | None:
+        """The user's next message, or None when the user has nothing more to say."""
+        if user.callable:
+            fn = self.callable(user.callable)
+            found = fn(messages, instruction=user.instruction, facts=dict(user.facts))
+            if inspect.isawaitable(found):
+                found = await found
+            return None if found is None or not str(found).strip() else str(found)
+        if self.model is None:
+            raise CaseforgeError(
+                "a model-played user needs the suite's `simulator: {model: …}` and an endpoint "
+                "(OPENAI_API_KEY or OPENAI_BASE_URL)"
+            )
+        return await self.model(messages, user)
+
+
+async def converse(
+    conversation: Conversation, request: dict[str, Any], call: AgentCall, users: Users
+) -> AgentResult:
+    """Talk until the conversation ends; the trial's result, with its transcript."""
+    transcript: list[Turn] = []
+    messages: list[dict[str, str]] = []
+    calls: list[ToolCall] = []
+    usage = Usage()
+    last: AgentResult | None = None
+    ended_by = "max_turns"
+    message = await _next_message(conversation, users, messages, 0)
+    for turn in range(1, conversation.max_turns + 1):
+        if message is None or (conversation.user and conversation.user.stop in message):
+            ended_by = "user"
+            break
+        messages.append({"role": "user", "content": message})
+        transcript.append(Turn(turn=turn, role="user", content=message))
+        last = await call({**request, "messages": list(messages), "turn": turn})
+        for tool_call in last.tool_calls:
+            calls.append(ToolCall.model_validate({**tool_call.model_dump(), "turn": turn}))
+        usage = _added(usage, last.usage)
+        transcript.append(
+            Turn(
+                turn=turn,
+                role="agent",
+                content=last.reply,
+                tool_calls=last.tool_calls,
+                output=last.output if last.output_given else None,
+            )
+        )
+        messages.append({"role": "assistant", "content": last.reply})
+        if last.paused_for_approval:
+            ended_by = "approval"
+            break
+        if last.done:
+            ended_by = "agent"
+            break
+        message = await _next_message(conversation, users, messages, turn)
+    else:
+        if message is None or (conversation.user and conversation.user.stop in (message or "")):
+            ended_by = "user"  # the user ended it right after the last allowed turn
+    if last is None:
+        raise CaseforgeError("the conversation ended before the agent's first turn")
+    result = last.model_copy(
+        update={"tool_calls": calls, "usage": usage, "transcript": transcript, "ended_by": ended_by}
+    )
+    result.output_given = any(t.output is not None for t in transcript if t.role == "agent")
+    return result
+
+
+async def _next_message(
+    conversation: Conversation, users: Users, messages: list[dict[str, str]], answered: int
+) -> str | None:
+    """The user's message after ``answered`` agent turns (None: the user has ended it)."""
+    if conversation.user is None:
+        script = conversation.script
+        return script[answered].say if answered < len(script) else None
+    return await users.say(conversation.user, messages)
+
+
+def _added(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        cost_usd=a.cost_usd + b.cost_usd,
+    )

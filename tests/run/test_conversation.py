@@ -1,0 +1,144 @@
+"""Multi-turn cases: a scripted user and a simulated one, the ends of a conversation, the
+transcript and what is graded on it."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from caseforge.case.model import Case
+from caseforge.run.runner import Runner, RunOptions
+from caseforge.store.db import RunStore
+from tests.conftest import report_json
+
+HERE = Path(__file__).parent
+SCRIPTED = """\
+id: refund-asks-then-files
+input: {channel: chat}
+conversation:
+  max_turns: 4
+  script:
+    - say: 我想退掉年付剩下的钱。
+      expect:
+        reply: {must_include: [客户编号]}
+    - say: 我的客户编号是 C023。
+      expect:
+        reply: {must_include: ["6578"], normalize: true}
+        tool_calls: {must_not_call: [create_refund_request]}
+    - say: 确认。
+expect:
+  category: {mode: exact, value: refund}
+  tool_calls:
+    must_call: [{name: create_refund_request, args: {customer_id: C023}, count: 1}]
+  reply: {must_include: [待主管审批]}
+  transcript: {must_include: [客户编号, 确认]}
+  turn_count: {mode: number, value: 3}
+source: manual
+"""
+SIMULATED = """\
+id: refund-simulated-customer
+input: {channel: chat}
+conversation:
+  max_turns: 5
+  user:
+    callable: "talk_agent:customer"
+    instruction: 我想退掉年付剩下的钱。
+    facts: {customer_id: C023}
+expect:
+  tool_calls:
+    must_call: [{name: create_refund_request, args: {customer_id: C023}, count: 1}]
+  turn_count: {mode: number, value: 3}
+source: manual
+"""
+ENDLESS = """\
+id: never-ends
+input: {}
+conversation:
+  max_turns: 3
+  user: {callable: "talk_agent:chatterbox", instruction: 你好}
+expect:
+  reply: {must_include: [客户编号]}
+source: manual
+"""
+
+
+def _suite(root: Path) -> Path:
+    (root / "cases").mkdir(parents=True)
+    shutil.copy(HERE / "talk" / "talk_agent.py", root / "talk_agent.py")
+    (root / "caseforge.yaml").write_text(
+        "name: talk\nagent: {callable: 'talk_agent:run'}\ntrials: 1\n"
+        "configs: {careful: {variant: careful}, sloppy: {variant: sloppy}}\n",
+        encoding="utf-8",
+    )
+    for name, text in (("a", SCRIPTED), ("b", SIMULATED), ("c", ENDLESS)):
+        (root / "cases" / f"{name}.yaml").write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("talk")
+    suite = _suite(tmp / "talk")
+    store = RunStore(f"sqlite:///{tmp / 'r.db'}")
+    options = RunOptions(suite_dir=suite, configs=["careful", "sloppy"])
+    outcome = asyncio.run(Runner(options, store).run())
+    found: dict[str, dict[str, Any]] = {}
+    for handle in outcome.runs:
+        report = report_json(store, handle.run_id)
+        for case in report["cases"]:
+            found[f"{report['config']}/{case['id']}"] = case["trials"][0]
+        rows = list(store.results(handle.run_id))
+        for row in rows:
+            found[f"{report['config']}/{row['case_id']}"]["response"] = row["response_json"]
+    return found
+
+
+def checks(trial: dict[str, Any]) -> dict[str, str]:
+    return {c["name"]: c["status"] for c in trial["checks"]}
+
+
+def test_a_scripted_user_and_per_turn_checks(graded: dict[str, dict[str, Any]]) -> None:
+    careful = graded["careful/refund-asks-then-files"]
+    assert careful["status"] == "pass", careful["checks"]
+    assert checks(careful) == {
+        "category": "pass", "tool_calls": "pass", "reply.must_include": "pass",
+        "transcript.must_include": "pass", "turn_count": "pass",
+        "turn1.reply.must_include": "pass", "turn2.reply.must_include": "pass",
+        "turn2.tool_calls": "pass",
+    }  # fmt: skip
+    sloppy = graded["sloppy/refund-asks-then-files"]
+    assert sloppy["status"] == "fail"
+    failing = {k for k, v in checks(sloppy).items() if v == "fail"}
+    # It filed on the first turn, without asking: the turn checks and the count catch it.
+    assert {"turn1.reply.must_include", "turn_count", "tool_calls"} <= failing
+
+
+def test_a_simulated_user_reveals_facts_when_asked(graded: dict[str, dict[str, Any]]) -> None:
+    careful = graded["careful/refund-simulated-customer"]
+    assert careful["status"] == "pass", careful["checks"]
+    assert '"ended_by":"agent"' in careful["response"]
+    assert '"role":"user","content":"我的客户编号是 C023。"' in careful["response"]
+
+
+def test_max_turns_fails_the_trial_rather_than_erroring(
+    graded: dict[str, dict[str, Any]],
+) -> None:
+    endless = graded["careful/never-ends"]
+    assert endless["status"] == "fail"
+    limit = next(c for c in endless["checks"] if c["name"] == "max_turns")
+    assert limit["status"] == "fail" and "max_turns (3)" in limit["reason"]
+    assert '"ended_by":"max_turns"' in endless["response"]
+
+
+def test_a_conversation_needs_a_script_or_a_user() -> None:
+    base: dict[str, Any] = {"id": "x", "input": {}, "expect": {"reply": {"must_include": ["a"]}}}
+    with pytest.raises(ValueError, match="a `script:` or a `user:`"):
+        Case.model_validate({**base, "conversation": {"max_turns": 2}})
+    with pytest.raises(ValueError, match="`callable: module:fn` or `model: true`"):
+        Case.model_validate(
+            {**base, "conversation": {"max_turns": 2, "user": {"instruction": "hi"}}}
+        )
