@@ -282,12 +282,12 @@ class _Reader:
         except ValidationError:
             pass
         else:
-            checks = dict(case.expect)
+            found = dict(case.expect)
             if case.conversation is not None:  # a scripted turn's checks bind like any other
                 for number, step in enumerate(case.conversation.script, start=1):
                     for key, check in step.expect.items():
-                        checks[f"turn{number}.{key}"] = check
-            return _CaseView(case.id, checks)
+                        found[f"turn{number}.{key}"] = check
+            return _CaseView(case.id, found)
         case_id, expect = data.get("id"), data.get("expect")
         if not isinstance(case_id, str) or not case_id or not isinstance(expect, dict):
             return None
