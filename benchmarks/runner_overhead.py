@@ -7,7 +7,9 @@ Prints, each figure the median of --repeat runs (default 5), each run in a fresh
       same way (fresh processes, median), which is the floor the loop itself sets;
   (b) the same with an agent that returns at once: case-trials per second and harness time
       per case-trial (targets ≥ 10,000/s and ≤ 0.1 ms) and peak RSS (≤ 300 MB);
-  (c) the command transport (one process per case-trial): case-trials per second.
+  (c) the command transport (one process per case-trial): case-trials per second;
+  (d) multi-turn cases, a scripted user of 3 messages each, the agent sleeping 20 ms per
+      turn, concurrency 50: the run's ratio to the ideal N·k·3·20 ms / 50 (target ≤ 1.15).
 "The run" starts when the plan is made (suite loaded and validated, runs recorded) and ends
 when every result is stored; the whole invocation, loading included, is printed beside it.
 For scale: Inspect AI needs about 13 ms of harness CPU per sample on this kind of machine.
@@ -35,6 +37,11 @@ async def sleepy(input, ctx):
     await asyncio.sleep(0.02)
     return {"output": {"category": "refund", "flags": ["a"]}, "reply": "ok 42",
             "usage": {"cost_usd": 0.0001}}
+
+async def sleepy_turn(input, ctx):
+    await asyncio.sleep(0.02)
+    return {"output": {"category": "refund"}, "reply": f"turn {ctx.turn} ok 42",
+            "usage": {"cost_usd": 0.0001}, "done": False}
 
 async def instant(input, ctx):
     return {"output": {"category": "refund", "flags": ["a"]}, "reply": "ok 42",
@@ -105,6 +112,28 @@ def make_suite(root: Path, n: int) -> None:
             f.write(json.dumps(case) + "\n")
 
 
+def make_talk_suite(root: Path, n: int) -> None:
+    """``n`` cases whose scripted user says three things: three agent turns each."""
+    (root / "cases").mkdir(parents=True)
+    (root / "caseforge.yaml").write_text("name: overhead-talk\ntimeout_s: 30\n")
+    (root / "bench_overhead_agent.py").write_text(AGENT)
+    with (root / "cases" / "bulk.jsonl").open("w") as f:
+        for i in range(n):
+            says = [{"say": f"message {t} of ticket {i}"} for t in range(1, 4)]
+            case = {
+                "id": f"talk-{i:05d}",
+                "input": {"customer_id": f"C{i % 30:03d}"},
+                "conversation": {"max_turns": 3, "script": says},
+                "expect": {
+                    "category": {"mode": "exact", "value": "refund"},
+                    "reply": {"must_include": ["42"]},
+                    "turn_count": {"mode": "number", "value": 3},
+                },
+                "split": "dev",
+            }
+            f.write(json.dumps(case) + "\n")
+
+
 def _child(code: str, *argv: str, cwd: str, env: dict[str, str] | None = None) -> dict[str, float]:
     proc = subprocess.run(
         [sys.executable, "-c", code, *argv],
@@ -152,6 +181,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=5, help="fresh-process runs per figure")
     parser.add_argument("--command-cases", type=int, default=200)
+    parser.add_argument("--talk-cases", type=int, default=2_000)
     args = parser.parse_args()
     n, k, r = args.cases, args.trials, args.repeat
     with tempfile.TemporaryDirectory() as tmp:
@@ -189,6 +219,17 @@ def main() -> None:
             f"(c) command transport, {args.command_cases} case-trials at concurrency 8: "
             f"{c['wall']:.2f} s → {rate_c:,.0f} case-trials/s "
             f"(one Python process each; measured in {time.perf_counter() - start:.1f} s)"
+        )
+
+        talk = Path(tmp) / "talk"
+        m = args.talk_cases
+        make_talk_suite(talk, m)
+        ideal_talk = m * k * 3 * 0.02 / 50
+        d = median_of(r, lambda: measure(talk, "bench_overhead_agent:sleepy_turn", k, 50))
+        print(
+            f"(d) {m} multi-turn cases × {k} trials, 3 turns each, 20 ms a turn, concurrency "
+            f"50, median of {r}: the run {d['run']:.2f} s vs ideal {ideal_talk:.2f} s → ratio "
+            f"{d['run'] / ideal_talk:.3f} (target ≤ 1.15); {int(d['stored'])} stored"
         )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -38,6 +39,7 @@ from caseforge.checks.builtin import (
     NumberCheck,
     RegexCheck,
 )
+from caseforge.checks.matching import in_order
 from caseforge.values import same
 
 ValueCheck = Annotated[
@@ -199,6 +201,8 @@ class ToolCallsCheck(BaseModel):
 
     def grade(self, actual: object) -> Verdict:
         calls = _calls(actual)
+        if self._by_name_only:  # names alone, the common case: no matcher to build
+            return self._grade_names([str(c["name"]) for c in calls])
         problems = []
         for matcher in self.must_call:
             n = sum(1 for c in calls if matcher.matches(c))
@@ -218,6 +222,26 @@ class ToolCallsCheck(BaseModel):
             names = ", ".join(str(c.get("name")) for c in calls)
             problems.append(f"not in order {wanted} (calls: {names})")
         problems += self._over_limits(calls)
+        return failed("; ".join(problems)) if problems else passed()
+
+    @cached_property
+    def _by_name_only(self) -> bool:
+        return self.max_calls is None and all(
+            m.plain for m in (*self.must_call, *self.must_not_call, *self.order)
+        )
+
+    def _grade_names(self, names: list[str]) -> Verdict:
+        problems = []
+        missing = [m.name for m in self.must_call if m.name not in names]
+        if missing:
+            called = ", ".join(dict.fromkeys(names)) or "none"
+            problems.append(f"not called: {', '.join(missing)} (calls: {called})")
+        forbidden = [m.name for m in self.must_not_call if m.name in names]
+        if forbidden:
+            problems.append(f"called but forbidden: {', '.join(forbidden)}")
+        if self.order and not in_order(names, [m.name for m in self.order]):
+            wanted = " -> ".join(m.name for m in self.order)
+            problems.append(f"not in order {wanted} (calls: {', '.join(names)})")
         return failed("; ".join(problems)) if problems else passed()
 
     def _over_limits(self, calls: list[dict[str, Any]]) -> list[str]:

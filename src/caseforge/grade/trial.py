@@ -43,26 +43,26 @@ def lookup(result: AgentResult, path: str, turn: int | None = None) -> Any:
     the reply text and the called tool names). In a conversation, ``transcript`` is every
     message as text, ``turn_count`` the number of agent turns, and ``turn`` picks one agent
     turn instead of the last."""
-    if path == TRANSCRIPT:
-        if not result.transcript:
-            return result.reply
-        return "\n".join(f"{t.role}: {t.content}" for t in result.transcript)
-    if path == TURN_COUNT:
-        return sum(1 for t in result.transcript if t.role == "agent") or 1
-    if turn is not None:
-        said = next((t for t in result.transcript if t.role == "agent" and t.turn == turn), None)
-        if said is None:
-            return MISSING
+    if turn is None:  # the common case first: a single-turn case's fields
         if path == "reply":
-            return said.content
+            return result.reply
         if path == "tool_calls":
-            return [call.name for call in said.tool_calls]
-        return _dotted(said.output or {}, path)
+            return [call.name for call in result.tool_calls]
+        if path == TRANSCRIPT:
+            if not result.transcript:
+                return result.reply
+            return "\n".join(f"{t.role}: {t.content}" for t in result.transcript)
+        if path == TURN_COUNT:
+            return sum(1 for t in result.transcript if t.role == "agent") or 1
+        return _dotted(result.output, path)
+    said = next((t for t in result.transcript if t.role == "agent" and t.turn == turn), None)
+    if said is None:
+        return MISSING
     if path == "reply":
-        return result.reply
+        return said.content
     if path == "tool_calls":
-        return [call.name for call in result.tool_calls]
-    return _dotted(result.output, path)
+        return [call.name for call in said.tool_calls]
+    return _dotted(said.output or {}, path)
 
 
 def _dotted(output: dict[str, Any], path: str) -> Any:
