@@ -218,3 +218,38 @@ def test_missing_langgraph_says_how_to_install(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "langgraph.pregel", None)
     with pytest.raises(ImportError, match=r"install caseforge\[langgraph\]"):
         langgraph_agent(lambda ctx: None)
+
+
+def test_a_conversation_keeps_the_graphs_thread_across_turns(tmp_path: Path) -> None:
+    root = tmp_path / "suite"
+    (root / "cases").mkdir(parents=True)
+    settings = {"name": "graph-talk", "agent": {"callable": "tests.adapters.graph_talk_agent:run"},
+                "trials": 1}  # fmt: skip
+    (root / "caseforge.yaml").write_text(json.dumps(settings), encoding="utf-8")
+    case = {
+        "id": "talk",
+        "input": {"channel": "chat"},
+        "conversation": {
+            "max_turns": 4,
+            "script": [
+                {"say": "我想退款。", "expect": {"reply": {"must_include": ["客户编号"]}}},
+                {"say": "C023", "expect": {"reply": {"must_include": ["确认"]}}},
+                {"say": "确认。"},
+            ],
+        },
+        "expect": {
+            "tool_calls": {"must_call": [{"name": "create_refund_request",
+                                          "args": {"customer_id": "C023"}, "count": 1}]},
+            "turn_count": {"mode": "number", "value": 3},
+            "needs_approval": {"mode": "exact", "value": True},  # the pause ends it
+        },
+    }  # fmt: skip
+    (root / "cases" / "talk.jsonl").write_text(json.dumps(case, ensure_ascii=False) + "\n")
+    store = RunStore(f"sqlite:///{tmp_path / 'r.db'}")
+    outcome = asyncio.run(Runner(RunOptions(suite_dir=root), store).run())
+    [row] = list(store.results(outcome.runs[0].run_id))
+    assert row["status"] == "pass", row["checks_json"]
+    response = json.loads(row["response_json"])
+    assert response["ended_by"] == "approval"
+    agent_turns = [t for t in response["transcript"] if t["role"] == "agent"]
+    assert [len(t["tool_calls"]) for t in agent_turns] == [0, 0, 1]  # each turn its own calls

@@ -142,3 +142,75 @@ def test_a_conversation_needs_a_script_or_a_user() -> None:
         Case.model_validate(
             {**base, "conversation": {"max_turns": 2, "user": {"instruction": "hi"}}}
         )
+
+
+MODEL_USER = """\
+id: refund-model-customer
+input: {channel: chat}
+conversation:
+  max_turns: 5
+  user:
+    model: true
+    instruction: 我想退掉年付剩下的钱。
+    facts: {customer_id: C023}
+expect:
+  tool_calls:
+    must_call: [{name: create_refund_request, args: {customer_id: C023}, count: 1}]
+source: manual
+"""
+
+
+def _customer_replies(request: Any) -> Any:
+    """The model playing the customer, as recorded wire responses: it reads the agent's
+    last message (its own `user` turn) and answers as the customer would."""
+    import json
+
+    import httpx
+
+    from tests.llm.wire import completion
+
+    body = json.loads(request.content)
+    assert body["messages"][0]["role"] == "system" and "C023" in body["messages"][0]["content"]
+    last = body["messages"][-1]["content"]
+    if "客户编号" in last:
+        text = "我的客户编号是 C023。"
+    elif "确认" in last:
+        text = "确认。"
+    elif last.startswith("(The agent"):
+        text = "我想退掉年付剩下的钱。"
+    else:
+        text = "###STOP###"
+    return httpx.Response(200, json=completion(text, prompt_tokens=200, completion_tokens=12))
+
+
+def test_a_model_played_user_is_cached_costed_and_kept_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import respx
+
+    suite = _suite(tmp_path / "talk")
+    for path in (suite / "cases").iterdir():
+        path.unlink()
+    (suite / "cases" / "m.yaml").write_text(MODEL_USER, encoding="utf-8")
+    config = suite / "caseforge.yaml"
+    config.write_text(config.read_text() + "simulator: {model: gpt-4.1-mini}\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.test/v1")
+    store = RunStore(f"sqlite:///{tmp_path / 'r.db'}")
+    with respx.mock:
+        route = respx.post("http://llm.test/v1/chat/completions").mock(
+            side_effect=_customer_replies
+        )
+        first = asyncio.run(Runner(RunOptions(suite_dir=suite, configs=["careful"]), store).run())
+        calls = route.call_count
+        again = asyncio.run(Runner(RunOptions(suite_dir=suite, configs=["careful"]), store).run())
+        assert route.call_count == calls  # the second run is answered from the cache
+    assert calls == 3  # opening, the customer number, the confirmation (then the agent ends)
+    for outcome in (first, again):
+        [row] = list(store.results(outcome.runs[0].run_id))
+        assert row["status"] == "pass"
+        response = json.loads(row["response_json"])
+        assert response["user_usage"]["input_tokens"] == 600  # three calls of 200
+        assert response["usage"]["input_tokens"] == 0  # the agent's own, apart

@@ -69,6 +69,11 @@ With the input ``{"ticket": "剩下几个月的钱能退吗?"}`` ``run`` returns
   ``prices:`` over caseforge's shipped one) when the message names a known model.
 
 A compact transcript (messages, interrupts) goes to the result's ``trace``.
+
+In a multi-turn case (``ctx.messages``), the graph is built once for the conversation and
+keeps its thread: each turn sends the user's new message as a ``HumanMessage``, and the
+result holds that turn's tool calls and reply. The user ends the conversation (or an
+approval pause does); a graph does not say ``done`` of itself.
 """
 
 from __future__ import annotations
@@ -77,7 +82,7 @@ import inspect
 import json
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from caseforge.agent.context import AgentContext
 from caseforge.agent.protocol import AgentResult, ToolCall, Usage
@@ -145,15 +150,37 @@ def langgraph_agent(
     approval = frozenset(approval_tools)
 
     async def run(input: dict[str, object], ctx: AgentContext) -> AgentResult:
-        built = build(ctx)
-        if inspect.isawaitable(built):
-            built = await built
-        graph = _as_graph(built)
-        state = (input_to_state or _default_state)(input, ctx)
-        config: RunnableConfig = {
-            "configurable": {"thread_id": f"{ctx.case_id}-{ctx.trial}-{uuid.uuid4().hex[:8]}"},
-            "metadata": {"caseforge_case_id": ctx.case_id, "caseforge_trial": ctx.trial},
-        }
+        # In a conversation the graph and its thread live from the first turn to the last,
+        # and each turn sends the user's new message; else one graph runs once.
+        kept = ctx.conversation_state if ctx.messages else {}
+        graph = kept.get("graph")
+        if graph is None:
+            built = build(ctx)
+            if inspect.isawaitable(built):
+                built = await built
+            graph = _as_graph(built)
+        config = cast(
+            "RunnableConfig",
+            kept.get("config")
+            or {
+                "configurable": {"thread_id": f"{ctx.case_id}-{ctx.trial}-{uuid.uuid4().hex[:8]}"},
+                "metadata": {"caseforge_case_id": ctx.case_id, "caseforge_trial": ctx.trial},
+            },
+        )
+        seen = int(kept.get("seen", 0))
+        if ctx.messages:
+            from langchain_core.messages import HumanMessage
+
+            said = HumanMessage(content=str(ctx.messages[-1].get("content", "")))
+            state: Mapping[str, object]
+            if "graph" in kept:
+                state = {messages_key: [said]}
+            else:
+                first = dict(input_to_state(input, ctx)) if input_to_state else {}
+                state = {**first, messages_key: [*_messages(first.get(messages_key)), said]}
+            kept.update(graph=graph, config=config)
+        else:
+            state = (input_to_state or _default_state)(input, ctx)
         await graph.ainvoke(state, config=config)
         for resumes in range(max_resumes + 1):
             snapshot = await graph.aget_state(config)
@@ -173,6 +200,9 @@ def langgraph_agent(
             await graph.ainvoke(None, config=config)  # a static stop not for approval
         paused = bool(interrupts) or any(call["name"] in approval for call in pending)
         prices = getattr(ctx, "llm_prices", None)  # the suite's price table, when the run set one
+        if ctx.messages:
+            kept["seen"] = len(messages)  # the next turn reports only what comes after
+            messages = messages[seen:]
         return _result(values, messages, interrupts, paused, approval, output_from_state, prices)
 
     return run

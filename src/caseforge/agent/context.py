@@ -48,6 +48,8 @@ class AgentContext:
     # number; None for a single-turn case.
     messages: list[dict[str, Any]] | None = None
     turn: int | None = None
+    # What an agent (or an adapter) keeps from one turn of a conversation to the next.
+    conversation_state: dict[str, Any] = field(default_factory=dict, repr=False)
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
     _clients: list[ModelClient] = field(default_factory=list, repr=False)

@@ -82,6 +82,9 @@ class AgentResult(BaseModel):
     ended_by: str | None = Field(
         None, description="How a conversation ended: agent, user, approval or max_turns."
     )
+    user_usage: Usage | None = Field(
+        None, description="A model-played user's tokens and cost, apart from the agent's."
+    )
 
 
 class AgentRequest(BaseModel):

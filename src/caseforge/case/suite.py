@@ -295,6 +295,9 @@ class SuiteConfig(BaseModel):
     )
     judge: ModelSettings | None = None
     synth: ModelSettings | None = None
+    simulator: ModelSettings | None = Field(
+        default=None, description="The model that plays a multi-turn case's `user: {model: true}`."
+    )
     prices: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description="USD per million tokens by model: {model: {input: …, output: …}}.",

@@ -11,18 +11,61 @@ transcript, which caseforge keeps.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from caseforge.agent.protocol import AgentResult, ToolCall, Turn, Usage
 from caseforge.agent.transports import import_object
 from caseforge.case.conversation import Conversation, SimulatedUser
 from caseforge.errors import CaseforgeError
 
+if TYPE_CHECKING:
+    from caseforge.llm.client import ModelClient  # the SDK is imported only when used
+
 AgentCall = Callable[[dict[str, Any]], Awaitable[AgentResult]]
-UserModel = Callable[[list[dict[str, str]], SimulatedUser], Awaitable[str]]
+UserModel = Callable[
+    [list[dict[str, str]], SimulatedUser, dict[str, object]], Awaitable[tuple[str, Usage]]
+]
+USER_PROMPT = """You are playing a customer who writes to a support agent, to test the agent.
+What you want: {instruction}
+What you know, to reveal only when the agent asks for it: {facts}
+Write only your next message to the agent, short and in the customer's own voice, in the
+language of what you want. Do not invent facts you were not given. When you have what you
+wanted, or the agent has finished or cannot help, answer with exactly {stop}."""
+
+
+def model_user(client: ModelClient) -> UserModel:
+    """A user played by ``client`` (cached, costed, and charged to the run's --max-cost):
+    the agent's messages are its user turns, and its own earlier messages its assistant
+    turns. Each message comes back with what it cost, kept apart from the agent's."""
+
+    async def say(
+        messages: list[dict[str, str]], user: SimulatedUser, scope: dict[str, object]
+    ) -> tuple[str, Usage]:
+        prompt = USER_PROMPT.format(
+            instruction=user.instruction,
+            facts=json.dumps(user.facts, ensure_ascii=False) if user.facts else "nothing",
+            stop=user.stop,
+        )
+        flipped: list[dict[str, object]] = [{"role": "system", "content": prompt}]
+        flipped += [
+            {"role": "assistant" if m["role"] == "user" else "user", "content": m["content"]}
+            for m in messages
+        ]
+        if len(flipped) == 1:
+            flipped.append({"role": "user", "content": "(The agent is waiting for you.)"})
+        result = await client.chat(flipped, temperature=0.0, scope=scope)
+        spent = Usage(
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            cost_usd=result.cost_usd,
+        )
+        return result.text.strip(), spent
+
+    return say
 
 
 @dataclass
@@ -38,33 +81,44 @@ class Users:
             self._callables[spec] = import_object(spec, self.suite_root)
         return self._callables[spec]
 
-    async def say(self, user: SimulatedUser, messages: list[dict[str, str]]) -> str | None:
-        """The user's next message, or None when the user has nothing more to say."""
+    async def say(
+        self,
+        user: SimulatedUser,
+        messages: list[dict[str, str]],
+        scope: dict[str, object] | None = None,
+    ) -> tuple[str | None, Usage]:
+        """The user's next message (None when the user has nothing more to say), and what
+        a model-played user spent on it."""
         if user.callable:
             fn = self.callable(user.callable)
             found = fn(messages, instruction=user.instruction, facts=dict(user.facts))
             if inspect.isawaitable(found):
                 found = await found
-            return None if found is None or not str(found).strip() else str(found)
+            text = None if found is None or not str(found).strip() else str(found)
+            return text, Usage()
         if self.model is None:
             raise CaseforgeError(
                 "a model-played user needs the suite's `simulator: {model: …}` and an endpoint "
                 "(OPENAI_API_KEY or OPENAI_BASE_URL)"
             )
-        return await self.model(messages, user)
+        return await self.model(messages, user, scope or {})
 
 
 async def converse(
     conversation: Conversation, request: dict[str, Any], call: AgentCall, users: Users
 ) -> AgentResult:
     """Talk until the conversation ends; the trial's result, with its transcript."""
+    scope = {"case": request.get("case_id"), "trial": request.get("trial"),
+             "seed": request.get("seed")}  # fmt: skip
     transcript: list[Turn] = []
     messages: list[dict[str, str]] = []
     calls: list[ToolCall] = []
     usage = Usage()
+    user_usage = Usage()
     last: AgentResult | None = None
     ended_by = "max_turns"
-    message = await _next_message(conversation, users, messages, 0)
+    message, spent = await _next_message(conversation, users, messages, 0, scope)
+    user_usage = _added(user_usage, spent)
     for turn in range(1, conversation.max_turns + 1):
         if message is None or (conversation.user and conversation.user.stop in message):
             ended_by = "user"
@@ -91,27 +145,38 @@ async def converse(
         if last.done:
             ended_by = "agent"
             break
-        message = await _next_message(conversation, users, messages, turn)
+        message, spent = await _next_message(conversation, users, messages, turn, scope)
+        user_usage = _added(user_usage, spent)
     else:
         if message is None or (conversation.user and conversation.user.stop in (message or "")):
             ended_by = "user"  # the user ended it right after the last allowed turn
     if last is None:
         raise CaseforgeError("the conversation ended before the agent's first turn")
     result = last.model_copy(
-        update={"tool_calls": calls, "usage": usage, "transcript": transcript, "ended_by": ended_by}
+        update={
+            "tool_calls": calls,
+            "usage": usage,
+            "transcript": transcript,
+            "ended_by": ended_by,
+            "user_usage": user_usage if conversation.user and conversation.user.model else None,
+        }
     )
     result.output_given = any(t.output is not None for t in transcript if t.role == "agent")
     return result
 
 
 async def _next_message(
-    conversation: Conversation, users: Users, messages: list[dict[str, str]], answered: int
-) -> str | None:
+    conversation: Conversation,
+    users: Users,
+    messages: list[dict[str, str]],
+    answered: int,
+    scope: dict[str, object],
+) -> tuple[str | None, Usage]:
     """The user's message after ``answered`` agent turns (None: the user has ended it)."""
     if conversation.user is None:
         script = conversation.script
-        return script[answered].say if answered < len(script) else None
-    return await users.say(conversation.user, messages)
+        return (script[answered].say if answered < len(script) else None), Usage()
+    return await users.say(conversation.user, messages, {**scope, "turn": answered + 1})
 
 
 def _added(a: Usage, b: Usage) -> Usage:

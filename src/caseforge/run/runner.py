@@ -33,7 +33,7 @@ from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
-from caseforge.run.conversation import Users
+from caseforge.run.conversation import Users, model_user
 from caseforge.run.executor import Executor, LocalExecutor, TrialTask
 from caseforge.run.plan import Progress, RunHandle, RunPlan
 from caseforge.run.replay import ReplayExecutor
@@ -237,7 +237,7 @@ class Runner:
             llm_prices=PriceTable(config.prices),
             budget=session.budget,
             context=self._context,
-            users=Users(suite.root),
+            users=self._users(suite, session),
             # Several clocks: a process has one, so freeze it per call only when one runs at
             # a time.
             freeze_each=(
@@ -263,6 +263,23 @@ class Runner:
             import_object(config.outcome_probe, suite.root) if config.outcome_probe else None,
         )
         self._context = load_context(suite.root)
+
+    def _users(self, suite: Suite, session: RunSession) -> Users:
+        """Who plays simulated users: their callables, and the suite's `simulator:` model
+        (cached, priced, and charged to --max-cost like the agent's own model calls)."""
+        config = suite.config
+        if config.simulator is None:
+            return Users(suite.root)
+        from caseforge.llm.client import ModelClient
+
+        client = ModelClient.from_settings(
+            config.simulator,
+            cache_dir=None if self.options.no_cache else suite_paths(suite.root).cache,
+            prices=config.prices,
+        )
+        if client is not None:
+            client.budget = session.budget
+        return Users(suite.root, model_user(client) if client is not None else None)
 
     def _judge(self, suite: Suite) -> Judge | None:
         return make_judge(
