@@ -214,3 +214,29 @@ def test_a_model_played_user_is_cached_costed_and_kept_apart(
         response = json.loads(row["response_json"])
         assert response["user_usage"]["input_tokens"] == 600  # three calls of 200
         assert response["usage"]["input_tokens"] == 0  # the agent's own, apart
+
+
+def test_fixtures_are_keyed_by_turn(tmp_path: Path) -> None:
+    import json
+
+    from caseforge.agent.fixtures import FixtureMode
+
+    suite = _suite(tmp_path / "talk")
+    for path in (suite / "cases").iterdir():
+        path.unlink()
+    (suite / "cases" / "w.yaml").write_text(
+        "id: weather\ninput: {}\nconversation:\n  max_turns: 2\n  script:\n"
+        "    - say: one\n    - say: two\nexpect:\n  reply: {must_include: ['turn 2: sky 2']}\n"
+        "  transcript: {must_include: ['turn 1: sky 1']}\nsource: manual\n",
+        encoding="utf-8",
+    )
+    store = RunStore(f"sqlite:///{tmp_path / 'r.db'}")
+    agent = "talk_agent:asks_the_weather"
+    for mode in (FixtureMode.RECORD, FixtureMode.REPLAY):
+        options = RunOptions(suite_dir=suite, agent=agent, fixtures=mode)
+        outcome = asyncio.run(Runner(options, store).run())
+        [row] = list(store.results(outcome.runs[0].run_id))
+        assert row["status"] == "pass", (mode, row["error"], row["checks_json"])
+    recorded = json.loads((suite / "fixtures" / "weather.json").read_text(encoding="utf-8"))
+    turns = sorted(r["request"]["turn"] for r in recorded["recordings"])
+    assert turns == [1, 2]  # one request, two turns: two recordings

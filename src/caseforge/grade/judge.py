@@ -313,7 +313,7 @@ async def judge_record(
             continue
         check = checks[check_result.name]
         assert isinstance(check, JudgeCheck)
-        value = lookup(result, check.field or "reply")
+        value = lookup(result, check.field or "reply", check.turn)
         if value is MISSING:
             record.checks[index] = CheckResult(
                 check_result.name,

@@ -35,6 +35,9 @@ class TrialView(BaseModel):
         default_factory=list, description="A multi-turn case's messages, with each turn."
     )
     ended_by: str | None = None
+    user_usage: dict[str, JsonValue] | None = Field(
+        None, description="A model-played user's tokens and cost, apart from the agent's."
+    )
     outcomes: dict[str, JsonValue] | None = Field(
         None, description="What the suite's outcome probe read from the trial's workspace."
     )
@@ -81,6 +84,7 @@ def trial_view(
         tool_calls=response.get("tool_calls", []),
         transcript=response.get("transcript", []),
         ended_by=response.get("ended_by"),
+        user_usage=response.get("user_usage"),
         outcomes=json.loads(row["outcomes_json"]) if row.get("outcomes_json") else None,
         fixtures=FixtureUse.model_validate_json(row["fixtures_json"])
         if row.get("fixtures_json")
@@ -117,6 +121,13 @@ def trial_text(view: TrialView) -> str:
         lines += ["error:", block(view.error)]
     if view.transcript:
         lines.append(f"conversation ({view.ended_by or 'ended'}):")
+        if view.user_usage:
+            spent = view.user_usage
+            lines.append(
+                f"  the simulated user: ${float(spent.get('cost_usd') or 0):.4f} "  # type: ignore[arg-type]
+                f"({spent.get('input_tokens')} in / {spent.get('output_tokens')} out tokens), "
+                "not counted in the agent's cost"
+            )
         for message in view.transcript:
             lines.append(
                 f"  [{message.get('turn')}] {message.get('role')}: {message.get('content')}"

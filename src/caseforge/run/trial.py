@@ -22,6 +22,7 @@ from caseforge.agent.protocol import AgentProtocolError, AgentResult
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads
+from caseforge.grade.trial import TRANSCRIPT, TURN_COUNT
 from caseforge.llm.budget import CostBudget
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
@@ -199,7 +200,7 @@ def output_checks(case: Case) -> list[str]:
         for name, field, check in case.checks()
         if isinstance(check, BaseCheck)
         and check.reads is Reads.FIELD
-        and field not in ("reply", "tool_calls")
+        and field not in ("reply", "tool_calls", TRANSCRIPT, TURN_COUNT)
     ]
 
 

@@ -43,3 +43,10 @@ def customer(messages: list[dict[str, str]], instruction: str, facts: dict[str, 
 def chatterbox(messages: list[dict[str, str]], instruction: str, facts: dict[str, Any]) -> str:
     """A user who never stops talking: the conversation runs into max_turns."""
     return "还有一个问题……"
+
+
+async def asks_the_weather(input: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """The same request to an outside service every turn; its answer differs by turn."""
+    turn = ctx.turn
+    answer = await ctx.external("weather", {"city": "Huế"}, lambda: {"sky": f"sky {turn}"})
+    return {"reply": f"turn {turn}: {answer['sky']}", "done": False}
