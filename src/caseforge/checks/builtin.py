@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import cached_property
 from typing import ClassVar, Literal, SupportsFloat, SupportsIndex
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -68,8 +69,15 @@ class ExactCheck(BaseCheck, TextOptions):
             return self.prepared(expected) == self.prepared(actual)
         return same_strict(expected, actual) if self.strict_types else same(expected, actual)
 
+    @cached_property
+    def _plain(self) -> bool:
+        return self.literal and not self.strict_types and not self.any_of
+
     def grade(self, actual: object) -> Verdict:
-        if any(self._equal(v, actual) for v in (self.value, *self.any_of)):
+        if self._plain:  # the common case, on every case-trial: one comparison
+            if same(self.value, actual):
+                return passed()
+        elif any(self._equal(v, actual) for v in (self.value, *self.any_of)):
             return passed()
         return failed(_mismatch(self.value, self.any_of, actual))
 

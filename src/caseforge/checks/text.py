@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from pydantic import BaseModel, Field
 
@@ -44,8 +44,9 @@ class TextOptions(BaseModel):
         "digits of ASCII words; CJK text has no word boundary).",
     )
 
-    @property
+    @cached_property
     def literal(self) -> bool:
+        """The defaults: the comparison is today's literal one (read on every grade)."""
         return self.case_sensitive and not self.normalize and not self.word
 
     def prepared(self, text: str) -> str:
