@@ -214,6 +214,10 @@ def test_a_model_played_user_is_cached_costed_and_kept_apart(
         response = json.loads(row["response_json"])
         assert response["user_usage"]["input_tokens"] == 600  # three calls of 200
         assert response["usage"]["input_tokens"] == 0  # the agent's own, apart
+        summary = report_json(store, outcome.runs[0].run_id)["summary"]
+        assert summary["cost_usd"] == 0  # the agent's: the user's cost is reported apart
+        cached = outcome is again  # answered from the cache: it cost nothing
+        assert (summary["simulated_user_cost_usd"] > 0) is not cached
 
 
 def test_fixtures_are_keyed_by_turn(tmp_path: Path) -> None:

@@ -84,7 +84,13 @@ def build_report(store: RunStore, run_id: str, raw: bool = False) -> RunReport:
         split=info.split,
         caseforge_version=info.caseforge_version,
         options=info.options,
-        summary=summarize(records, cases, info.trials),
+        summary=summarize(records, cases, info.trials).model_copy(
+            update={
+                "simulated_user_cost_usd": sum(
+                    t.user_cost_usd for trials in per_case.values() for t in trials
+                )
+            }
+        ),
         checks=check_counts(records),
         cases=case_entries,
     )
@@ -125,9 +131,16 @@ def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:
         output=output if isinstance(output, dict) else None,
         checks=record.checks,
         transcript=_transcript(response, raw),
+        user_cost_usd=_user_cost(response),
         ended_by=response.get("ended_by") if isinstance(response, dict) else None,
     )
     return record, trial
+
+
+def _user_cost(response: object) -> float:
+    spent = response.get("user_usage") if isinstance(response, dict) else None
+    cost = spent.get("cost_usd") if isinstance(spent, dict) else None
+    return float(cost) if isinstance(cost, int | float) else 0.0
 
 
 def _transcript(response: object, raw: bool) -> list[TranscriptEntry]:

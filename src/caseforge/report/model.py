@@ -112,6 +112,9 @@ class Summary(_Model):
     false_positive_rate: Rate
     clean_case_trials: int
     cost_usd: float = Field(ge=0)
+    simulated_user_cost_usd: float = Field(
+        0.0, ge=0, description="What model-played users cost, apart from the agent's cost_usd."
+    )
     cost_per_run: float | None
     cost_per_true_finding: float | None
     input_tokens: int
@@ -157,6 +160,7 @@ class TrialResult(_Model):
         None, description="The agent's output as it answered; only in a report built with --raw."
     )
     checks: list[CheckResult] = Field(default_factory=list)
+    user_cost_usd: float = Field(0.0, description="A model-played user's cost, apart.")
     transcript: list[TranscriptEntry] = Field(
         default_factory=list, description="A multi-turn case's messages, in order."
     )

@@ -78,6 +78,8 @@ def headline(report: RunReport) -> list[tuple[str, str]]:
     cost = f"{money(s.cost_usd)} total, {money(s.cost_per_run)} per case-trial"
     if s.cost_per_true_finding is not None:
         cost += f", {money(s.cost_per_true_finding)} per true finding"
+    if s.simulated_user_cost_usd:
+        cost += f"; simulated users {money(s.simulated_user_cost_usd)} more, apart"
     rows.append(("cost", cost))
     rows.append(("latency", f"p50 {seconds(s.latency_p50_s)}, p95 {seconds(s.latency_p95_s)}"))
     hold = s.holdout
