@@ -244,3 +244,40 @@ def test_fixtures_are_keyed_by_turn(tmp_path: Path) -> None:
     recorded = json.loads((suite / "fixtures" / "weather.json").read_text(encoding="utf-8"))
     turns = sorted(r["request"]["turn"] for r in recorded["recordings"])
     assert turns == [1, 2]  # one request, two turns: two recordings
+
+
+def test_a_judge_reads_the_whole_transcript(tmp_path: Path) -> None:
+    import json
+
+    import respx
+
+    from caseforge.llm import ModelClient
+    from tests.llm.wire import BASE, KEY, completion, ok
+
+    suite = _suite(tmp_path / "talk")
+    for path in (suite / "cases").iterdir():
+        path.unlink()
+    (suite / "cases" / "j.yaml").write_text(
+        SCRIPTED.replace(
+            "  turn_count: {mode: number, value: 3}\n",
+            "  turn_count: {mode: number, value: 3}\n"
+            "  talk: {mode: judge, field: transcript, values: [asks for the customer number]}\n",
+        ),
+        encoding="utf-8",
+    )
+    answer = {"facts": [{"index": 0, "verdict": "conveyed", "reason": "it asked"}]}
+    client = ModelClient(model="gpt-4.1-mini", api_key=KEY, base_url=BASE)
+    store = RunStore(f"sqlite:///{tmp_path / 'r.db'}")
+    with respx.mock:
+        route = respx.post(f"{BASE}/chat/completions").mock(
+            return_value=ok(completion(json.dumps(answer)))
+        )
+        options = RunOptions(suite_dir=suite, configs=["careful"])
+        outcome = asyncio.run(Runner(options, store, judge_client=client).run())
+    sent = json.loads(route.calls[0].request.content)["messages"][-1]["content"]
+    # The whole conversation, both sides, is what the judge reads.
+    assert "user: 我想退掉年付剩下的钱。" in sent and "agent: 请提供您的客户编号。" in sent
+    assert "user: 确认。" in sent
+    [row] = list(store.results(outcome.runs[0].run_id))
+    talk = next(c for c in json.loads(row["checks_json"]) if c["name"] == "talk")
+    assert talk["status"] == "pass"
