@@ -9,35 +9,24 @@ import math
 from caseforge.stats import ItemCounts
 
 
-def same(expected: object, actual: object) -> bool:
-    """Equality for JSON values: 1 == 1.0, dict/list compared deeply, bools not numbers."""
-    if isinstance(expected, bool) or isinstance(actual, bool):
+def same(expected: object, actual: object, strict: bool = False) -> bool:
+    """Equality for JSON values: 1 == 1.0, dict/list compared deeply, bools not numbers.
+    ``strict``: types matter too (1, 1.0 and "1" all differ) and floats compare exactly
+    (``0.1 + 0.2`` is not ``0.3``)."""
+    if strict:
+        if type(expected) is not type(actual):
+            return False
+    elif isinstance(expected, bool) or isinstance(actual, bool):
         return isinstance(expected, bool) and isinstance(actual, bool) and expected is actual
-    if isinstance(expected, int | float) and isinstance(actual, int | float):
+    elif isinstance(expected, int | float) and isinstance(actual, int | float):
         return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-9)
     if isinstance(expected, dict) and isinstance(actual, dict):
         return expected.keys() == actual.keys() and all(
-            same(expected[k], actual[k]) for k in expected
+            same(expected[k], actual[k], strict) for k in expected
         )
     if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
         return len(expected) == len(actual) and all(
-            same(e, a) for e, a in zip(expected, actual, strict=True)
-        )
-    return bool(expected == actual)
-
-
-def same_strict(expected: object, actual: object) -> bool:
-    """Equality where types matter: 1, 1.0 and "1" all differ, and floats compare exactly
-    (``0.1 + 0.2`` is not ``0.3``)."""
-    if type(expected) is not type(actual):
-        return False
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        return expected.keys() == actual.keys() and all(
-            same_strict(expected[k], actual[k]) for k in expected
-        )
-    if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
-        return len(expected) == len(actual) and all(
-            same_strict(e, a) for e, a in zip(expected, actual, strict=True)
+            same(e, a, strict) for e, a in zip(expected, actual, strict=True)
         )
     return bool(expected == actual)
 

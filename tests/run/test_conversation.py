@@ -281,3 +281,35 @@ def test_a_judge_reads_the_whole_transcript(tmp_path: Path) -> None:
     [row] = list(store.results(outcome.runs[0].run_id))
     talk = next(c for c in json.loads(row["checks_json"]) if c["name"] == "talk")
     assert talk["status"] == "pass"
+
+
+@pytest.mark.parametrize(
+    ("user", "says"),
+    [
+        ("{callable: 'no_such_module:customer', instruction: hi}",
+         "case u: conversation.user.callable 'no_such_module:customer': cannot import"),
+        ("{model: true, instruction: hi}",
+         "case u: conversation.user.model needs the suite's `simulator: {model: …}`"),
+    ],
+)  # fmt: skip
+def test_an_unplayable_user_fails_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user: str, says: str
+) -> None:
+    from typer.testing import CliRunner
+
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    from caseforge.cli import app
+
+    suite = _suite(tmp_path / "talk")
+    for path in (suite / "cases").iterdir():
+        path.unlink()
+    (suite / "cases" / "u.yaml").write_text(
+        f"id: u\ninput: {{}}\nconversation:\n  max_turns: 2\n  user: {user}\n"
+        "expect:\n  reply: {must_include: [x]}\nsource: manual\n",
+        encoding="utf-8",
+    )
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    done = CliRunner().invoke(app, ["run", str(suite), "--store", url, "-q"])
+    assert done.exit_code == 1 and says in done.output and "Traceback" not in done.output
+    assert RunStore(url).list_runs() == []  # nothing half-written

@@ -31,7 +31,7 @@ def test_replay_rebuilds_the_shipped_queue(suite: Path) -> None:
     (suite / "synth" / "queue.jsonl").unlink()
     result = runner.invoke(app, ["synth", "write", str(suite)])
     assert result.exit_code == 0, result.output
-    assert "wrote 12 drafts (replay;" in result.stdout
+    assert "wrote 12 drafts (replayed, nothing spent)" in result.stdout
     assert "1 flagged as near-duplicates" in result.stdout
     rebuilt = load_queue(suite)
     assert [(d.tuple_id, d.text, d.expect) for d in rebuilt] == [

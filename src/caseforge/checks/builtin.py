@@ -23,7 +23,7 @@ from caseforge.checks.base import (
 )
 from caseforge.checks.matching import compiled, contains, outcome_matches
 from caseforge.checks.text import TextOptions, normalize_text, word_pattern
-from caseforge.values import differences, item_key, same, same_strict
+from caseforge.values import differences, item_key, same
 
 # How each text option loosens a check that requires text (must_include, exact, regex);
 # one that forbids text (must_not_include) loosens the other way.
@@ -67,7 +67,7 @@ class ExactCheck(BaseCheck, TextOptions):
     def _equal(self, expected: object, actual: object) -> bool:
         if isinstance(expected, str) and isinstance(actual, str) and not self.literal:
             return self.prepared(expected) == self.prepared(actual)
-        return same_strict(expected, actual) if self.strict_types else same(expected, actual)
+        return same(expected, actual, self.strict_types)
 
     @cached_property
     def _plain(self) -> bool:

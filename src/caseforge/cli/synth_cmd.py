@@ -80,9 +80,14 @@ def write(
         session.finish()
     client = session.client
     flagged = sum(1 for d in drafts if d.near_duplicates)
+    spent = (
+        "replayed, nothing spent"
+        if session.mode == "replay"
+        else f"{session.mode}; {client.stats.cost_usd:.4f} USD, "
+        f"{client.stats.cache_hits} cache hits"
+    )
     out.print(
-        f"wrote {len(drafts)} drafts ({session.mode}; {client.stats.cost_usd:.4f} USD, "
-        f"{client.stats.cache_hits} cache hits); {flagged} flagged as near-duplicates; "
+        f"wrote {len(drafts)} drafts ({spent}); {flagged} flagged as near-duplicates; "
         f"review them with `caseforge review {suite}` or `caseforge serve {suite}`",
         markup=False,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from caseforge.agent.protocol import AgentResult, ToolCall, Turn, Usage
 from caseforge.agent.transports import import_object
 from caseforge.case.conversation import Conversation, SimulatedUser
+from caseforge.case.model import Case
 from caseforge.errors import CaseforgeError
 
 if TYPE_CHECKING:
@@ -102,6 +103,28 @@ class Users:
                 "(OPENAI_API_KEY or OPENAI_BASE_URL)"
             )
         return await self.model(messages, user, scope or {})
+
+
+def check_users(users: Users, cases: Iterable[Case], simulator_ready: bool) -> None:
+    """Before any run is recorded: every simulated user can be played (its callable
+    imports; a model user has a model to play it), else one line naming the case."""
+    for case in cases:
+        user = case.conversation.user if case.conversation else None
+        if user is None:
+            continue
+        if user.callable:
+            try:
+                users.callable(user.callable)
+            except CaseforgeError as exc:
+                raise CaseforgeError(
+                    f"case {case.id}: conversation.user.callable {exc.text}"
+                ) from None
+        elif not simulator_ready:
+            raise CaseforgeError(
+                f"case {case.id}: conversation.user.model needs the suite's "
+                "`simulator: {model: …}` in caseforge.yaml and an endpoint (OPENAI_API_KEY or "
+                "OPENAI_BASE_URL)"
+            )
 
 
 async def converse(

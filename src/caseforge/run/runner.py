@@ -33,7 +33,7 @@ from caseforge.llm.cache import LLMCache
 from caseforge.llm.prices import PriceTable
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
-from caseforge.run.conversation import Users, model_user
+from caseforge.run.conversation import Users, check_users, model_user
 from caseforge.run.executor import Executor, LocalExecutor, TrialTask
 from caseforge.run.plan import Progress, RunHandle, RunPlan
 from caseforge.run.replay import ReplayExecutor
@@ -151,6 +151,8 @@ class Runner:
         self._agent: Agent | None = None
         self._hooks: tuple[Any, Any] = (None, None)
         self._context: dict[str, Any] | None = None  # SUITE/context/
+        self._user_players: Users | None = None  # who plays simulated users
+        self._user_client: ModelClient | None = None
 
     async def run(self) -> RunOutcome:
         opts = self.options
@@ -237,7 +239,7 @@ class Runner:
             llm_prices=PriceTable(config.prices),
             budget=session.budget,
             context=self._context,
-            users=self._users(suite, session),
+            users=self._players(suite, session),
             # Several clocks: a process has one, so freeze it per call only when one runs at
             # a time.
             freeze_each=(
@@ -264,7 +266,13 @@ class Runner:
         )
         self._context = load_context(suite.root)
 
-    def _users(self, suite: Suite, session: RunSession) -> Users:
+    def _players(self, suite: Suite, session: RunSession) -> Users:
+        players = self._user_players or self._users(suite)
+        if self._user_client is not None:
+            self._user_client.budget = session.budget  # its calls count against --max-cost
+        return players
+
+    def _users(self, suite: Suite) -> Users:
         """Who plays simulated users: their callables, and the suite's `simulator:` model
         (cached, priced, and charged to --max-cost like the agent's own model calls)."""
         config = suite.config
@@ -277,8 +285,7 @@ class Runner:
             cache_dir=None if self.options.no_cache else suite_paths(suite.root).cache,
             prices=config.prices,
         )
-        if client is not None:
-            client.budget = session.budget
+        self._user_client = client  # its budget is the session's, set when that exists
         return Users(suite.root, model_user(client) if client is not None else None)
 
     def _judge(self, suite: Suite) -> Judge | None:
@@ -346,6 +353,8 @@ class Runner:
             names = [next(iter(config.configs))] if config.configs else [None]
         trials = opts.trials if opts.trials is not None else config.trials
         self._resolve_agent(suite)  # a broken agent spec fails before any run is recorded
+        self._user_players = self._users(suite)
+        check_users(self._user_players, cases, self._user_players.model is not None)
         clock = (opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)).isoformat()
         agent_desc = opts.agent or _agent_description(suite)
         group = new_run_id()

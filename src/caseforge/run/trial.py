@@ -22,6 +22,7 @@ from caseforge.agent.protocol import AgentProtocolError, AgentResult
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads
+from caseforge.errors import CaseforgeError
 from caseforge.grade.trial import TRANSCRIPT, TURN_COUNT
 from caseforge.llm.budget import CostBudget
 from caseforge.llm.cache import LLMCache
@@ -166,7 +167,9 @@ class TrialRunner:
             return await self.agent.call(request, ctx)
         if ctx.fixtures is not None:
             ctx.fixtures.per_turn = True
-        users = self.users or Users(self.work_dir)
+        users = self.users
+        if users is None:
+            raise CaseforgeError(f"case {case.id}: a multi-turn case needs the runner's users")
 
         async def turn(turn_request: dict[str, Any]) -> AgentResult:
             if ctx.fixtures is not None:
