@@ -424,3 +424,61 @@ def test_output_may_be_left_out_when_no_check_reads_it(
     trials = trials_of(store, run(store, suite_dir=root))
     assert trials[("replies", 1)]["status"] == "pass"
     assert trials[("graded", 1)]["status"] == "error"
+
+
+def test_finished_trials_are_written_in_batches_off_the_event_loop(
+    toy_suite: MakeToySuite, store: RunStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from caseforge.run import session
+
+    monkeypatch.setattr(session, "FLUSH_ROWS", 3)
+    writes: list[tuple[bool, int]] = []  # (on the event loop's thread, rows)
+    write = store.write_results
+
+    def spy(rows: Any) -> None:
+        writes.append((threading.current_thread() is threading.main_thread(), len(rows)))
+        write(rows)
+
+    monkeypatch.setattr(store, "write_results", spy)
+    cases = [{"id": f"c{i:02d}", "input": {"behaviour": "slow", "sleep": 0.02}} for i in range(12)]
+    outcome = run(store, suite_dir=toy_suite(cases, concurrency=2))
+    assert outcome.status == "finished"
+    assert store.count(outcome.runs[0].run_id) == 12
+    off_loop = [n for on_loop, n in writes if not on_loop]
+    assert len(off_loop) >= 2, writes  # batches of 3 landed while the run went on
+    assert sum(n for _, n in writes) == 12
+
+
+def test_a_store_that_refuses_a_write_stops_the_run_in_one_line_and_resume_finishes(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    root = toy_suite([{"id": f"c{i}", "input": {}} for i in range(5)])
+    db = tmp_path / "refusing.db"
+    RunStore(f"sqlite:///{db}").close()
+    with sqlite3.connect(db) as conn:  # a real refusal from SQLite itself, on every insert
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON results "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "caseforge", "run", str(root), "--store", f"sqlite:///{db}"]
+    refused = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    assert refused.returncode == 5, refused.stderr
+    assert "Traceback" not in refused.stderr
+    lines = [line for line in refused.stderr.splitlines() if "cannot store" in line]
+    assert len(lines) == 1 and "database or disk is full" in lines[0]
+    assert "--resume" in lines[0]
+    store = RunStore(f"sqlite:///{db}")
+    run_id = store.list_runs()[0].id
+    assert store.get_run(run_id).status == "stopped" and store.count(run_id) == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER refuse")
+    resumed = subprocess.run(
+        [*argv, "--resume", run_id], env=env, capture_output=True, text=True, check=False
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert store.count(run_id) == 5 and store.get_run(run_id).status == "finished"

@@ -131,7 +131,8 @@ def parse_response(data: Any) -> AgentResult:
         )
     try:
         result = AgentResult.model_validate(data)
-        result.output_given = "output" in data
+        if "output" not in data:  # rare: pydantic's attribute assignment is not free
+            result.output_given = False
         return result
     except ValidationError as exc:
         first = exc.errors()[0]

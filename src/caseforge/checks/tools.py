@@ -179,8 +179,8 @@ class ToolCallsCheck(BaseModel):
     def mode(self) -> Literal["tool_calls"]:
         return "tool_calls"
 
-    @property
-    def expected(self) -> dict[str, Any]:
+    @cached_property
+    def expected(self) -> dict[str, Any]:  # once per check: it is read on every grade
         return self.model_dump(mode="json", exclude_defaults=True)
 
     @model_validator(mode="after")

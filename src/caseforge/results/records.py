@@ -183,10 +183,20 @@ def trial_status(results: list[CheckResult]) -> TrialStatus:
     """error if a check could not run; else fail if any failed; else incomplete if a judge
     check was not judged; else pass."""
     statuses = {r.status for r in results}
-    if CheckStatus.ERROR in statuses:
-        return TrialStatus.ERROR
-    if CheckStatus.FAIL in statuses:
-        return TrialStatus.FAIL
-    if CheckStatus.NOT_JUDGED in statuses:
-        return TrialStatus.INCOMPLETE
-    return TrialStatus.PASS
+    if _CHECK_ERROR in statuses:
+        return _ERROR
+    if _CHECK_FAIL in statuses:
+        return _FAIL
+    if _NOT_JUDGED in statuses:
+        return _INCOMPLETE
+    return _PASS
+
+
+# Enum members are read through a class descriptor: looked up once, not per case-trial.
+_CHECK_ERROR, _CHECK_FAIL, _NOT_JUDGED = CheckStatus.ERROR, CheckStatus.FAIL, CheckStatus.NOT_JUDGED
+_ERROR, _FAIL, _INCOMPLETE, _PASS = (
+    TrialStatus.ERROR,
+    TrialStatus.FAIL,
+    TrialStatus.INCOMPLETE,
+    TrialStatus.PASS,
+)

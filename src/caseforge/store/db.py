@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import os
 import secrets
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -232,6 +233,13 @@ class RunStore:
                 "(check the path or server, its permissions, and CASEFORGE_STORE / --store)"
             ) from None
 
+    @property
+    def thread_safe(self) -> bool:
+        """Whether another thread may write: not an in-memory SQLite database, which each
+        thread would see as a database of its own."""
+        url = self.engine.url
+        return not (url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"))
+
     def close(self) -> None:
         self.engine.dispose()
 
@@ -418,24 +426,32 @@ class RunStore:
 
     # results --------------------------------------------------------------
     def write_results(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Insert finished case-trials in one transaction."""
+        """Insert finished case-trials in one transaction (safe from another thread)."""
         if not rows:
             return
-        with self.engine.begin() as conn:
-            if self.engine.dialect.name == "sqlite":
-                # The driver's executemany: SQLAlchemy's per-row parameter handling costs more
-                # than SQLite's insert itself, and a run writes one row per case-trial.
-                names = list(rows[0])
-                sql = (
-                    f"INSERT INTO {results.name} ({', '.join(names)}) "
-                    f"VALUES ({', '.join('?' for _ in names)})"
-                )
-                driver = conn.connection.driver_connection
-                assert driver is not None  # an open connection has its driver's
-                cursor = driver.cursor()
-                cursor.executemany(sql, [tuple(row.get(n) for n in names) for row in rows])
-            else:
-                conn.execute(insert(results), list(rows))
+        try:
+            with self.engine.begin() as conn:
+                if self.engine.dialect.name == "sqlite":
+                    # The driver's executemany: SQLAlchemy's per-row parameter handling costs
+                    # more than SQLite's insert itself, and a run writes one row per
+                    # case-trial.
+                    names = list(rows[0])
+                    sql = (
+                        f"INSERT INTO {results.name} ({', '.join(names)}) "
+                        f"VALUES ({', '.join('?' for _ in names)})"
+                    )
+                    driver = conn.connection.driver_connection
+                    assert driver is not None  # an open connection has its driver's
+                    cursor = driver.cursor()
+                    cursor.executemany(sql, [tuple(row.get(n) for n in names) for row in rows])
+                else:
+                    conn.execute(insert(results), list(rows))
+        except (DatabaseError, sqlite3.Error) as exc:
+            reason = _reason(exc) if isinstance(exc, DatabaseError) else str(exc)
+            raise EnvError(
+                f"{shown_url(self.url)}: cannot store {len(rows)} finished case-trial(s): "
+                f"{reason}; the run stops, and --resume runs what was not stored"
+            ) from None
 
     def done(self, run_id: str) -> set[tuple[str, int]]:
         """The (case_id, trial) pairs already stored for a run."""
