@@ -14,6 +14,7 @@ from caseforge.case.model import Case
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.store.db import RunStore
 from tests.conftest import report_json
+from tests.run.model_user import MODEL_USER, customer_replies
 
 HERE = Path(__file__).parent
 SCRIPTED = """\
@@ -144,45 +145,6 @@ def test_a_conversation_needs_a_script_or_a_user() -> None:
         )
 
 
-MODEL_USER = """\
-id: refund-model-customer
-input: {channel: chat}
-conversation:
-  max_turns: 5
-  user:
-    model: true
-    instruction: 我想退掉年付剩下的钱。
-    facts: {customer_id: C023}
-expect:
-  tool_calls:
-    must_call: [{name: create_refund_request, args: {customer_id: C023}, count: 1}]
-source: manual
-"""
-
-
-def _customer_replies(request: Any) -> Any:
-    """The model playing the customer, as recorded wire responses: it reads the agent's
-    last message (its own `user` turn) and answers as the customer would."""
-    import json
-
-    import httpx
-
-    from tests.llm.wire import completion
-
-    body = json.loads(request.content)
-    assert body["messages"][0]["role"] == "system" and "C023" in body["messages"][0]["content"]
-    last = body["messages"][-1]["content"]
-    if "客户编号" in last:
-        text = "我的客户编号是 C023。"
-    elif "确认" in last:
-        text = "确认。"
-    elif last.startswith("(The agent"):
-        text = "我想退掉年付剩下的钱。"
-    else:
-        text = "###STOP###"
-    return httpx.Response(200, json=completion(text, prompt_tokens=200, completion_tokens=12))
-
-
 def test_a_model_played_user_is_cached_costed_and_kept_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -200,9 +162,7 @@ def test_a_model_played_user_is_cached_costed_and_kept_apart(
     monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.test/v1")
     store = RunStore(f"sqlite:///{tmp_path / 'r.db'}")
     with respx.mock:
-        route = respx.post("http://llm.test/v1/chat/completions").mock(
-            side_effect=_customer_replies
-        )
+        route = respx.post("http://llm.test/v1/chat/completions").mock(side_effect=customer_replies)
         first = asyncio.run(Runner(RunOptions(suite_dir=suite, configs=["careful"]), store).run())
         calls = route.call_count
         again = asyncio.run(Runner(RunOptions(suite_dir=suite, configs=["careful"]), store).run())

@@ -97,10 +97,47 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Served:
     done = runner.invoke(cli, ["run", str(xss), "-q", "--store", store, "--out", str(out)])
     assert done.exit_code == 0, done.output
     runs["xss"] = json.loads((out / "report.json").read_text())["run_id"]
+    runs["talk"] = _model_user_run(tmp / "talk", store, runner)
     # `make screenshots` points this at docs/screenshots; otherwise they stay with the test run.
     artifacts = Path(os.environ.get("CASEFORGE_SCREENSHOTS") or tmp / "screenshots")
     artifacts.mkdir(parents=True, exist_ok=True)
-    return Served("", store, {"support-refund": suite, "xss": xss}, runs, artifacts)
+    suites = {"support-refund": suite, "xss": xss, "talk": tmp / "talk"}
+    return Served("", store, suites, runs, artifacts)
+
+
+def _model_user_run(suite: Path, store: str, runner: CliRunner) -> str:
+    """A run whose customer is played by a model, answered from recorded wire responses, so
+    its trials carry the simulated user's usage and cost apart from the agent's."""
+    import respx
+
+    from tests.run.model_user import MODEL_USER, customer_replies
+
+    (suite / "cases").mkdir(parents=True)
+    shutil.copy(REPO / "tests" / "run" / "talk" / "talk_agent.py", suite / "talk_agent.py")
+    (suite / "caseforge.yaml").write_text(
+        "name: talk\nagent: {callable: 'talk_agent:run'}\ntrials: 1\n"
+        "configs: {careful: {variant: careful}}\nsimulator: {model: gpt-4.1-mini}\n",
+        encoding="utf-8",
+    )
+    (suite / "cases" / "model-customer.yaml").write_text(MODEL_USER, encoding="utf-8")
+    keys = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://llm.test/v1"}
+    saved = {name: os.environ.get(name) for name in keys}
+    os.environ.update(keys)
+    try:
+        with respx.mock:
+            respx.post("http://llm.test/v1/chat/completions").mock(side_effect=customer_replies)
+            out = suite.parent / "talk-out"
+            done = runner.invoke(
+                cli, ["run", str(suite), "-q", "--store", store, "--out", str(out)]
+            )
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    assert done.exit_code == 0, done.output
+    return str(json.loads((out / "report.json").read_text())["run_id"])
 
 
 @pytest.fixture(scope="session")

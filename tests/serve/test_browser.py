@@ -20,7 +20,7 @@ def shot(page: Any, served: Served, name: str) -> None:
 def test_the_runs_list_shows_every_run_with_its_pass_rate(page: Any, served: Served) -> None:
     page.goto(served.url + "/")
     rows = page.locator("#runs-table tbody tr")
-    assert rows.count() == 3
+    assert rows.count() == 4
     v1 = page.locator("tr", has=page.locator(f"a[href='/runs/{served.runs['v1']}']"))
     assert "support-refund" in v1.inner_text() and "v1" in v1.inner_text()
     assert re.search(r"\d+\.\d%", v1.inner_text())
@@ -216,3 +216,19 @@ def test_a_multi_turn_trial_shows_its_conversation(page: Any, served: Served) ->
     assert "C023" in turns.nth(2).inner_text()
     assert "create_refund_request" in turns.nth(5).inner_text()
     shot(page, served, "trial-conversation")
+
+
+def test_a_model_played_users_cost_is_shown_apart_from_the_agents(
+    page: Any, served: Served
+) -> None:
+    run = served.runs["talk"]
+    page.goto(served.url + f"/runs/{run}")
+    cost = page.locator("table.kv tr", has=page.locator("th", has_text="cost")).inner_text()
+    assert re.search(r"simulated users \$0\.\d+ more, apart", cost), cost
+    page.goto(served.url + f"/runs/{run}/cases/refund-model-customer/trials/1")
+    usage = page.inner_text("#user-usage")
+    assert "600 in / 36 out tokens" in usage  # three customer turns of 200 in, 12 out
+    assert not re.search(r"\$0\.0000", usage)
+    assert "$0.0000 · 0 in / 0 out tokens" in page.inner_text("#trial-usage")  # the agent's
+    expect(page.locator("ol.transcript li")).to_have_count(6)
+    shot(page, served, "trial-simulated-user")
