@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from caseforge.case.fix import retired_keys
 from caseforge.case.load import CASES_DIR, LoadedCase, iter_cases, load_config, suite_modes
 from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
@@ -180,6 +181,17 @@ class _OracleChecker:
             value, others = expectation(computed)
             stored = _normalise(check.expected, as_set)
             fresh = _normalise(value, as_set)
+            retired = retired_keys(value)
+            if retired:  # an oracle written for the retired convention
+                self._error(
+                    loaded,
+                    loc,
+                    f"expect.{name}",
+                    f"oracle {oracle_name!r} returns {', '.join(retired)}, which no longer "
+                    "lists alternatives: return AnyOf(value, [each other right value, whole]) "
+                    "from caseforge.oracle",
+                )
+                continue
             if not same(stored, fresh):
                 self._error(
                     loaded,

@@ -284,7 +284,8 @@ class OutcomeCheck(BaseCheck):
                     raise ValueError(
                         f"`{old}` in an outcome value no longer lists alternatives: write "
                         "each right outcome whole, the first as `value` and the others under "
-                        "`any_of: [...]` beside it (an oracle returns AnyOf(value, [others]))"
+                        "`any_of: [...]` beside it (an oracle returns AnyOf(value, [others])); "
+                        "`caseforge validate SUITE --fix` rewrites the case files"
                     )
         return data
 

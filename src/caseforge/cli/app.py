@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from caseforge._version import __version__
+from caseforge.case.fix import fix_suite
 from caseforge.case.model import case_json_schema
 from caseforge.case.retire import retire_case
 from caseforge.case.split import split_changes, write_split
@@ -131,13 +132,31 @@ def validate(
         float | None,
         typer.Option(help="Near-duplicate Jaccard threshold (default: the suite's, 0.8)."),
     ] = None,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix",
+            help="First rewrite outcome values still using alt_<key>s as value + any_of.",
+        ),
+    ] = False,
 ) -> None:
     """Check every case file and the suite as a whole; exit 1 on any error."""
     if threshold is not None and not 0 < threshold <= 1:
         raise UsageError(f"--threshold must be above 0 and at most 1, not {threshold:g}")
+    fixes = fix_suite(suite) if fix else []
+    if fix and not as_json:
+        for done in fixes:
+            out.print(f"fixed {done.format()}", markup=False)
+        out.print(f"{len(fixes)} outcome check(s) moved to any_of" if fixes else "nothing to fix")
     report = validate_suite(suite, threshold=threshold)
     if as_json:
         data = report.to_json()
+        if fix:
+            data["fixed"] = [
+                {"path": str(f.path), "line": f.line, "check": f.check, "retired": list(f.retired),
+                 "alternatives": f.alternatives, "oracle": f.oracle}
+                for f in fixes
+            ]  # fmt: skip
         data["ok"] = report.ok(strict)
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
