@@ -4,7 +4,8 @@ Prints, each figure the median of --repeat runs (default 5), each run in a fresh
   (a) 10,000 cases × 3 trials against an async in-process agent that sleeps 20 ms, at
       concurrency 50: the run's wall time and its ratio to the ideal N·k·20 ms / 50 = 12 s
       (target ≤ 1.05), beside the same sleeps on a bare event loop with no harness, in the
-      same way (fresh processes, median), which is the floor the loop itself sets;
+      same way (fresh processes, median), which is the floor the loop itself sets; and by
+      how much a 20 ms sleep overran on each (mean and p99), which is where the time goes;
   (b) the same with an agent that returns at once: case-trials per second and harness time
       per case-trial (targets ≥ 10,000/s and ≤ 0.1 ms) and peak RSS (≤ 300 MB);
   (c) the command transport (one process per case-trial): case-trials per second;
@@ -31,10 +32,14 @@ import time
 from pathlib import Path
 
 AGENT = """
-import asyncio
+import asyncio, time
+
+LATE = []  # how much longer than 20 ms each sleep took: the loop was busy, or its timer late
 
 async def sleepy(input, ctx):
+    start = time.perf_counter()
     await asyncio.sleep(0.02)
+    LATE.append(time.perf_counter() - start - 0.02)
     return {"output": {"category": "refund", "flags": ["a"]}, "reply": "ok 42",
             "usage": {"cost_usd": 0.0001}}
 
@@ -73,22 +78,31 @@ outcome = asyncio.run(Runner(options, store, on_start=started).run())
 end = time.perf_counter()
 stored = store.count(outcome.runs[0].run_id)
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+late = sorted(sys.modules["bench_overhead_agent"].LATE) or [0.0]
 print(json.dumps({"wall": end - start, "run": end - marks["run"], "stored": stored,
-                  "rss_mb": rss, "status": outcome.status}))
+                  "rss_mb": rss, "status": outcome.status,
+                  "late_ms": 1000 * sum(late) / len(late),
+                  "late_p99_ms": 1000 * late[int(0.99 * (len(late) - 1))]}))
 """
 
 BARE = """
 import asyncio, json, sys, time
 n_trials, concurrency = int(sys.argv[1]), int(sys.argv[2])
+late = []
 async def go():
     per_worker = n_trials // concurrency
     async def worker():
         for _ in range(per_worker):
+            start = time.perf_counter()
             await asyncio.sleep(0.02)
+            late.append(time.perf_counter() - start - 0.02)
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return time.perf_counter() - start
-print(json.dumps({"wall": asyncio.run(go())}))
+wall = asyncio.run(go())
+late.sort()
+print(json.dumps({"wall": wall, "late_ms": 1000 * sum(late) / len(late),
+                  "late_p99_ms": 1000 * late[int(0.99 * (len(late) - 1))]}))
 """
 
 
@@ -159,10 +173,10 @@ def measure(suite: Path, agent: str, trials: int, concurrency: int) -> dict[str,
         return _child(CHILD, *argv, cwd=tmp, env=env)
 
 
-def bare_asyncio(n_trials: int, concurrency: int) -> float:
+def bare_asyncio(n_trials: int, concurrency: int) -> dict[str, float]:
     """The same sleeps with no harness at all, in a fresh process: the loop's own floor."""
     with tempfile.TemporaryDirectory() as tmp:
-        return _child(BARE, str(n_trials), str(concurrency), cwd=tmp)["wall"]
+        return _child(BARE, str(n_trials), str(concurrency), cwd=tmp)
 
 
 def median_of(repeat: int, measure_once: object) -> dict[str, float]:
@@ -189,14 +203,18 @@ def main() -> None:
         make_suite(suite, n)
 
         ideal = n * k * 0.02 / 50
-        bare = statistics.median(bare_asyncio(n * k, 50) for _ in range(r))
+        floor = median_of(r, lambda: {**bare_asyncio(n * k, 50), "status": "finished"})
+        bare = floor["wall"]
         a = median_of(r, lambda: measure(suite, "bench_overhead_agent:sleepy", k, 50))
         print(
             f"(a) {n} cases × {k} trials, agent sleeps 20 ms, concurrency 50, median of {r}: "
             f"the run {a['run']:.2f} s vs ideal {ideal:.2f} s → ratio {a['run'] / ideal:.3f} "
             f"(target ≤ 1.05); bare asyncio sleeps alone {bare:.2f} s → {bare / ideal:.3f}; "
             f"harness beyond the bare loop {a['run'] / bare:.3f}×; whole invocation "
-            f"{a['wall']:.2f} s; {int(a['stored'])} stored, peak RSS {a['rss_mb']:.0f} MB"
+            f"{a['wall']:.2f} s; {int(a['stored'])} stored, peak RSS {a['rss_mb']:.0f} MB; "
+            f"a 20 ms sleep overran by {a['late_ms']:.2f} ms on average (p99 "
+            f"{a['late_p99_ms']:.1f} ms) against the bare loop's {floor['late_ms']:.2f} ms "
+            f"(p99 {floor['late_p99_ms']:.1f} ms)"
         )
         b = median_of(r, lambda: measure(suite, "bench_overhead_agent:instant", k, 50))
         rate = n * k / b["run"]
