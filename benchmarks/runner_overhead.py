@@ -78,7 +78,8 @@ outcome = asyncio.run(Runner(options, store, on_start=started).run())
 end = time.perf_counter()
 stored = store.count(outcome.runs[0].run_id)
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-late = sorted(sys.modules["bench_overhead_agent"].LATE) or [0.0]
+agent_module = sys.modules.get("bench_overhead_agent")  # absent for the command transport
+late = sorted(getattr(agent_module, "LATE", [])) or [0.0]
 print(json.dumps({"wall": end - start, "run": end - marks["run"], "stored": stored,
                   "rss_mb": rss, "status": outcome.status,
                   "late_ms": 1000 * sum(late) / len(late),
