@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from caseforge.store.db import RunStore
+from tests.postgres import Cluster, fresh_database, start_cluster
 
 ORACLES = """
 from caseforge.oracle import oracle
@@ -105,6 +106,26 @@ def toy_suite(tmp_path: Path) -> MakeToySuite:
 @pytest.fixture
 def store(tmp_path: Path) -> RunStore:
     return RunStore(f"sqlite:///{tmp_path / 'store.db'}")
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """One throw-away PostgreSQL server for the session (see tests/postgres.py)."""
+    yield from start_cluster()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> str:
+    """The URL of a new, empty PostgreSQL database."""
+    return fresh_database(pg_cluster)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new store's URL, once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    return str(request.getfixturevalue("pg_url"))
 
 
 def report_json(store: RunStore, run_id: str) -> dict[str, Any]:

@@ -511,9 +511,15 @@ MISTAKES = [
     ),
     Mistake(
         "store: a PostgreSQL URL whose driver is not installed (password hidden)",
+        lambda w: ["runs", "--store", "postgresql+psycopg2://u:secret@127.0.0.1:1/db"],
+        5,
+        "postgresql+psycopg2://u:***@127.0.0.1:1/db: the database driver is not installed",
+    ),
+    Mistake(
+        "store: a PostgreSQL server that is not there (password hidden)",
         lambda w: ["runs", "--store", "postgresql://u:secret@127.0.0.1:1/db"],
         5,
-        "postgresql://u:***@127.0.0.1:1/db: the database driver is not installed",
+        "postgresql://u:***@127.0.0.1:1/db: cannot open the run store: connection failed",
     ),
     Mistake(
         "report latest on an empty store",

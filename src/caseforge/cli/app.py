@@ -256,9 +256,10 @@ from caseforge.cli import calibrate_cmd  # noqa: E402
 app.command(name="label")(calibrate_cmd.label)
 app.command(name="calibrate")(calibrate_cmd.calibrate_cmd)
 
-from caseforge.cli import synth_cmd  # noqa: E402
+from caseforge.cli import store_cmd, synth_cmd  # noqa: E402
 
 app.add_typer(synth_cmd.synth_app, name="synth")
+app.add_typer(store_cmd.store_app, name="store")
 app.command(name="review")(synth_cmd.review)
 
 from caseforge.cli import serve_cmd  # noqa: E402

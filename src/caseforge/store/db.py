@@ -171,8 +171,10 @@ def _engine(url: str) -> Engine:
             raise EnvError(
                 f"{folder}: cannot create the store's folder: {exc.strerror or exc}"
             ) from None
+    if parsed.drivername in ("postgresql", "postgres"):  # psycopg 3, caseforge[postgres]
+        parsed = parsed.set(drivername="postgresql+psycopg")
     try:
-        return create_engine(url, future=True)
+        return create_engine(parsed, future=True)
     except NoSuchModuleError:
         raise UsageError(
             f"{shown_url(url)}: no database dialect {parsed.drivername!r}: use sqlite:///PATH "
@@ -181,7 +183,7 @@ def _engine(url: str) -> Engine:
     except ImportError as exc:
         raise EnvError(
             f"{shown_url(url)}: the database driver is not installed ({exc.name or exc}): "
-            "install it (for PostgreSQL: pip install 'psycopg[binary]')"
+            "install it (for PostgreSQL: pip install 'caseforge[postgres]')"
         ) from None
 
 
@@ -214,10 +216,14 @@ def _reason(exc: DatabaseError) -> str:
 class RunStore:
     """Runs and results behind SQLAlchemy."""
 
-    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
-        """Open (and upgrade) the store at ``url``. With ``create=False``, as commands that
-        only read runs open it, a SQLite file that is not there is an error instead of a new
-        empty store left behind."""
+    def __init__(
+        self, url: str | None = None, *, create: bool = True, check_schema: bool = True
+    ) -> None:
+        """Open the store at ``url``: a SQLite file is upgraded, a shared PostgreSQL store
+        must be at this caseforge's schema (see ``migrate.require_current``). With
+        ``create=False``, as commands that only read runs open it, a SQLite file that is not
+        there is an error instead of a new empty store left behind. ``check_schema=False``
+        is for ``caseforge store upgrade``, which then calls :meth:`upgrade`."""
         self.url = url or default_store_url()
         if not create:
             _require_existing(self.url)
@@ -225,12 +231,32 @@ class RunStore:
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
-            migrate.upgrade(self.engine, self.url)
+            if not check_schema:
+                pass
+            elif self.shared:
+                migrate.require_current(self.engine, shown_url(self.url))
+            else:
+                migrate.upgrade(self.engine, shown_url(self.url))
         except DatabaseError as exc:  # unreachable, locked, or a file that is no database
             self.engine.dispose()
             raise EnvError(
                 f"{shown_url(self.url)}: cannot open the run store: {_reason(exc)} "
                 "(check the path or server, its permissions, and CASEFORGE_STORE / --store)"
+            ) from None
+
+    @property
+    def shared(self) -> bool:
+        """A server several people use (PostgreSQL), not one person's SQLite file: its
+        schema is migrated only by ``caseforge store upgrade``."""
+        return self.engine.dialect.name != "sqlite"
+
+    def upgrade(self) -> tuple[str | None, str]:
+        """Migrate the store to this caseforge's schema; the revisions before and after."""
+        try:
+            return migrate.upgrade(self.engine, shown_url(self.url))
+        except DatabaseError as exc:
+            raise EnvError(
+                f"{shown_url(self.url)}: cannot upgrade the store: {_reason(exc)}"
             ) from None
 
     @property

@@ -53,17 +53,43 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-def upgrade(engine: Engine, url: str) -> None:
-    """Upgrade the store at ``engine`` to :func:`head_revision`, or refuse a newer one."""
-    current = current_revision(engine)
-    if current == head_revision():
-        return
+def _refuse_newer(current: str | None, url: str) -> None:
     if current is not None and current not in known_revisions():
         raise EnvError(
             f"{url}: the store's schema is at revision {current!r}, which this caseforge "
             f"does not know (it knows up to {head_revision()!r}): it was written by a newer "
             "caseforge. Upgrade caseforge, or point CASEFORGE_STORE at another store."
         )
+
+
+def require_current(engine: Engine, url: str) -> None:
+    """A shared store (PostgreSQL) is used as it is: at the code's revision it opens; an
+    empty database gets caseforge's tables, since nobody can be locked out of it yet; an
+    older one is refused until ``caseforge store upgrade`` migrates it for the whole team,
+    so that the first teammate with a newer caseforge does not migrate it under the others."""
+    current = current_revision(engine)
+    if current == head_revision():
+        return
+    _refuse_newer(current, url)
+    with engine.connect() as conn:
+        empty = current is None and not inspect(conn).has_table("runs")
+    if empty:
+        upgrade(engine, url)
+        return
+    raise EnvError(
+        f"{url}: the shared store's schema is at revision {current or 'none (pre-migration)'}"
+        f" and this caseforge needs {head_revision()}: migrate it once for the team with "
+        "`caseforge store upgrade --store URL` (teammates then need this caseforge or newer)"
+    )
+
+
+def upgrade(engine: Engine, url: str) -> tuple[str | None, str]:
+    """Upgrade the store at ``engine`` to :func:`head_revision`, or refuse a newer one;
+    the revisions before and after."""
+    current = current_revision(engine)
+    if current == head_revision():
+        return current, current
+    _refuse_newer(current, url)
     from alembic import command
 
     # Shards and second terminals open the same store at once: one migrates, the others
@@ -71,12 +97,13 @@ def upgrade(engine: Engine, url: str) -> None:
     with _migration_lock(engine):
         current = current_revision(engine)
         if current == head_revision():
-            return
+            return current, current
         with engine.begin() as conn:
             if current is None and inspect(conn).has_table("runs"):
                 _add_missing_columns(conn)
                 command.stamp(_config(conn), BASELINE)
             command.upgrade(_config(conn), "head")
+    return current, head_revision()
 
 
 @contextlib.contextmanager
