@@ -38,6 +38,7 @@ from caseforge.report.model import RunReport
 from caseforge.report.render import FORMATS, to_text
 from caseforge.report.show import trial_text, trial_view
 from caseforge.results import TrialRecord
+from caseforge.run.plan import Shard
 from caseforge.run.runner import Progress as RunProgress
 from caseforge.run.runner import RunHandle, Runner, RunOptions
 from caseforge.store.db import RunStore, default_store_url
@@ -200,6 +201,20 @@ def run(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no report.")] = False,
     store_url: StoreOpt = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="I/N",
+            help="Run shard I of N (a stable share of the case-trials) of the run --run-id.",
+        ),
+    ] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(
+            "--run-id", help="The new run's id (a matrix's group id); every shard names it."
+        ),
+    ] = None,
 ) -> None:
     """Run the agent over the suite: trials, configurations, grading, the run store."""
     if max_error_rate is not None and not 0 <= max_error_rate <= 1:
@@ -221,6 +236,8 @@ def run(
         keep_workspaces=keep_workspaces,
         no_cache=no_cache,
         reuse_trials=reuse_trials,
+        shard=Shard.parse(shard) if shard is not None else None,
+        run_id=run_id,
     )
     load_config(suite)  # not a suite: say so before a store is made beside it
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
@@ -243,6 +260,16 @@ def run(
     reports = [build_report(store, h.run_id, raw) for h in outcome.runs]
     for report in reports:
         save_digest(store, report)  # what `caseforge serve` opens the run with
+    if options.shard is not None and not quiet:
+        for handle in outcome.runs:
+            ledger = store.shards(handle.run_id)
+            finished = sum(1 for row in ledger if row["status"] == "finished")
+            out.print(
+                f"shard {options.shard} of run {handle.run_id}: {outcome.status}; "
+                f"{finished} of {options.shard.count} shard(s) finished, the run is "
+                f"{store.get_run(handle.run_id).status}",
+                markup=False,
+            )
     store.close()
     identity = reports[0].suite_identity if reports else None
     if identity is not None and identity.root_commit is None:

@@ -3,11 +3,14 @@ and the counts the progress display shows."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 
 from caseforge.case.load import Suite
 from caseforge.case.model import Case
+from caseforge.errors import UsageError
 from caseforge.jsontypes import JSONObject
 
 
@@ -33,10 +36,54 @@ class RunPlan:
     done: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
     replay_from: str | None = None  # a rescore: the stored run whose outcomes are graded again
     left_out: list[str] = field(default_factory=list)  # a rescore: cases no longer in the suite
+    shard: Shard | None = None  # --shard I/N: only this share of the case-trials
 
     @property
     def skipped(self) -> int:
-        return sum(len(d) for d in self.done.values())
+        """The case-trials of this invocation's share that were stored already."""
+        return sum(
+            1 for done in self.done.values() for case_id, trial in done if self.mine(case_id, trial)
+        )
+
+    def planned(self) -> int:
+        """How many case-trials this invocation will run (its shard's, less those stored)."""
+        total = 0
+        for handle in self.handles:
+            done = self.done.get(handle.run_id, set())
+            for case_id in handle.cases:
+                for trial in range(1, self.trials + 1):
+                    if (case_id, trial) not in done and self.mine(case_id, trial):
+                        total += 1
+        return total
+
+    def mine(self, case_id: str, trial: int) -> bool:
+        return self.shard is None or self.shard.holds(case_id, trial)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` (1-based) of ``count``: a stable share of the case-trials by hash of
+    (case id, trial), the same on every machine, so N shards cover a run exactly once."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if match is None:
+            raise UsageError(f"--shard {text!r}: expected I/N, like 1/4")
+        index, count = int(match[1]), int(match[2])
+        if not 1 <= index <= count:
+            raise UsageError(f"--shard {text}: I must be from 1 to N ({count})")
+        return cls(index, count)
+
+    def holds(self, case_id: str, trial: int) -> bool:
+        digest = hashlib.sha256(f"{case_id}/{trial}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
 
 
 @dataclass

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import re
+import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.exc import DatabaseError
 
 from caseforge._version import __version__
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
@@ -35,12 +39,14 @@ from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
 from caseforge.run.conversation import Users, check_users, model_user
 from caseforge.run.executor import Executor, LocalExecutor, TrialTask
-from caseforge.run.plan import Progress, RunHandle, RunPlan
+from caseforge.run.plan import Progress, RunHandle, RunPlan, Shard
 from caseforge.run.replay import ReplayExecutor
 from caseforge.run.session import RunSession
 from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
 from caseforge.store.db import RunStore, new_run_id
 from caseforge.vcs import dataset_state
+
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,59}")
 
 if TYPE_CHECKING:
     from caseforge.agent.transports import Agent
@@ -73,6 +79,8 @@ class RunOptions:
     clock: dt.datetime | None = None
     no_cache: bool = False
     reuse_trials: bool = False
+    shard: Shard | None = None  # --shard I/N
+    run_id: str | None = None  # --run-id: the run (a matrix's group) every shard fills
 
     def __post_init__(self) -> None:
         # Checked here, before any run is recorded: 0 or -1 never means "not given".
@@ -90,6 +98,20 @@ class RunOptions:
             raise UsageError(f"--split must be dev, test or all, not {self.split!r}")
         if self.judge not in ("auto", "off"):
             raise UsageError(f"judge must be 'auto' or 'off', not {self.judge!r}")
+        if self.run_id is not None and not RUN_ID.fullmatch(self.run_id):
+            raise UsageError(
+                f"--run-id {self.run_id!r}: use 1 to 60 letters, digits, '.', '_' or '-'"
+            )
+        if self.shard is not None and self.shard.count > 1:
+            if self.run_id is None and self.resume is None:
+                raise UsageError(
+                    f"--shard {self.shard} needs --run-id: every shard names the same run "
+                    "(in CI, the workflow run's id)"
+                )
+            if self.rescore is not None:
+                raise UsageError("--shard cannot be used with rescore")
+        if self.run_id is not None and self.resume is not None:
+            raise UsageError("--run-id names a new run; --resume RUN_ID finishes one")
 
 
 @dataclass
@@ -163,7 +185,13 @@ class Runner:
         else:
             plan = self._new_plan()
         session = self._open(plan)
-        if opts.resume:
+        if plan.shard is not None:
+            session.shard = plan.shard
+            host = socket.gethostname()
+            for handle in plan.handles:
+                self.store.claim_shard(handle.run_id, plan.shard.index, plan.shard.count, host)
+                self.store.set_status(handle.run_id, "running")
+        elif opts.resume:
             for handle in plan.handles:
                 self.store.set_status(handle.run_id, "running")
         if self.on_start:
@@ -195,7 +223,7 @@ class Runner:
             judge_reason=NO_JUDGE_REASON,
         )
         default_clock = dt.datetime.fromisoformat(plan.clock)
-        total = sum(len(h.cases) for h in plan.handles) * plan.trials - plan.skipped
+        total = plan.planned()
         session = RunSession(
             store=self.store,
             handles=plan.handles,
@@ -327,9 +355,7 @@ class Runner:
             split=split,
             caseforge_version=__version__,
             options=options,
-        )
-        self.store.save_cases(
-            run_id, [(c.id, c.model_dump_json(exclude_unset=True)) for c in cases]
+            cases=[(c.id, c.model_dump_json(exclude_unset=True)) for c in cases],
         )
         return RunHandle(run_id, config_name, config, {c.id: c for c in cases})
 
@@ -357,7 +383,12 @@ class Runner:
         check_users(self._user_players, cases, self._user_players.model is not None)
         clock = (opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)).isoformat()
         agent_desc = opts.agent or _agent_description(suite)
-        group = new_run_id()
+        group = opts.run_id or new_run_id()
+        if opts.run_id and opts.shard is None and self.store.has_run(opts.run_id):
+            raise UsageError(
+                f"--run-id {opts.run_id}: the store has that run already: finish it with "
+                f"--resume {opts.run_id}, or name a new one"
+            )
         state = dataset_state(suite.root)
         options: JSONObject = {
             "judge_mode": opts.judge,
@@ -367,8 +398,9 @@ class Runner:
             "max_cost": opts.max_cost,
             "clock": clock,  # for cases without their own; kept for --resume
         }
+        record = self._record_or_join if opts.shard is not None else self._record_run
         handles = [
-            self._record_run(
+            record(
                 group if index == 0 else f"{group}-{index + 1}",
                 group,
                 suite,
@@ -383,7 +415,49 @@ class Runner:
             )
             for index, name in enumerate(names)
         ]
-        return RunPlan(suite, handles, trials, clock)
+        done = {h.run_id: self.store.done(h.run_id) for h in handles} if opts.shard else {}
+        return RunPlan(suite, handles, trials, clock, done, shard=opts.shard)
+
+    def _record_or_join(self, run_id: str, *args: Any) -> RunHandle:
+        """A shard's run: created by the first shard to get there, joined by the others
+        (which must be running the same thing)."""
+        try:
+            return self._record_run(run_id, *args)
+        except DatabaseError:  # the run exists: another shard made it, now or earlier
+            if not self.store.has_run(run_id):
+                raise
+        _, suite, config_name, config, trials, split, _, _, cases, state = args
+        info = self.store.get_run(run_id)
+        ours: dict[str, Any] = {
+            "suite": suite.config.name,
+            "dataset commit": state[0],
+            "config": config_name,
+            "config settings": config,
+            "trials": trials,
+            "split": split,
+            "cases": sorted(c.id for c in cases),
+        }
+        theirs: dict[str, Any] = {
+            "suite": info.suite,
+            "dataset commit": info.dataset_commit,
+            "config": info.config_name,
+            "config settings": info.config,
+            "trials": info.trials,
+            "split": info.split,
+            "cases": sorted(self.store.cases(run_id)),
+        }
+        for what, mine in ours.items():
+            if mine != theirs[what]:
+                shown = (
+                    f"{len(theirs[what])} stored, {len(mine)} here"
+                    if what == "cases"
+                    else f"stored {theirs[what]!r}, here {mine!r}"
+                )
+                raise UsageError(
+                    f"--run-id {run_id}: that run has a different {what} ({shown}); every "
+                    "shard of a run must run the same suite, commit and options"
+                )
+        return RunHandle(run_id, config_name, config, {c.id: c for c in cases})
 
     def _resume_plan(self, resume: str) -> RunPlan:
         opts = self.options
@@ -408,7 +482,7 @@ class Runner:
             cases = {cid: model.model_validate(data) for cid, data in snapshot.items()}
             handles.append(RunHandle(info.id, info.config_name, info.config, cases))
         done = {h.run_id: self.store.done(h.run_id) for h in handles}
-        return RunPlan(suite, handles, group[0].trials, clock, done)
+        return RunPlan(suite, handles, group[0].trials, clock, done, shard=opts.shard)
 
     def _rescore_plan(self, source: str) -> RunPlan:
         """A new run over the stored run's case-trials, graded with today's cases."""
@@ -464,7 +538,7 @@ def _tasks(plan: RunPlan, default_clock: dt.datetime) -> Iterator[TrialTask]:
         for case in handle.cases.values():
             clock = clock_for(case, default_clock).isoformat()
             for trial in range(1, plan.trials + 1):
-                if (case.id, trial) in done:
+                if (case.id, trial) in done or not plan.mine(case.id, trial):
                     continue
                 yield TrialTask(
                     run_id=handle.run_id,

@@ -23,7 +23,7 @@ from caseforge.grade.trial import GradeOptions
 from caseforge.llm.budget import CostBudget
 from caseforge.results import TrialRecord, TrialStatus, needs_judge
 from caseforge.run.executor import Executor, TrialOutcome, TrialTask
-from caseforge.run.plan import Progress, RunHandle
+from caseforge.run.plan import Progress, RunHandle, Shard
 from caseforge.run.record import grade_outcome, store_row
 from caseforge.store.db import RunStore
 
@@ -58,6 +58,7 @@ class RunSession:
         default_factory=contextlib.nullcontext
     )
     budget: CostBudget | None = None  # --max-cost
+    shard: Shard | None = None  # --shard I/N: the ledger says when the whole run is finished
     on_result: Callable[[Progress, TrialRecord], None] | None = None
 
     status: str = "finished"
@@ -122,7 +123,7 @@ class RunSession:
         configs = [h.config_name for h in self.handles]
         with contextlib.suppress(Exception) if refused else contextlib.nullcontext():
             for handle in self.handles:
-                self.store.set_status(handle.run_id, self.status)
+                self._mark(handle.run_id)
                 if self.judge is not None:
                     self._record_judge(handle.run_id, self.judge, configs)
         if self.fixtures is not None:
@@ -137,6 +138,20 @@ class RunSession:
             shutil.rmtree(self.work_dir, ignore_errors=True)
         if refused is not None:
             raise refused
+
+    def _mark(self, run_id: str) -> None:
+        """The run's status; a sharded run's comes from its shard ledger (finished only when
+        every shard is). A whole-run resume of a sharded run that finishes finishes each
+        of its shards."""
+        if self.shard is not None:
+            self.store.end_shard(run_id, self.shard.index, self.status)
+            return
+        ledger = self.store.shards(run_id)
+        if ledger and self.status == "finished":
+            for row in ledger:
+                self.store.end_shard(run_id, int(row["shard"]), "finished")
+            return
+        self.store.set_status(run_id, self.status)
 
     def _finish(self, outcome: TrialOutcome, record: TrialRecord) -> None:
         """Store a graded case-trial, count it, and stop dispatching past the budget."""

@@ -37,7 +37,14 @@ from caseforge.case.identity import SuiteIdentity
 from caseforge.errors import EnvError, UsageError
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.store import migrate
-from caseforge.store.schema import results, run_cases, run_digest_cases, run_digests, runs
+from caseforge.store.schema import (
+    results,
+    run_cases,
+    run_digest_cases,
+    run_digests,
+    run_shards,
+    runs,
+)
 
 UNFINISHED = ("running", "stopped")
 
@@ -270,7 +277,10 @@ class RunStore:
         self.engine.dispose()
 
     # runs -----------------------------------------------------------------
-    def create_run(self, **fields: Any) -> str:
+    def create_run(self, cases: Sequence[tuple[str, str]] = (), **fields: Any) -> str:
+        """Create a run, with its case snapshot (``(case_id, case_json)``) in the same
+        transaction, so a second shard that finds the run also finds its cases. A run that
+        exists already raises ``DatabaseError`` (the key on its id)."""
         run_id = fields.pop("id", None) or new_run_id()
         identity: SuiteIdentity | None = fields.pop("suite_identity", None)
         row = {
@@ -286,7 +296,71 @@ class RunStore:
         row.setdefault("group_id", run_id)
         with self.engine.begin() as conn:
             conn.execute(insert(runs).values(**row))
+            snapshot = [{"run_id": run_id, "case_id": cid, "case_json": t} for cid, t in cases]
+            if snapshot:
+                conn.execute(insert(run_cases), snapshot)
         return run_id
+
+    # shards ---------------------------------------------------------------
+    def claim_shard(self, run_id: str, shard: int, shards: int, host: str) -> None:
+        """Record that shard ``shard`` of ``shards`` of a run is running (again, on resume)."""
+        now = utcnow(precise=True)
+        with self.engine.begin() as conn:
+            found = conn.execute(
+                select(run_shards.c.shards).where(
+                    run_shards.c.run_id == run_id, run_shards.c.shard == shard
+                )
+            ).first()
+            if found is None:
+                conn.execute(
+                    insert(run_shards).values(
+                        run_id=run_id, shard=shard, shards=shards, status="running",
+                        host=host, started_at=now,
+                    )
+                )  # fmt: skip
+            else:
+                conn.execute(
+                    update(run_shards)
+                    .where(run_shards.c.run_id == run_id, run_shards.c.shard == shard)
+                    .values(status="running", host=host, started_at=now, finished_at=None)
+                )
+
+    def end_shard(self, run_id: str, shard: int, status: str) -> str:
+        """Record how shard ``shard`` ended, and mark the run from the whole ledger: finished
+        once all of its shards are, stopped once none runs and one stopped, else running.
+        Returns the run's status."""
+        with self.engine.begin() as conn:
+            values: dict[str, Any] = {"status": status}
+            if status == "finished":
+                values["finished_at"] = utcnow()
+            conn.execute(
+                update(run_shards)
+                .where(run_shards.c.run_id == run_id, run_shards.c.shard == shard)
+                .values(**values)
+            )
+            rows = conn.execute(
+                select(run_shards.c.shards, run_shards.c.status).where(
+                    run_shards.c.run_id == run_id
+                )
+            ).all()
+        count = rows[0][0] if rows else 1
+        statuses = [row[1] for row in rows]
+        if len(statuses) == count and all(s == "finished" for s in statuses):
+            overall = "finished"
+        elif "running" in statuses or (len(statuses) < count and "stopped" not in statuses):
+            overall = "running"
+        else:
+            overall = "stopped"
+        self.set_status(run_id, overall)
+        return overall
+
+    def shards(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's shard ledger, by shard."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(run_shards).where(run_shards.c.run_id == run_id).order_by(run_shards.c.shard)
+            )
+            return [dict(row._mapping) for row in rows]
 
     def set_status(self, run_id: str, status: str) -> None:
         values: dict[str, Any] = {"status": status}
@@ -374,6 +448,11 @@ class RunStore:
         if not newest:
             raise UsageError(f"no runs in the store {shown_url(self.url)}")
         return newest[0].id
+
+    def has_run(self, run_id: str) -> bool:
+        with self.engine.connect() as conn:
+            found = conn.execute(select(runs.c.id).where(runs.c.id == run_id)).first()
+        return found is not None
 
     def get_run(self, run_id: str) -> RunInfo:
         with self.engine.connect() as conn:

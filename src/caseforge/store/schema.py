@@ -86,3 +86,18 @@ run_digest_cases = Table(
     Column("checks_json", Text, nullable=False),
     Column("items_json", Text, nullable=False),
 )
+
+
+# The shard ledger (migration 0006): each shard of a run split with --shard I/N, and its
+# state (running, stopped, finished). The run is finished when all N of its shards are.
+run_shards = Table(
+    "run_shards",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("shard", Integer, primary_key=True),
+    Column("shards", Integer, nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("host", String(200)),
+    Column("started_at", String(40), nullable=False),
+    Column("finished_at", String(40)),
+)
