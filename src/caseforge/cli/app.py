@@ -239,6 +239,7 @@ from caseforge.cli import run_cmd  # noqa: E402  (commands registered after the 
 
 app.command(name="run")(run_cmd.run)
 app.command(name="report")(run_cmd.report)
+app.command(name="merge")(run_cmd.merge)
 app.command(name="show")(run_cmd.show)
 app.command(name="runs")(run_cmd.runs)
 

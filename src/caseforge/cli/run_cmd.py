@@ -315,6 +315,34 @@ def run(
             )
 
 
+def merge(
+    reports: Annotated[
+        list[Path], typer.Argument(metavar="REPORT...", help="Each shard's report.json.")
+    ],
+    out_dir: Annotated[Path, typer.Option("--out", help="Write DIR/report.json.")],
+    suite: Annotated[
+        Path | None,
+        typer.Option(
+            "--suite", help="The suite the shards ran (default: the one the reports name)."
+        ),
+    ] = None,
+) -> None:
+    """Combine the reports of a run's shards (--shard I/N, each in its own store) into one."""
+    from caseforge.report.merge import merge_reports
+
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: is a file; name a folder for report.json")
+    merged = merge_reports(reports, suite)
+    target = out_dir / "report.json"
+    write_all_atomic({target: FORMATS["json"](merged)})
+    s = merged.summary
+    out.print(
+        f"merged {len(merged.shards)} shard(s) of run {merged.run_id}: {s.case_trials} "
+        f"case-trials, pass rate {pct(s.pass_rate)}, {merged.status.value}; wrote {target}",
+        markup=False,
+    )
+
+
 def report(
     run_ref: Annotated[
         str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")

@@ -20,6 +20,7 @@ from caseforge.report.model import (
     SCHEMA_VERSION,
     CaseResult,
     RunReport,
+    ShardEntry,
     ToolCallEntry,
     TranscriptEntry,
     TrialResult,
@@ -84,6 +85,10 @@ def build_report(store: RunStore, run_id: str, raw: bool = False) -> RunReport:
         split=info.split,
         caseforge_version=info.caseforge_version,
         options=info.options,
+        shards=[
+            ShardEntry.model_validate({k: row[k] for k in ShardEntry.model_fields})
+            for row in store.shards(run_id)
+        ],
         summary=summarize(records, cases, info.trials).model_copy(
             update={
                 "simulated_user_cost_usd": sum(
@@ -125,6 +130,8 @@ def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:
         error=record.error,
         latency_s=record.latency_s,
         cost_usd=record.cost_usd,
+        input_tokens=record.input_tokens,
+        output_tokens=record.output_tokens,
         reply=reply if isinstance(reply, str) else None,
         paused_for_approval=bool(response and response.get("paused_for_approval")),
         tool_calls=[_tool_call(c, raw) for c in calls or [] if isinstance(c, dict)],

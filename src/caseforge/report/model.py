@@ -153,6 +153,8 @@ class TrialResult(_Model):
     error: str | None = None
     latency_s: float = 0.0
     cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
     reply: str | None = None
     paused_for_approval: bool = False
     tool_calls: list[ToolCallEntry] = Field(default_factory=list)
@@ -217,6 +219,16 @@ class JudgeUsage(_Model):
     unpriced_calls: int = 0
 
 
+class ShardEntry(_Model):
+    """One shard of a run split with ``--shard I/N``, as the store's shard ledger has it."""
+
+    shard: int = Field(ge=1)
+    shards: int = Field(ge=1)
+    status: str = Field(description="running, stopped or finished.")
+    host: str | None = None
+    finished_at: str | None = None
+
+
 class RunReport(_Model):
     """The report of one run (one configuration), as written by ``caseforge run --out DIR``
     and ``caseforge report RUN --format json``."""
@@ -248,6 +260,10 @@ class RunReport(_Model):
     split: Literal["dev", "test", "all"] = "all"
     caseforge_version: str = ""
     options: JsonObject = Field(default_factory=dict)
+    shards: list[ShardEntry] = Field(
+        default_factory=list,
+        description="A sharded run's shards (--shard I/N): the run is finished when all are.",
+    )
     summary: Summary
     checks: dict[str, CheckCounts] = Field(
         description="Per check name: how many case-trials gave each status."

@@ -1,0 +1,108 @@
+"""`caseforge merge`: shards run into stores of their own come back together as one report,
+the same as the run made in one store; overlaps, other runs and missing shards are refused,
+naming which."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import MakeToySuite
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def caseforge(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "caseforge", *argv],
+        env=ENV, capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+
+
+def _suite(toy_suite: MakeToySuite) -> Path:
+    cases = [
+        {
+            "id": f"c{i:02d}",
+            "input": {"want": "refund" if i % 4 else "other"},
+            "tags": [f"t{i % 3}"],
+        }
+        for i in range(16)
+    ]
+    return toy_suite(cases, trials=2, configs={"v1": {}})
+
+
+def _shards(root: Path, tmp: Path, n: int, run_id: str = "ci-5") -> list[Path]:
+    reports = []
+    for index in range(1, n + 1):
+        out = tmp / f"shard{index}"
+        store = f"sqlite:///{tmp / f's{index}.db'}"
+        shard = f"{index}/{n}"
+        done = caseforge(
+            "run", str(root), "--store", store, "--run-id", run_id, "--shard", shard,
+            "--out", str(out), "-q",
+        )  # fmt: skip
+        assert done.returncode in (0, 1), done.stderr
+        reports.append(out / "report.json")
+    return reports
+
+
+def test_merged_shards_report_what_one_store_would(toy_suite: MakeToySuite, tmp_path: Path) -> None:
+    root = _suite(toy_suite)
+    reports = _shards(root, tmp_path, 3)
+    merged = caseforge("merge", *map(str, reports), "--out", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stderr
+    assert "merged 3 shard(s) of run ci-5: 32 case-trials" in merged.stdout
+    whole = caseforge("run", str(root), "--store", f"sqlite:///{tmp_path / 'one.db'}",
+                      "--run-id", "ci-5", "--out", str(tmp_path / "one"), "-q")  # fmt: skip
+    assert whole.returncode in (0, 1), whole.stderr
+    a = json.loads((tmp_path / "merged" / "report.json").read_text())
+    b = json.loads((tmp_path / "one" / "report.json").read_text())
+    assert a["status"] == "finished" and [s["shard"] for s in a["shards"]] == [1, 2, 3]
+    for key in ("pass_rate", "pass_rate_ci", "case_trials", "fully_passing_cases", "slices",
+                "pass_hat_k", "cost_usd", "input_tokens"):  # fmt: skip
+        assert a["summary"][key] == b["summary"][key], key
+    assert a["checks"] == b["checks"]
+    assert [(c["id"], [t["status"] for t in c["trials"]]) for c in a["cases"]] == [
+        (c["id"], [t["status"] for t in c["trials"]]) for c in b["cases"]
+    ]
+    gate = caseforge("baseline", str(tmp_path / "merged" / "report.json"), "--write",
+                     str(tmp_path / "baseline.json"))  # fmt: skip
+    assert gate.returncode == 0, gate.stderr  # a merged report is a finished run's report
+
+
+def test_missing_twice_given_and_unfinished_shards_are_refused(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    root = _suite(toy_suite)
+    one, two, three = _shards(root, tmp_path, 3)
+    missing = caseforge("merge", str(one), str(three), "--out", str(tmp_path / "m"))
+    assert missing.returncode == 2 and "missing shard(s) 2 of 3" in missing.stderr
+    twice = caseforge("merge", str(one), str(two), str(two), "--out", str(tmp_path / "m"))
+    assert twice.returncode == 2 and "shard 2/3 is given twice" in twice.stderr
+    assert not (tmp_path / "m").exists()  # nothing half-written
+
+
+def test_shards_of_another_run_or_commit_are_refused(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    root = _suite(toy_suite)
+    one, _two = _shards(root, tmp_path / "a", 2, run_id="ci-5")
+    _one, other = _shards(root, tmp_path / "b", 2, run_id="ci-6")
+    mixed = caseforge("merge", str(one), str(other), "--out", str(tmp_path / "m"))
+    assert mixed.returncode == 2
+    assert "a different run id" in mixed.stderr and "'ci-6', not 'ci-5'" in mixed.stderr
+
+
+def test_a_report_that_is_not_a_shard_is_refused(toy_suite: MakeToySuite, tmp_path: Path) -> None:
+    root = _suite(toy_suite)
+    out = tmp_path / "plain"
+    done = caseforge("run", str(root), "--store", f"sqlite:///{tmp_path / 'p.db'}", "--out",
+                     str(out), "-q")  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    refused = caseforge("merge", str(out / "report.json"), "--out", str(tmp_path / "m"))
+    assert refused.returncode == 2 and "records no shard" in refused.stderr
+    assert "Traceback" not in refused.stderr
