@@ -1,0 +1,184 @@
+"""What a shared store and sharding cost and buy, measured in one run.
+
+Prints, each figure the median of --repeat runs, each in a fresh process:
+  (a) 10,000 cases × 3 trials against an agent that returns at once, concurrency 50, into a
+      SQLite store and into a PostgreSQL store: case-trials per second and their ratio
+      (target: PostgreSQL at least 0.7× SQLite's throughput);
+  (b) the same suite with an agent sleeping 20 ms: two shards at once (`--shard 1/2` and
+      `2/2`, each at concurrency C) into one PostgreSQL run, against one process at
+      concurrency C: the wall time of each, processes started to all stored, and their
+      ratio (target ≤ 0.6);
+  (c) peak RSS of each process (driver target ≤ 300 MB).
+The PostgreSQL server is a throw-away cluster on loopback (tests/postgres.py), or the one
+--postgres names (an empty database: the benchmark creates its own databases in it).
+The Ray executor is not built yet, so its figures are not printed.
+
+Usage: python benchmarks/scale.py [--cases N] [--trials K] [--repeat R] [--postgres URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path[:0] = [str(HERE), str(REPO)]
+
+import runner_overhead  # noqa: E402  (its suite and its in-process run)
+
+SHARD = """
+import asyncio, json, sys, time, resource
+from pathlib import Path
+from caseforge.run.plan import Shard
+from caseforge.run.runner import Runner, RunOptions
+from caseforge.store.db import RunStore
+suite, agent, trials, concurrency, url, shard, run_id = sys.argv[1:8]
+index, count = map(int, shard.split("/"))
+store = RunStore(url)
+options = RunOptions(suite_dir=Path(suite), agent=agent, trials=int(trials),
+                     concurrency=int(concurrency), shard=Shard(index, count), run_id=run_id)
+outcome = asyncio.run(Runner(options, store).run())
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"rss_mb": rss, "status": outcome.status, "done": outcome.executed}))
+"""
+
+
+def _database(admin_url: str) -> str:
+    """A new empty database beside the one ``admin_url`` names."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(admin_url)
+    name = f"bench_{secrets.token_hex(4)}"
+    with psycopg.connect(
+        host=url.host, port=url.port, user=url.username, password=url.password,
+        dbname=url.database, autocommit=True,
+    ) as conn:  # fmt: skip
+        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
+    return url.set(drivername="postgresql+psycopg", database=name).render_as_string(
+        hide_password=False
+    )
+
+
+def throughput(suite: Path, url: str, trials: int) -> dict[str, float]:
+    """One in-process run into the store at ``url``: the run's rate and peak RSS."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(suite), str(REPO / "src")])}
+    argv = (str(suite), "bench_overhead_agent:instant", str(trials), "50", url)
+    with tempfile.TemporaryDirectory() as tmp:
+        found = runner_overhead._child(runner_overhead.CHILD, *argv, cwd=tmp, env=env)
+    found["rate"] = found["stored"] / found["run"]
+    return found
+
+
+def sharded(suite: Path, url: str, trials: int, concurrency: int, shards: int) -> dict[str, float]:
+    """``shards`` processes at once into one run; wall time from start to all stored."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(suite), str(REPO / "src")])}
+    run_id = f"bench-{secrets.token_hex(3)}"
+    start = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                SHARD,
+                str(suite),
+                "bench_overhead_agent:sleepy",
+                str(trials),
+                str(concurrency),
+                url,
+                f"{i}/{shards}",
+                run_id,
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(1, shards + 1)
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            raise SystemExit(err)
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    wall = time.perf_counter() - start
+    from caseforge.store.db import RunStore
+
+    store = RunStore(url)
+    stored, status = store.count(run_id), store.get_run(run_id).status
+    store.close()
+    if status != "finished":
+        raise SystemExit(f"the sharded run is {status}, not finished")
+    return {"wall": wall, "stored": stored, "rss_mb": max(r["rss_mb"] for r in results)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--postgres", help="an admin URL of a server to use instead")
+    args = parser.parse_args()
+    n, k, r, c = args.cases, args.trials, args.repeat, args.concurrency
+    cluster = None
+    admin = args.postgres
+    if admin is None:
+        from tests.postgres import start_cluster
+
+        cluster = start_cluster()
+        admin = next(cluster).url()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            suite = Path(tmp) / "suite"
+            runner_overhead.make_suite(suite, n)
+            lite, pg = [], []
+            for i in range(r):  # alternating, so a slow spell of the machine hits both
+                lite.append(throughput(suite, f"sqlite:///{tmp}/lite-{i}.db", k))
+                pg.append(throughput(suite, _database(admin), k))
+            rate_lite = statistics.median(x["rate"] for x in lite)
+            rate_pg = statistics.median(x["rate"] for x in pg)
+            print(
+                f"(a) {n} cases × {k} trials, agent returns at once, concurrency 50, median of "
+                f"{r}: SQLite {rate_lite:,.0f} case-trials/s, PostgreSQL {rate_pg:,.0f}/s → "
+                f"ratio {rate_pg / rate_lite:.2f} (target ≥ 0.7); peak RSS SQLite "
+                f"{statistics.median(x['rss_mb'] for x in lite):.0f} MB, PostgreSQL "
+                f"{statistics.median(x['rss_mb'] for x in pg):.0f} MB (target ≤ 300 MB)"
+            )
+            one, two = [], []
+            for _ in range(r):
+                one.append(sharded(suite, _database(admin), k, c, 1))
+                two.append(sharded(suite, _database(admin), k, c, 2))
+            wall_one = statistics.median(x["wall"] for x in one)
+            wall_two = statistics.median(x["wall"] for x in two)
+            ideal = n * k * 0.02 / c
+            print(
+                f"(b) the same with a 20 ms agent into PostgreSQL, median of {r}: one process "
+                f"at concurrency {c} {wall_one:.2f} s (ideal {ideal:.2f} s); two shards at "
+                f"once, {c} each, {wall_two:.2f} s (ideal {ideal / 2:.2f} s) → ratio "
+                f"{wall_two / wall_one:.2f} (target ≤ 0.6); {int(two[0]['stored'])} stored "
+                "in one run, each once"
+            )
+            print(
+                f"(c) peak RSS of a shard process {max(x['rss_mb'] for x in two):.0f} MB, of "
+                f"the single process {max(x['rss_mb'] for x in one):.0f} MB (target ≤ 300 MB)"
+            )
+            print("(ray) the Ray executor is not built yet: no figures")
+    finally:
+        if cluster is not None:
+            for _ in cluster:
+                pass
+
+
+if __name__ == "__main__":
+    main()
