@@ -153,3 +153,17 @@ def test_a_stopped_shard_resumes_as_that_shard(toy_suite: MakeToySuite, tmp_path
     second = caseforge(*base, "--run-id", "r9", "--shard", "2/2")
     assert second.returncode == 0, second.stderr
     assert store.count("r9") == 20 and store.get_run("r9").status == "finished"
+
+
+def test_a_whole_run_resume_finishes_a_run_whose_other_shards_never_ran(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    root = toy_suite([{"id": f"c{i}", "input": {}} for i in range(9)])
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    base = ["run", str(root), "--store", url]
+    assert caseforge(*base, "--run-id", "w1", "--shard", "1/3").returncode == 0
+    store = RunStore(url)
+    assert store.get_run("w1").status == "running"
+    rest = caseforge(*base, "--resume", "w1")  # the whole run, from wherever it stands
+    assert rest.returncode == 0, rest.stderr
+    assert store.count("w1") == 9 and store.get_run("w1").status == "finished"

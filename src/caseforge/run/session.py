@@ -146,11 +146,9 @@ class RunSession:
         if self.shard is not None:
             self.store.end_shard(run_id, self.shard.index, self.status)
             return
-        ledger = self.store.shards(run_id)
-        if ledger and self.status == "finished":
-            for row in ledger:
+        if self.status == "finished":  # every case-trial is stored: the ledger says so too
+            for row in self.store.shards(run_id):
                 self.store.end_shard(run_id, int(row["shard"]), "finished")
-            return
         self.store.set_status(run_id, self.status)
 
     def _finish(self, outcome: TrialOutcome, record: TrialRecord) -> None:
