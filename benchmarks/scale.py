@@ -7,7 +7,7 @@ Prints, each figure the median of --repeat runs, each in a fresh process:
   (b) the same suite with an agent sleeping 20 ms: two shards at once (`--shard 1/2` and
       `2/2`, each at concurrency C) into one PostgreSQL run, against one process at
       concurrency C: the wall time of each, processes started to all stored, and their
-      ratio (target ≤ 0.6);
+      ratio (target ≤ 0.6), then the same for the run phase alone (loading left out);
   (c) peak RSS of each process (driver target ≤ 300 MB).
 The PostgreSQL server is a throw-away cluster on loopback (tests/postgres.py), or the one
 --postgres names (an empty database: the benchmark creates its own databases in it).
@@ -46,9 +46,13 @@ index, count = map(int, shard.split("/"))
 store = RunStore(url)
 options = RunOptions(suite_dir=Path(suite), agent=agent, trials=int(trials),
                      concurrency=int(concurrency), shard=Shard(index, count), run_id=run_id)
-outcome = asyncio.run(Runner(options, store).run())
+marks = {}
+def started(handles, progress):
+    marks["run"] = time.time()
+outcome = asyncio.run(Runner(options, store, on_start=started).run())
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"rss_mb": rss, "status": outcome.status, "done": outcome.executed}))
+print(json.dumps({"rss_mb": rss, "status": outcome.status, "done": outcome.executed,
+                  "run_start": marks["run"], "run_end": time.time()}))
 """
 
 
@@ -119,7 +123,9 @@ def sharded(suite: Path, url: str, trials: int, concurrency: int, shards: int) -
     store.close()
     if status != "finished":
         raise SystemExit(f"the sharded run is {status}, not finished")
-    return {"wall": wall, "stored": stored, "rss_mb": max(r["rss_mb"] for r in results)}
+    # The run phase: from the first shard's plan made to the last shard's results stored.
+    run = max(r["run_end"] for r in results) - min(r["run_start"] for r in results)
+    return {"wall": wall, "run": run, "stored": stored, "rss_mb": max(r["rss_mb"] for r in results)}
 
 
 def main() -> None:
@@ -159,6 +165,8 @@ def main() -> None:
             for _ in range(r):
                 one.append(sharded(suite, _database(admin), k, c, 1))
                 two.append(sharded(suite, _database(admin), k, c, 2))
+            run_one = statistics.median(x["run"] for x in one)
+            run_two = statistics.median(x["run"] for x in two)
             wall_one = statistics.median(x["wall"] for x in one)
             wall_two = statistics.median(x["wall"] for x in two)
             ideal = n * k * 0.02 / c
@@ -167,7 +175,9 @@ def main() -> None:
                 f"at concurrency {c} {wall_one:.2f} s (ideal {ideal:.2f} s); two shards at "
                 f"once, {c} each, {wall_two:.2f} s (ideal {ideal / 2:.2f} s) → ratio "
                 f"{wall_two / wall_one:.2f} (target ≤ 0.6); {int(two[0]['stored'])} stored "
-                "in one run, each once"
+                "in one run, each once; the run phase alone (plan made to all stored, "
+                f"loading left out) {run_two:.2f} s vs {run_one:.2f} s → ratio "
+                f"{run_two / run_one:.2f}"
             )
             print(
                 f"(c) peak RSS of a shard process {max(x['rss_mb'] for x in two):.0f} MB, of "
