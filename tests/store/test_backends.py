@@ -119,3 +119,23 @@ def test_two_processes_write_into_one_store_at_once(tmp_path: Path, store_url: s
         assert len(keys) == len(set(keys)) == 360, info.suite
         assert store.get_run(info.id).status == "finished"
     store.close()
+
+
+def test_resume_from_another_checkout_of_the_suite(
+    toy_suite: MakeToySuite, store_url: str, tmp_path: Path
+) -> None:
+    import shutil
+
+    cases = [{"id": f"c{i}", "input": {"cost": 0.01}} for i in range(6)]
+    root = toy_suite(cases, concurrency=1)
+    store = RunStore(store_url)
+    stopped = run(store, suite_dir=root, max_cost=0.025)
+    run_id = stopped.runs[0].run_id
+    assert stopped.status == "stopped" and store.count(run_id) == 2
+    elsewhere = tmp_path / "another" / "checkout"
+    shutil.copytree(root, elsewhere)
+    shutil.rmtree(root)  # the first checkout is gone, as on another machine
+    resumed = run(store, suite_dir=elsewhere, resume=run_id)
+    assert resumed.runs[0].run_id == run_id and resumed.executed == 4
+    assert store.count(run_id) == 6 and store.get_run(run_id).status == "finished"
+    store.close()
