@@ -62,6 +62,7 @@ def test_merged_shards_report_what_one_store_would(toy_suite: MakeToySuite, tmp_
     a = json.loads((tmp_path / "merged" / "report.json").read_text())
     b = json.loads((tmp_path / "one" / "report.json").read_text())
     assert a["status"] == "finished" and [s["shard"] for s in a["shards"]] == [1, 2, 3]
+    assert a["finished_at"] == max(s["finished_at"] for s in a["shards"])
     for key in ("pass_rate", "pass_rate_ci", "case_trials", "fully_passing_cases", "slices",
                 "pass_hat_k", "cost_usd", "input_tokens"):  # fmt: skip
         assert a["summary"][key] == b["summary"][key], key

@@ -80,7 +80,7 @@ def merge_reports(paths: list[Path], suite_dir: Path | None = None) -> RunReport
     return first.model_copy(
         update={
             "status": RunStatus.FINISHED if complete else RunStatus.STOPPED,
-            "finished_at": max((r.finished_at or "" for _, r in reports), default=None),
+            "finished_at": max((s.finished_at or "" for _, s in shards), default="") or None,
             "shards": sorted((s for _, s in shards), key=lambda s: s.shard),
             "summary": summary,
             "checks": check_counts(records),
