@@ -4,6 +4,9 @@ the runner tests) written into a temporary folder, and a run store."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -106,6 +109,18 @@ def toy_suite(tmp_path: Path) -> MakeToySuite:
 @pytest.fixture
 def store(tmp_path: Path) -> RunStore:
     return RunStore(f"sqlite:///{tmp_path / 'store.db'}")
+
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def caseforge_process(*argv: str) -> subprocess.CompletedProcess[str]:
+    """`python -m caseforge ARGV...` in a process of its own (a shard, a separate store)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "caseforge", *argv],
+        env=env, capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="session")

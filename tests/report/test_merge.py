@@ -5,22 +5,10 @@ naming which."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import MakeToySuite
-
-REPO = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
-
-
-def caseforge(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "caseforge", *argv],
-        env=ENV, capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+from tests.conftest import caseforge_process as caseforge
 
 
 def _suite(toy_suite: MakeToySuite) -> Path:

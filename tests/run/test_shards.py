@@ -16,16 +16,10 @@ from caseforge.run.plan import Shard
 from caseforge.run.runner import RunOptions
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite, report_json
+from tests.conftest import caseforge_process as caseforge
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
-
-
-def caseforge(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "caseforge", *argv],
-        env=ENV, capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
 
 
 def test_shards_partition_the_case_trials_stably() -> None:

@@ -237,12 +237,17 @@ class RunSession:
         self.store.update_options(run_id, {"judge": entry})
 
     def flush(self) -> None:
-        # Recordings first: a stored result never lacks the fixtures it was made with.
+        rows = self._take_rows()
+        if rows:
+            self.store.write_results(rows)
+
+    def _take_rows(self) -> list[JSONObject]:
+        """The rows waiting to be stored, after the fixtures recorded meanwhile: a stored
+        result never lacks the recordings it was made with."""
         if self.fixtures is not None:
             self.fixtures.flush()
-        if self._buffer:
-            rows, self._buffer = self._buffer, []
-            self.store.write_results(rows)
+        rows, self._buffer = self._buffer, []
+        return rows
 
     async def _write_periodically(self) -> None:
         """Commit finished case-trials every FLUSH_EVERY_S, or as soon as FLUSH_ROWS wait.
@@ -257,9 +262,7 @@ class RunSession:
                 async with asyncio.timeout(FLUSH_EVERY_S):
                     await self._full.wait()
             self._full.clear()
-            if self.fixtures is not None:  # recordings first, as in flush()
-                self.fixtures.flush()
-            rows, self._buffer = self._buffer, []
+            rows = self._take_rows()
             if not rows:
                 continue
             try:
