@@ -8,12 +8,16 @@ Prints, each figure the median of --repeat runs, each in a fresh process:
       `2/2`, each at concurrency C) into one PostgreSQL run, against one process at
       concurrency C: the wall time of each, processes started to all stored, and their
       ratio (target ≤ 0.6), then the same for the run phase alone (loading left out);
-  (c) peak RSS of each process (driver target ≤ 300 MB).
+  (c) peak RSS of each process (driver target ≤ 300 MB);
+  (d) the same 20 ms suite through `--executor ray` on a local cluster of 2 workers at a
+      total concurrency C, into SQLite: the run phase against the ideal N·k·L / C (target
+      ≤ 1.3×) and against the local executor at concurrency C measured alongside; the
+      cluster's start-up apart; peak RSS of the driver and of each worker.
 The PostgreSQL server is a throw-away cluster on loopback (tests/postgres.py), or the one
 --postgres names (an empty database: the benchmark creates its own databases in it).
-The Ray executor is not built yet, so its figures are not printed.
 
 Usage: python benchmarks/scale.py [--cases N] [--trials K] [--repeat R] [--postgres URL]
+                                  [--only ray]
 """
 
 from __future__ import annotations
@@ -53,6 +57,31 @@ outcome = asyncio.run(Runner(options, store, on_start=started).run())
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"rss_mb": rss, "status": outcome.status, "done": outcome.executed,
                   "run_start": marks["run"], "run_end": time.time()}))
+"""
+
+
+EXECUTOR = """
+import asyncio, json, sys, time, resource
+from pathlib import Path
+from caseforge.run.runner import Runner, RunOptions
+from caseforge.store.db import RunStore
+suite, agent, trials, concurrency, url, executor = sys.argv[1:7]
+store = RunStore(url)
+marks = {}
+def started(handles, progress):
+    marks["run"] = time.perf_counter()
+start = time.perf_counter()
+options = RunOptions(suite_dir=Path(suite), agent=agent, trials=int(trials),
+                     concurrency=int(concurrency), executor=executor,
+                     workers=2 if executor == "ray" else None)
+outcome = asyncio.run(Runner(options, store, on_start=started).run())
+end = time.perf_counter()
+pool = outcome.pool or {}
+print(json.dumps({"run": end - marks["run"], "startup": marks["run"] - start,
+                  "stored": store.count(outcome.runs[0].run_id),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "worker_rss_mb": pool.get("worker_peak_rss_mb", 0),
+                  "lost": pool.get("lost_workers", 0)}))
 """
 
 
@@ -128,6 +157,38 @@ def sharded(suite: Path, url: str, trials: int, concurrency: int, shards: int) -
     return {"wall": wall, "run": run, "stored": stored, "rss_mb": max(r["rss_mb"] for r in results)}
 
 
+def executor_run(suite: Path, trials: int, concurrency: int, executor: str) -> dict[str, float]:
+    """One run of the 20 ms agent through ``executor`` (local, or ray: a local cluster)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(suite), str(REPO / "src")])}
+    env.pop("RAY_ADDRESS", None)
+    argv = (str(suite), "bench_overhead_agent:sleepy", str(trials), str(concurrency))
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/store.db"
+        return runner_overhead._child(EXECUTOR, *argv, url, executor, cwd=tmp, env=env)
+
+
+def ray_row(suite: Path, n: int, k: int, r: int, c: int) -> None:
+    local, ray = [], []
+    for _ in range(r):  # alternating, so a slow spell of the machine hits both
+        local.append(executor_run(suite, k, c, "local"))
+        ray.append(executor_run(suite, k, c, "ray"))
+    ideal = n * k * 0.02 / c
+    run_ray = statistics.median(x["run"] for x in ray)
+    run_local = statistics.median(x["run"] for x in local)
+    stored = {int(x["stored"]) for x in ray}
+    print(
+        f"(d) the 20 ms suite through --executor ray, a local cluster of 2 workers, total "
+        f"concurrency {c}, median of {r}: run phase {run_ray:.2f} s against the ideal "
+        f"{ideal:.2f} s → {run_ray / ideal:.3f}× (target ≤ 1.3); the local executor at "
+        f"concurrency {c} {run_local:.2f} s ({run_local / ideal:.3f}×) → Ray / local "
+        f"{run_ray / run_local:.2f}; start-up (cluster, workers, loading) "
+        f"{statistics.median(x['startup'] for x in ray):.1f} s vs "
+        f"{statistics.median(x['startup'] for x in local):.1f} s; {sorted(stored)} stored; "
+        f"peak RSS driver {max(x['rss_mb'] for x in ray):.0f} MB (target ≤ 300 MB), each "
+        f"worker {max(x['worker_rss_mb'] for x in ray):.0f} MB"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
@@ -135,8 +196,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--postgres", help="an admin URL of a server to use instead")
+    parser.add_argument("--only", choices=["ray"], help="print only this row")
     args = parser.parse_args()
     n, k, r, c = args.cases, args.trials, args.repeat, args.concurrency
+    if args.only == "ray":
+        with tempfile.TemporaryDirectory() as tmp:
+            suite = Path(tmp) / "suite"
+            runner_overhead.make_suite(suite, n)
+            ray_row(suite, n, k, r, c)
+        return
     cluster = None
     admin = args.postgres
     if admin is None:
@@ -183,7 +251,7 @@ def main() -> None:
                 f"(c) peak RSS of a shard process {max(x['rss_mb'] for x in two):.0f} MB, of "
                 f"the single process {max(x['rss_mb'] for x in one):.0f} MB (target ≤ 300 MB)"
             )
-            print("(ray) the Ray executor is not built yet: no figures")
+            ray_row(suite, n, k, r, c)
     finally:
         if cluster is not None:
             for _ in cluster:

@@ -16,6 +16,7 @@ import pytest
 
 from caseforge.store.db import RunStore
 from tests.postgres import Cluster, fresh_database, start_cluster
+from tests.raycluster import RayCluster, start_ray
 
 ORACLES = """
 from caseforge.oracle import oracle
@@ -121,6 +122,20 @@ def caseforge_process(*argv: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "caseforge", *argv],
         env=env, capture_output=True, text=True, check=False, timeout=300,
     )  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[RayCluster]:
+    """One throw-away Ray cluster for the session (see tests/raycluster.py)."""
+    yield from start_ray()
+
+
+@pytest.fixture
+def ray_env(ray_cluster: RayCluster, monkeypatch: pytest.MonkeyPatch) -> RayCluster:
+    """RAY_ADDRESS (and its token) set, for `--executor ray` in this process or a child."""
+    for key, value in ray_cluster.env.items():
+        monkeypatch.setenv(key, value)
+    return ray_cluster
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import signal
 import sys
 import time
 from typing import Any
@@ -61,6 +63,19 @@ async def run(input: dict[str, Any], ctx: AgentContext) -> Any:
             await client.chat([{"role": "user", "content": "hi"}])
         result = answer(input, ctx)
         del result["usage"]
+        return result
+    if behaviour == "worker":  # for the Ray tests: which process ran it
+        if input.get("llm"):
+            await ctx.llm(model="gpt-4.1-mini").chat([{"role": "user", "content": ctx.case_id}])
+        marker = input.get("kill_once")  # the first to get here kills its own process
+        if marker and ctx.trial == 1 and not os.path.exists(marker):
+            open(marker, "w").close()
+            await asyncio.sleep(input.get("kill_after", 0.2))
+            os.kill(os.getpid(), signal.SIGKILL)
+        await asyncio.sleep(input.get("sleep", 0))
+        result = answer(input, ctx)
+        result["output"]["pid"] = os.getpid()
+        del result["usage"]  # the ctx.llm() call's, if any
         return result
     if behaviour == "slow":
         await asyncio.sleep(input.get("sleep", 0.05))

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 if TYPE_CHECKING:
-    from caseforge.llm.budget import CostBudget
+    from caseforge.llm.budget import SpendMeter
     from caseforge.llm.cache import LLMCache
     from caseforge.llm.client import ModelClient
+    from caseforge.llm.limiter import Limiter
     from caseforge.llm.prices import PriceTable
 
 from caseforge.agent.fixtures import FixtureSession
@@ -42,7 +43,8 @@ class AgentContext:
     llm_cache: LLMCache | None = field(default=None, repr=False)
     reuse_trials: bool = False
     llm_prices: PriceTable | None = field(default=None, repr=False)
-    budget: CostBudget | None = field(default=None, repr=False)  # the run's --max-cost
+    budget: SpendMeter | None = field(default=None, repr=False)  # the run's --max-cost
+    limiter: Limiter | None = field(default=None, repr=False)  # the run's rate_limit:
     context: dict[str, Any] | None = field(default=None, repr=False)  # SUITE/context/ files
     # A multi-turn case: the conversation so far ({role, content}) and this agent turn's
     # number; None for a single-turn case.
@@ -121,6 +123,7 @@ class AgentContext:
             default_scope={"case": self.case_id, "trial": self.trial, "seed": self.seed},
             prices=options.pop("prices", None) or self.llm_prices or PriceTable(),
             budget=self.budget,
+            limiter=options.pop("limiter", None) or self.limiter,
             **options,
         )
         self._clients.append(client)

@@ -123,6 +123,7 @@ class FixtureSession:
         self.missing: list[str] = []
         self.replayed: list[str] = []
         self.recorded: list[str] = []
+        self.new_recordings: list[tuple[str, Any, int, Any]] = []  # (service, request, n, response)
         self.per_turn = False  # a multi-turn case: recordings are keyed by turn too
         self.turn: int | None = None
 
@@ -162,6 +163,7 @@ class FixtureSession:
         response = await result if inspect.isawaitable(result) else result
         if self.store.mode is FixtureMode.RECORD:
             self.store.record(self.case_id, service, request, index, response)
+            self.new_recordings.append((service, request, index, response))
             self.recorded.append(_shown(key, index))
         return response
 

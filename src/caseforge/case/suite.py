@@ -207,6 +207,19 @@ class ModelSettings(BaseModel):
     model: str
 
 
+class RateLimit(BaseModel):
+    """A limit on the agent's model calls through ``ctx.llm()``, shared by the whole run:
+    every concurrent case-trial and, with ``--executor ray``, every worker."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rpm: int | None = Field(default=None, ge=1, description="Requests per window.")
+    tpm: int | None = Field(default=None, ge=1, description="Tokens per window (estimated).")
+    window_s: float = Field(
+        default=60.0, gt=0, description="The window rpm and tpm count over: a minute."
+    )
+
+
 class PrivacyConfig(BaseModel):
     """What re-synthesis may send to a model, and how variants are compared with originals."""
 
@@ -301,6 +314,9 @@ class SuiteConfig(BaseModel):
     prices: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description="USD per million tokens by model: {model: {input: …, output: …}}.",
+    )
+    rate_limit: RateLimit | None = Field(
+        default=None, description="rpm/tpm for the agent's ctx.llm() calls, across the run."
     )
     dedup: DedupConfig = Field(default_factory=DedupConfig)
     split: SplitConfig = Field(default_factory=SplitConfig)

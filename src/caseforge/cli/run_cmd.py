@@ -33,6 +33,7 @@ from caseforge.errors import (
     UsageError,
 )
 from caseforge.files import write_all_atomic, write_atomic
+from caseforge.jsontypes import JSONObject
 from caseforge.report.build import build_report, load_report
 from caseforge.report.model import RunReport
 from caseforge.report.render import FORMATS, to_text
@@ -215,6 +216,17 @@ def run(
             "--run-id", help="The new run's id (a matrix's group id); every shard names it."
         ),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="local, or ray: the agent runs on the workers of a Ray cluster (RAY_ADDRESS, "
+            "or a local one)."
+        ),
+    ] = "local",
+    workers: Annotated[
+        int | None,
+        typer.Option(help="--executor ray: how many workers (default: the cluster's CPUs)."),
+    ] = None,
 ) -> None:
     """Run the agent over the suite: trials, configurations, grading, the run store."""
     if max_error_rate is not None and not 0 <= max_error_rate <= 1:
@@ -238,6 +250,8 @@ def run(
         reuse_trials=reuse_trials,
         shard=Shard.parse(shard) if shard is not None else None,
         run_id=run_id,
+        executor=executor,
+        workers=workers,
     )
     load_config(suite)  # not a suite: say so before a store is made beside it
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
@@ -298,6 +312,8 @@ def run(
             for other in reports[1:]:
                 comparison = compare_runs(first, outcomes_from_report(other))
                 out.print(comparison_text(comparison), markup=False)
+    if outcome.pool is not None and not quiet:
+        out.print(pool_line(outcome.pool), markup=False)
     if outcome.skipped:
         out.print(f"resumed: {outcome.skipped} case-trials were already stored", markup=False)
     if outcome.status == "stopped":
@@ -313,6 +329,25 @@ def run(
                 f"({errors / len(graded):.0%} > {limit:.0%}, --max-error-rate): "
                 f"see `caseforge report {report.run_id}`"
             )
+
+
+def pool_line(pool: JSONObject) -> str:
+    """What the Ray workers did: how many, and what was lost with any that died."""
+    line = f"ray: {pool['workers']} worker(s) at {pool['address']}"
+    if pool.get("lost_workers"):
+        line += (
+            f"; {pool['lost_workers']} died: {pool['retried']} case-trial(s) in flight on them "
+            f"ran again on another worker, {pool['lost_twice']} were lost twice (stored as "
+            f"errors); the lost attempts spent ${pool['lost_usd']:.4f} through ctx.llm()"
+        )
+    else:
+        line += "; none died"
+    if pool.get("limited_calls"):
+        line += (
+            f"; rate_limit: let {pool['limited_calls']} model call(s) through, "
+            f"waiting {pool['limit_waited_s']:.1f} s in all"
+        )
+    return line
 
 
 def merge(

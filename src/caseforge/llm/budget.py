@@ -15,8 +15,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from caseforge.errors import BudgetExceeded
+
+
+class SpendMeter(Protocol):
+    """What a model client tells about its spend: asked before each request (it may refuse
+    it), and told each answered request's cost. :class:`CostBudget` is one."""
+
+    def before_model_call(self) -> None: ...
+
+    def charge_model_call(self, cost_usd: float) -> None: ...
 
 
 def _nothing() -> float:

@@ -33,9 +33,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from caseforge.errors import BudgetExceeded, CaseforgeError
 from caseforge.jsontypes import JSONObject, JSONValue
-from caseforge.llm.budget import CostBudget
+from caseforge.llm.budget import SpendMeter
 from caseforge.llm.cache import LLMCache, cache_key
-from caseforge.llm.limiter import RateLimiter
+from caseforge.llm.limiter import Limiter, RateLimiter
 from caseforge.llm.prices import PriceTable
 
 T = TypeVar("T")
@@ -289,8 +289,9 @@ class ModelClient:
     default_scope: Mapping[str, object] | None = None  # e.g. the case-trial a call belongs to
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     stats: CallStats = field(default_factory=CallStats)
-    budget: CostBudget | None = None  # a run's --max-cost: checked before each request
+    budget: SpendMeter | None = None  # a run's --max-cost: checked before each request
     budget_refused: bool = False  # the budget refused a request of this client
+    limiter: Limiter | None = None  # shared by a run's clients (rate_limit:); else rpm/tpm
 
     def __post_init__(self) -> None:
         self._client = openai.AsyncOpenAI(
@@ -300,7 +301,10 @@ class ModelClient:
             max_retries=0,  # retries are ours, so Retry-After and the limiter are honoured
             http_client=self.http_client,
         )
-        self._limiter = RateLimiter(self.rpm, self.tpm, sleep=self.sleep)
+        self._limiter: Limiter = self.limiter or RateLimiter(self.rpm, self.tpm, sleep=self.sleep)
+        # The SDK imports its chat resource on first use, half a second in a new process: done
+        # here, not between the limiter's grant and the request, where it would bunch them.
+        self._completions = self._client.chat.completions
         self._structured_ok = self.structured != "off"
 
     @property
@@ -477,9 +481,7 @@ class ModelClient:
                         self.stats.retries += 1
                     await self._limiter.acquire(estimate)
                     # ``stream`` is always False: the answer is one completion.
-                    completion: ChatCompletion = await self._client.chat.completions.create(
-                        **request
-                    )
+                    completion: ChatCompletion = await self._completions.create(**request)
                     return completion
         except openai.BadRequestError:
             raise

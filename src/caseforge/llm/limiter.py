@@ -6,8 +6,16 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 WINDOW_S = 60.0
+
+
+class Limiter(Protocol):
+    """What a model client waits on before each request (a :class:`RateLimiter`, or one
+    that asks a limiter shared by several processes)."""
+
+    async def acquire(self, tokens: int = 0) -> None: ...
 
 
 class RateLimiter:
@@ -19,9 +27,11 @@ class RateLimiter:
         tpm: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        window_s: float = WINDOW_S,
     ) -> None:
         self.rpm = rpm
         self.tpm = tpm
+        self.window_s = window_s  # rpm and tpm count over this window (a minute)
         self.clock = clock
         self.sleep = sleep
         self.calls: deque[tuple[float, int]] = deque()
@@ -30,11 +40,11 @@ class RateLimiter:
 
     def _wait_needed(self, tokens: int) -> float:
         now = self.clock()
-        while self.calls and now - self.calls[0][0] >= WINDOW_S:
+        while self.calls and now - self.calls[0][0] >= self.window_s:
             self.calls.popleft()
         waits = [0.0]
         if self.rpm is not None and len(self.calls) >= self.rpm:
-            waits.append(self.calls[len(self.calls) - self.rpm][0] + WINDOW_S - now)
+            waits.append(self.calls[len(self.calls) - self.rpm][0] + self.window_s - now)
         if self.tpm is not None and self.calls:
             used = sum(t for _, t in self.calls)
             # Drop the oldest calls until this one fits (a single call over tpm runs alone).
@@ -42,7 +52,7 @@ class RateLimiter:
             for start, spent in self.calls:
                 if excess <= 0:
                     break
-                waits.append(start + WINDOW_S - now)
+                waits.append(start + self.window_s - now)
                 excess -= spent
         return max(waits)
 

@@ -1,8 +1,10 @@
 """Executors run case-trials; the runner (the driver) grades and stores what comes back.
 
 ``LocalExecutor`` runs them on this process's event loop with a concurrency limit. A
-distributed engine would implement the same ``run`` method and ship :class:`TrialTask`s
-to workers; only the agent call, the workspace and the outcome probe happen there.
+:class:`WorkerPool` (``--executor ray``) drives them the same way, but each case-trial's
+agent call, workspace and outcome probe happen on a worker elsewhere: ``connect`` returns
+the :class:`TrialCall` that ships one there, in place of the local
+:class:`~caseforge.run.trial.TrialRunner`. Grading and storing stay on the driver.
 """
 
 from __future__ import annotations
@@ -10,10 +12,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from caseforge.agent.protocol import AgentResult
 from caseforge.case.model import Case
+from caseforge.jsontypes import JSONObject
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+    from caseforge.agent.fixtures import FixtureStore
+    from caseforge.run.plan import RunHandle
+    from caseforge.run.setup import TrialSetup
 
 
 @dataclass(slots=True)
@@ -44,6 +54,17 @@ class TrialOutcome:
     model_usd: float = 0.0  # in-process model calls (ctx.llm()), for --max-cost
     over_budget: bool = False  # cut short by --max-cost: not stored, --resume runs it again
     fixtures: dict[str, Any] | None = None  # requests replayed, recorded and missing
+    # What it recorded, (service, request, index, response): a worker's recordings are
+    # written by the driver, which alone writes SUITE/fixtures/.
+    recordings: list[tuple[str, Any, int, Any]] | None = None
+
+
+class TrialCall(Protocol):
+    """Runs one case-trial to its outcome (here, or on a worker), and closes at the end."""
+
+    def __call__(self, task: TrialTask) -> Awaitable[TrialOutcome]: ...
+
+    async def aclose(self) -> None: ...
 
 
 class Executor(Protocol):
@@ -108,3 +129,31 @@ class LocalExecutor(StoppableExecutor):
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+
+
+class WorkerPool(LocalExecutor):
+    """At most ``concurrency`` case-trials in flight, each run by a worker of a pool."""
+
+    def prepare(self) -> None:
+        """Reach the pool's cluster: done before any run is recorded, so that an unreachable
+        one leaves nothing behind."""
+
+    def connect(
+        self,
+        setup: TrialSetup,
+        handles: list[RunHandle],
+        fixtures: FixtureStore | None,
+        frozen_clock: dt.datetime | None,
+    ) -> TrialCall:
+        """Start the workers for these runs: each builds its own TrialRunner from ``setup``
+        (an in-process agent's clock frozen at ``frozen_clock`` for the worker's life); what
+        they record goes to ``fixtures``."""
+        raise NotImplementedError
+
+    def report(self) -> JSONObject | None:
+        """What the pool did, once the run is over (kept in the run's options)."""
+        return None
+
+    def lost_usd(self) -> float:
+        """What attempts lost with their worker spent: it counts against --max-cost."""
+        return 0.0

@@ -33,16 +33,15 @@ from caseforge.grade.judge import make_judge
 from caseforge.grade.trial import GradeOptions
 from caseforge.jsontypes import JSONObject
 from caseforge.llm.budget import CostBudget
-from caseforge.llm.cache import LLMCache
-from caseforge.llm.prices import PriceTable
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
-from caseforge.run.conversation import Users, check_users, model_user
-from caseforge.run.executor import Executor, LocalExecutor, TrialTask
+from caseforge.run.conversation import Users, check_users
+from caseforge.run.executor import Executor, LocalExecutor, TrialTask, WorkerPool
 from caseforge.run.plan import Progress, RunHandle, RunPlan, Shard
 from caseforge.run.replay import ReplayExecutor
 from caseforge.run.session import RunSession
-from caseforge.run.trial import RetryPolicy, TrialRunner, clock_for, seed_for
+from caseforge.run.setup import TrialSetup
+from caseforge.run.trial import RetryPolicy, clock_for, seed_for
 from caseforge.store.db import RunStore, new_run_id
 from caseforge.vcs import dataset_state
 
@@ -81,12 +80,15 @@ class RunOptions:
     reuse_trials: bool = False
     shard: Shard | None = None  # --shard I/N
     run_id: str | None = None  # --run-id: the run (a matrix's group) every shard fills
+    executor: str = "local"  # local | ray
+    workers: int | None = None  # --executor ray: how many (default: the cluster's CPUs)
 
     def __post_init__(self) -> None:
         # Checked here, before any run is recorded: 0 or -1 never means "not given".
         for flag, value, least in (
             ("--trials", self.trials, 1),
             ("--concurrency", self.concurrency, 1),
+            ("--workers", self.workers, 1),
         ):
             if value is not None and value < least:
                 raise UsageError(f"{flag} must be at least {least}, not {value}")
@@ -110,6 +112,10 @@ class RunOptions:
                 )
             if self.rescore is not None:
                 raise UsageError("--shard cannot be used with rescore")
+        if self.executor not in ("local", "ray"):
+            raise UsageError(f"--executor must be local or ray, not {self.executor!r}")
+        if self.workers is not None and self.executor != "ray":
+            raise UsageError("--workers is for --executor ray")
         if self.run_id is not None and self.resume is not None:
             raise UsageError("--run-id names a new run; --resume RUN_ID finishes one")
 
@@ -126,6 +132,7 @@ class RunOutcome:
     skipped: int = 0
     rescored_from: str | None = None
     left_out: list[str] = field(default_factory=list)  # rescore: cases gone from the suite
+    pool: JSONObject | None = None  # --executor ray: workers lost, case-trials retried, spend
 
 
 def select_cases(
@@ -171,20 +178,31 @@ class Runner:
         self.on_start = on_start
         self.on_result = on_result
         self._agent: Agent | None = None
-        self._hooks: tuple[Any, Any] = (None, None)
-        self._context: dict[str, Any] | None = None  # SUITE/context/
         self._user_players: Users | None = None  # who plays simulated users
         self._user_client: ModelClient | None = None
+        self._own_pool: WorkerPool | None = None  # --executor ray, made for this run
 
     async def run(self) -> RunOutcome:
         opts = self.options
+        if opts.executor == "ray" and not opts.rescore and self.executor is None:
+            from caseforge.run.ray_executor import RayExecutor
+
+            # Its concurrency is the suite's, known once the plan has loaded the suite.
+            self.executor = self._own_pool = RayExecutor(1, workers=opts.workers)
+        if isinstance(self.executor, WorkerPool):
+            self.executor.prepare()  # an unreachable cluster fails before a run is recorded
         if opts.rescore:
             plan = self._rescore_plan(opts.rescore)
         elif opts.resume:
             plan = self._resume_plan(opts.resume)
         else:
             plan = self._new_plan()
-        session = self._open(plan)
+        try:
+            session = self._open(plan)
+        except BaseException:
+            for handle in plan.handles:  # e.g. a worker that could not start: resumable
+                self.store.set_status(handle.run_id, "stopped")
+            raise
         if plan.shard is not None:
             session.shard = plan.shard
             host = socket.gethostname()
@@ -200,6 +218,7 @@ class Runner:
             await session.drive()
         finally:
             await session.close()
+        pool = self._record_pool(plan, session.executor)
         return RunOutcome(
             plan.suite,
             plan.handles,
@@ -209,7 +228,29 @@ class Runner:
             skipped=plan.skipped,
             rescored_from=plan.replay_from,
             left_out=plan.left_out,
+            pool=pool,
         )
+
+    def _record_pool(self, plan: RunPlan, executor: Executor) -> JSONObject | None:
+        """Keep what a worker pool did on each run, adding to earlier sessions' counts."""
+        report = executor.report() if isinstance(executor, WorkerPool) else None
+        if report is None:
+            return None
+        for handle in plan.handles:
+            before = self.store.get_run(handle.run_id).options.get("executor")
+            entry = dict(report)
+            if isinstance(before, dict):
+                for key in ("lost_workers", "retried", "lost_twice", "lost_usd"):
+                    earlier, now = before.get(key), entry.get(key)
+                    if isinstance(earlier, int | float) and isinstance(now, int | float):
+                        entry[key] = earlier + now
+            self.store.update_options(handle.run_id, {"executor": entry})
+        return report
+
+    def _executor(self, concurrency: int) -> Executor:
+        if self._own_pool is not None:
+            self._own_pool.concurrency = max(1, concurrency)
+        return self.executor or LocalExecutor(concurrency)
 
     def _open(self, plan: RunPlan) -> RunSession:
         """The session for a plan: the agent side (unless it replays), the judge, the tasks."""
@@ -228,7 +269,7 @@ class Runner:
             store=self.store,
             handles=plan.handles,
             tasks=_tasks(plan, default_clock),
-            executor=self.executor or LocalExecutor(concurrency),
+            executor=self._executor(concurrency),
             progress=Progress(total=total),
             grade_options=grade_options,
             concurrency=concurrency,
@@ -237,62 +278,71 @@ class Runner:
         )
         if opts.max_cost is not None:
             session.budget = CostBudget(opts.max_cost)
-            if judge is not None:
-                stats = judge.client.stats
-                session.budget.other_usd = lambda: stats.cost_usd
+            executor = session.executor
+            judge_stats = judge.client.stats if judge is not None else None
+            if judge_stats is not None or isinstance(executor, WorkerPool):
+                session.budget.other_usd = lambda: (
+                    (judge_stats.cost_usd if judge_stats is not None else 0.0)
+                    + (executor.lost_usd() if isinstance(executor, WorkerPool) else 0.0)
+                )
         if plan.replay_from is not None:
             session.executor = self.executor or ReplayExecutor(self.store, plan.replay_from)
             return session
         agent = self._agent
         assert agent is not None, "the plan resolves the agent"
-        fixture_mode = opts.fixtures or FixtureStore.default_mode(suite.root)
-        fixtures = (
-            FixtureStore(suite.root, fixture_mode) if fixture_mode != FixtureMode.OFF else None
-        )
         paths = suite_paths(suite.root)
         ensure_state_dir(paths.state)
-        work_dir = paths.work / plan.handles[0].run_id
         clocks = {clock_for(c, default_clock) for h in plan.handles for c in h.cases.values()}
-        session.trial_runner = TrialRunner(
-            agent=agent,
+        setup = TrialSetup(
+            suite_root=suite.root,
+            config=config,
+            agent=opts.agent,
+            threads=concurrency,
             timeout_s=opts.timeout_s or config.timeout_s,
             retry=opts.retry,
-            work_dir=work_dir,
-            fixtures=fixtures,
-            workspace_setup=self._hooks[0],
-            outcome_probe=self._hooks[1],
+            work_dir=paths.work / plan.handles[0].run_id,
+            fixture_mode=opts.fixtures or FixtureStore.default_mode(suite.root),
             keep_workspaces=opts.keep_workspaces,
-            llm_cache=None if opts.no_cache else LLMCache(paths.llm_cache),
+            no_cache=opts.no_cache,
             reuse_trials=opts.reuse_trials,
-            llm_prices=PriceTable(config.prices),
-            budget=session.budget,
-            context=self._context,
-            users=self._players(suite, session),
             # Several clocks: a process has one, so freeze it per call only when one runs at
             # a time.
             freeze_each=(
                 config.freeze_clock and agent.in_process and len(clocks) > 1 and concurrency == 1
             ),
         )
+        fixtures = setup.fixtures()
+        users = self._players(suite, session)
+        if isinstance(session.executor, WorkerPool):
+            frozen = next(iter(clocks)) if config.freeze_clock and len(clocks) == 1 else None
+            session.trial_runner = session.executor.connect(setup, plan.handles, fixtures, frozen)
+        else:
+            session.trial_runner = setup.trial_runner(
+                agent=agent,
+                users=users,
+                fixtures=fixtures,
+                budget=session.budget,
+                limiter=setup.limiter(),
+            )
+            session.clock_freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
         session.agent = agent
         session.fixtures = fixtures
-        session.work_dir = work_dir
+        session.work_dir = setup.work_dir
         session.keep_workspaces = opts.keep_workspaces
-        session.clock_freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
         return session
 
     def _resolve_agent(self, suite: Suite) -> None:
-        """The agent and the suite's hooks, resolved before any run is recorded."""
+        """The agent, resolved (and the suite's hooks and context read) before any run is
+        recorded, so a broken spec fails first."""
         config = suite.config
         concurrency = self.options.concurrency or config.concurrency
         self._agent = resolve_agent(
             config.agent, self.options.agent, suite.root, threads=concurrency
         )
-        self._hooks = (
-            import_object(config.workspace_setup, suite.root) if config.workspace_setup else None,
-            import_object(config.outcome_probe, suite.root) if config.outcome_probe else None,
-        )
-        self._context = load_context(suite.root)
+        for hook in (config.workspace_setup, config.outcome_probe):
+            if hook:
+                import_object(hook, suite.root)
+        load_context(suite.root)
 
     def _players(self, suite: Suite, session: RunSession) -> Users:
         players = self._user_players or self._users(suite)
@@ -301,20 +351,11 @@ class Runner:
         return players
 
     def _users(self, suite: Suite) -> Users:
-        """Who plays simulated users: their callables, and the suite's `simulator:` model
-        (cached, priced, and charged to --max-cost like the agent's own model calls)."""
-        config = suite.config
-        if config.simulator is None:
-            return Users(suite.root)
-        from caseforge.llm.client import ModelClient
-
-        client = ModelClient.from_settings(
-            config.simulator,
-            cache_dir=None if self.options.no_cache else suite_paths(suite.root).cache,
-            prices=config.prices,
-        )
+        """Who plays simulated users; the `simulator:` model's calls count against
+        --max-cost like the agent's own model calls."""
+        users, client = TrialSetup(suite.root, suite.config, None, 1, 1.0).users()
         self._user_client = client  # its budget is the session's, set when that exists
-        return Users(suite.root, model_user(client) if client is not None else None)
+        return users
 
     def _judge(self, suite: Suite) -> Judge | None:
         return make_judge(

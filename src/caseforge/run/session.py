@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from caseforge.agent.transports import Agent
     from caseforge.grade.judge import Judge
     from caseforge.jsontypes import JSONObject
-    from caseforge.run.trial import TrialRunner
+    from caseforge.run.executor import TrialCall
 
 FLUSH_EVERY_S = 0.5  # finished case-trials reach the store within a second
 FLUSH_ROWS = 500
@@ -48,7 +48,7 @@ class RunSession:
     progress: Progress
     grade_options: GradeOptions
     concurrency: int
-    trial_runner: TrialRunner | None = None  # none when the executor replays stored outcomes
+    trial_runner: TrialCall | None = None  # none when the executor replays stored outcomes
     agent: Agent | None = None
     judge: Judge | None = None
     fixtures: FixtureStore | None = None
@@ -132,8 +132,8 @@ class RunSession:
             await self.agent.aclose()
         if self.judge is not None:
             await self.judge.aclose()
-        if self.trial_runner is not None and self.trial_runner.llm_cache is not None:
-            self.trial_runner.llm_cache.close()
+        if self.trial_runner is not None:
+            await self.trial_runner.aclose()
         if self.work_dir is not None and self.work_dir.exists() and not self.keep_workspaces:
             shutil.rmtree(self.work_dir, ignore_errors=True)
         if refused is not None:

@@ -24,8 +24,9 @@ from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads
 from caseforge.errors import CaseforgeError
 from caseforge.grade.trial import TRANSCRIPT, TURN_COUNT
-from caseforge.llm.budget import CostBudget
+from caseforge.llm.budget import SpendMeter
 from caseforge.llm.cache import LLMCache
+from caseforge.llm.limiter import Limiter
 from caseforge.llm.prices import PriceTable
 from caseforge.results import PROBE_FAILED
 from caseforge.run.conversation import Users, converse
@@ -74,7 +75,8 @@ class TrialRunner:
     llm_cache: LLMCache | None = None
     reuse_trials: bool = False
     llm_prices: PriceTable | None = None
-    budget: CostBudget | None = None  # --max-cost, handed to ctx.llm() clients
+    budget: SpendMeter | None = None  # --max-cost, handed to ctx.llm() clients
+    limiter: Limiter | None = None  # rate_limit:, shared by every ctx.llm() client
     context: dict[str, Any] | None = None  # SUITE/context/: in every request and ctx
     users: Users | None = None  # who plays a multi-turn case's simulated user
 
@@ -99,8 +101,8 @@ class TrialRunner:
         try:
             for attempt in range(1, self.retry.attempts + 1):
                 outcome.attempts = attempt
-                if attempt > 1 and os.path.exists(folder):
-                    shutil.rmtree(folder)  # a retry starts from a fresh workspace
+                if os.path.exists(folder):  # a retry, or a lost worker's: start afresh
+                    shutil.rmtree(folder)
                 ctx = self._context(task, folder)
                 try:
                     if self.workspace_setup is not None:
@@ -192,8 +194,14 @@ class TrialRunner:
             reuse_trials=self.reuse_trials,
             llm_prices=self.llm_prices,
             budget=self.budget,
+            limiter=self.limiter,
             context=self.context,
         )
+
+    async def aclose(self) -> None:
+        """Close what the runner opened (the agent is the session's to close)."""
+        if self.llm_cache is not None:
+            self.llm_cache.close()
 
 
 def output_checks(case: Case) -> list[str]:
@@ -216,6 +224,7 @@ def _settle(outcome: TrialOutcome, ctx: AgentContext) -> None:
     outcome.over_budget = outcome.over_budget or ctx.budget_refused
     if ctx.fixtures is not None:
         outcome.fixtures = ctx.fixtures.use()
+        outcome.recordings = ctx.fixtures.new_recordings or None
     result = outcome.result
     if result is not None and cost and not result.usage.cost_usd:
         result.usage.input_tokens = result.usage.input_tokens or input_tokens

@@ -1,0 +1,527 @@
+"""``--executor ray``: case-trials run on the workers of a Ray cluster.
+
+Each worker is an async actor that builds its own :class:`~caseforge.run.trial.TrialRunner`
+from the run's :class:`~caseforge.run.setup.TrialSetup` and runs many case-trials at once
+on its event loop: the agent call, the workspace and the outcome probe. The driver (this
+process) keeps the run's concurrency, grades, judges and stores, as with the local
+executor.
+
+Ray schedules a call in about a millisecond, too slow to spend on every case-trial, so
+the driver sends case-trials in batches: every case-trial asked for in one turn of the
+event loop goes out in one call per worker, and each worker streams back its outcomes as
+they finish, a handful at a time. A worker that dies costs only the case-trials it had in
+flight: they are sent once more to another worker (and a replacement is started), and
+what their lost attempts spent through ``ctx.llm()`` is reported. One coordinator actor
+holds what the workers share: the run's ``rate_limit:`` and the spend per worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import ipaddress
+import os
+import secrets
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from caseforge.agent.fixtures import FixtureMode, FixtureStore
+from caseforge.case.load import suite_modes
+from caseforge.case.model import Case, case_model
+from caseforge.errors import CaseforgeError, EnvError, UsageError
+from caseforge.jsontypes import JSONObject
+from caseforge.llm.limiter import RateLimiter
+from caseforge.run.executor import TrialOutcome, TrialTask, WorkerPool
+
+if TYPE_CHECKING:
+    from caseforge.run.plan import RunHandle
+    from caseforge.run.setup import TrialSetup
+    from caseforge.run.trial import TrialRunner
+
+# The environment a worker needs to reach the models the driver reaches.
+PASSED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASEFORGE_MODEL")
+START_TIMEOUT_S = 120.0
+LOST_TWICE = (
+    "lost twice: the Ray worker running this case-trial died, and so did the one it was retried on"
+)
+_OUTCOME_FIELDS = tuple(f.name for f in dataclasses.fields(TrialOutcome) if f.name != "task")
+
+# (slot, run id, case id, trial, seed, clock): what a worker needs to run one case-trial.
+Message = tuple[int, str, str, int, int, str]
+
+
+@dataclass
+class PoolStats:
+    """What the pool did beyond running case-trials: for the run's options and the CLI."""
+
+    workers: int
+    address: str
+    lost_workers: int = 0
+    retried: int = 0  # case-trials sent again after their worker died
+    lost_twice: int = 0  # ... and lost again: stored as errors
+    lost_usd: float = 0.0  # what the lost attempts spent through ctx.llm()
+    worker_peak_rss_mb: float = 0.0  # the largest worker's
+    limited_calls: int = 0  # ctx.llm() requests the shared rate_limit: let through
+    limit_waited_s: float = 0.0  # how long they waited for it, in all
+
+    def to_json(self) -> JSONObject:
+        return {"name": "ray", **dataclasses.asdict(self)}
+
+
+class RayExecutor(WorkerPool):
+    """``concurrency`` case-trials in flight over ``workers`` Ray actors.
+
+    ``address`` (else ``RAY_ADDRESS``) names a running cluster; with neither, a local one is
+    started for the run, listening on 127.0.0.1 only, and stopped at the end. ``workers``
+    defaults to the cluster's CPUs.
+    """
+
+    def __init__(
+        self, concurrency: int, workers: int | None = None, address: str | None = None
+    ) -> None:
+        super().__init__(concurrency)
+        if workers is not None and workers < 1:
+            raise UsageError(f"--workers must be at least 1, not {workers}")
+        self.workers = workers
+        self.address = address if address is not None else os.environ.get("RAY_ADDRESS")
+        self.trials: RayTrials | None = None
+        self._ray: Any = None
+        self._owns_ray = False
+
+    def prepare(self) -> None:
+        if self._ray is None:
+            self._ray, self._owns_ray = _connect(self.address)
+
+    def report(self) -> JSONObject | None:
+        return self.trials.stats.to_json() if self.trials is not None else None
+
+    def lost_usd(self) -> float:
+        return self.trials.stats.lost_usd if self.trials is not None else 0.0
+
+    def connect(
+        self,
+        setup: TrialSetup,
+        handles: list[RunHandle],
+        fixtures: FixtureStore | None,
+        frozen_clock: dt.datetime | None,
+    ) -> RayTrials:
+        self.prepare()
+        ray, started = self._ray, self._owns_ray
+        try:
+            cpus = float(ray.cluster_resources().get("CPU", 1.0))
+            workers = self.workers or max(1, int(cpus))
+            runs = {
+                h.run_id: (
+                    h.config_name,
+                    h.config,
+                    {cid: c.model_dump_json(exclude_unset=True) for cid, c in h.cases.items()},
+                )
+                for h in handles
+            }
+            limit = setup.config.rate_limit
+            coordinator = (
+                ray.remote(Coordinator)
+                .options(num_cpus=0, max_concurrency=1000)
+                .remote(
+                    limit.rpm if limit else None,
+                    limit.tpm if limit else None,
+                    limit.window_s if limit else 60.0,
+                )
+            )
+            env = {key: os.environ[key] for key in PASSED_ENV if key in os.environ}
+            per_worker = -(-self.concurrency // workers)
+            actor = ray.remote(TrialWorker).options(
+                num_cpus=min(1.0, cpus / workers),
+                max_concurrency=self.concurrency + 8,
+                max_restarts=0,
+            )
+            shared = ray.put(runs)
+            spawn_args = (setup, shared, env, coordinator, per_worker, frozen_clock)
+            self.trials = RayTrials(
+                ray,
+                lambda number: actor.remote(number, *spawn_args),
+                workers,
+                coordinator,
+                fixtures,
+                PoolStats(workers=workers, address=self.address or "local"),
+                started,
+            )
+            self.trials.start()
+        except BaseException:
+            if started:
+                ray.shutdown()
+            raise
+        return self.trials
+
+
+@dataclass(eq=False)
+class _Worker:
+    number: int
+    actor: Any
+    in_flight: int = 0
+    delivered_usd: float = 0.0  # ctx.llm() spend of the outcomes it handed back
+
+
+@dataclass(eq=False)
+class _Job:
+    slot: int
+    task: TrialTask
+    future: asyncio.Future[TrialOutcome]
+    sent: int = 0  # how many times it went to a worker
+
+
+@dataclass(eq=False)
+class RayTrials:
+    """The driver's side of the pool: ``await trials(task)`` runs one case-trial on a
+    worker. Case-trials asked for together are sent together."""
+
+    ray: Any = field(repr=False)
+    spawn: Any = field(repr=False)  # worker number -> actor handle
+    size: int
+    coordinator: Any = field(repr=False)
+    fixtures: FixtureStore | None
+    stats: PoolStats
+    owns_ray: bool  # this run started (or connected) Ray, and shuts it down at the end
+    _live: list[_Worker] = field(default_factory=list)
+    _spawned: int = 0
+    _slots: int = 0
+    _pending: list[_Job] = field(default_factory=list)
+    _jobs: dict[int, _Job] = field(default_factory=dict)
+    _flushing: bool = False
+    _readers: set[asyncio.Task[None]] = field(default_factory=set)
+    _failure: BaseException | None = None
+
+    def start(self) -> None:
+        """Start the workers and wait until each has built its TrialRunner."""
+        self._live = [self._new_worker() for _ in range(self.size)]
+        refs = [w.actor.ready.remote() for w in self._live]
+        try:
+            ready, waiting = self.ray.wait(refs, num_returns=len(refs), timeout=START_TIMEOUT_S)
+            if waiting:
+                raise EnvError(
+                    f"Ray started {len(ready)} of {self.size} workers in "
+                    f"{START_TIMEOUT_S:g} s: the cluster has "
+                    f"{self.ray.cluster_resources().get('CPU', 0):g} CPUs; ask for fewer with "
+                    "--workers"
+                )
+            self.ray.get(ready)
+        except self.ray.exceptions.RayActorError as exc:
+            raise CaseforgeError(f"a Ray worker could not start: {_cause(exc)}") from None
+
+    def _new_worker(self) -> _Worker:
+        self._spawned += 1
+        return _Worker(self._spawned, self.spawn(self._spawned))
+
+    async def __call__(self, task: TrialTask) -> TrialOutcome:
+        if self._failure is not None:
+            raise self._failure
+        self._slots += 1
+        job = _Job(self._slots, task, asyncio.get_running_loop().create_future())
+        self._jobs[job.slot] = job
+        self._queue(job)
+        try:
+            return await job.future
+        finally:
+            del self._jobs[job.slot]
+
+    def _queue(self, job: _Job) -> None:
+        self._pending.append(job)
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Send what was asked for in this turn of the loop: to the least busy workers."""
+        self._flushing = False
+        jobs, self._pending = self._pending, []
+        if not self._live:
+            self._fail(jobs, EnvError("every Ray worker died: finish the run with --resume"))
+            return
+        batches: dict[_Worker, list[_Job]] = {}
+        for job in jobs:
+            worker = min(self._live, key=lambda w: w.in_flight)
+            worker.in_flight += 1
+            job.sent += 1
+            batches.setdefault(worker, []).append(job)
+        for worker, batch in batches.items():
+            reader = asyncio.create_task(self._read(worker, batch))
+            self._readers.add(reader)
+            reader.add_done_callback(self._readers.discard)
+
+    async def _read(self, worker: _Worker, batch: list[_Job]) -> None:
+        """Send one batch and hand each outcome to its case-trial as it comes back."""
+        waiting = {job.slot: job for job in batch}
+        messages: list[Message] = [
+            (j.slot, j.task.run_id, j.task.case.id, j.task.trial, j.task.seed, j.task.clock)
+            for j in batch
+        ]
+        errors = self.ray.exceptions
+        try:
+            async for ref in worker.actor.run.remote(messages):
+                for slot, fields in await ref:
+                    job = waiting.pop(slot)
+                    worker.in_flight -= 1
+                    worker.delivered_usd += fields["model_usd"]
+                    self._deliver(job, fields)
+        except errors.RayActorError:
+            await self._lost(worker, list(waiting.values()))
+        except Exception as exc:  # a bug on the worker: stop the run with it
+            self._fail(list(waiting.values()), exc)
+
+    def _deliver(self, job: _Job, fields: dict[str, Any]) -> None:
+        outcome = TrialOutcome(task=job.task, **fields)
+        if outcome.recordings and self.fixtures is not None:
+            for service, request, index, response in outcome.recordings:
+                self.fixtures.record(job.task.case.id, service, request, index, response)
+        outcome.recordings = None
+        if not job.future.done():
+            job.future.set_result(outcome)
+
+    async def _lost(self, worker: _Worker, jobs: list[_Job]) -> None:
+        """A worker died: what it had in flight goes once more to another worker."""
+        first = worker in self._live
+        if first:
+            self._live.remove(worker)
+            self.stats.lost_workers += 1
+            if self.stats.lost_workers <= self.size:  # a crash loop ends, and --resume waits
+                self._live.append(self._new_worker())
+        for job in jobs:
+            if job.sent >= 2:
+                self.stats.lost_twice += 1
+                self._deliver(job, {"error": LOST_TWICE})
+            else:
+                self.stats.retried += 1
+                self._queue(job)
+        if first:
+            try:
+                charged = float(await self.coordinator.charged.remote(worker.number))
+                self.stats.lost_usd += max(0.0, charged - worker.delivered_usd)
+            except self.ray.exceptions.RayError:
+                pass
+
+    def _fail(self, jobs: list[_Job], exc: BaseException) -> None:
+        self._failure = self._failure or exc
+        for job in jobs:
+            if not job.future.done():
+                job.future.set_exception(exc)
+
+    async def aclose(self) -> None:
+        for reader in list(self._readers):
+            reader.cancel()
+        await asyncio.gather(*self._readers, return_exceptions=True)
+        try:
+            usage = await self.coordinator.usage.remote()
+            self.stats.limited_calls = int(usage["granted"])
+            self.stats.limit_waited_s = round(float(usage["waited_s"]), 3)
+        except self.ray.exceptions.RayError:
+            pass
+        sizes = [w.actor.peak_rss_mb.remote() for w in self._live]
+        if sizes:
+            done, _ = await asyncio.wait([asyncio.ensure_future(ref) for ref in sizes], timeout=10)
+            found = [t.result() for t in done if t.exception() is None]
+            self.stats.worker_peak_rss_mb = round(max(found, default=0.0), 1)
+        closing = [w.actor.close.remote() for w in self._live]
+        if closing:
+            await asyncio.wait([asyncio.ensure_future(ref) for ref in closing], timeout=10)
+        for worker in self._live:
+            self.ray.kill(worker.actor)
+        self.ray.kill(self.coordinator)
+        self._live = []
+        if self.owns_ray:
+            self.ray.shutdown()
+
+
+def _cause(exc: BaseException) -> str:
+    """The first line of what a worker raised, without Ray's framing."""
+    text = str(getattr(exc, "cause", None) or exc).strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else type(exc).__name__
+
+
+def _connect(address: str | None) -> tuple[Any, bool]:
+    """Ray, initialised: connected to ``address``, or a local cluster on loopback. Also
+    whether this call did it (and the run should shut it down)."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
+    if address is None or _loopback(address):
+        # Ray binds to every interface unless it thinks it is on a laptop: on one machine
+        # its servers then listen on 127.0.0.1 only. Read when Ray is imported.
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if address is None and "RAY_AUTH_MODE" not in os.environ:
+        # The local cluster is this run's own: a token of its own, which the workers inherit.
+        os.environ["RAY_AUTH_MODE"] = "token"
+        os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(16))
+    try:
+        import ray
+    except ImportError:
+        raise EnvError("--executor ray needs Ray: pip install 'caseforge[ray]'") from None
+    if ray.is_initialized():
+        return ray, False
+    options: dict[str, Any] = {
+        "configure_logging": False,
+        "log_to_driver": False,
+        "logging_level": "WARNING",
+    }
+    if address is not None and address != "auto":
+        _reachable(address)
+    try:
+        if address is None:
+            ray.init(include_dashboard=False, object_store_memory=200 * 2**20, **options)
+        else:
+            ray.init(address=address, **options)
+    except (ConnectionError, ray.exceptions.RayError, RuntimeError, ValueError) as exc:
+        where = address or "a local cluster"
+        raise EnvError(
+            f"cannot reach the Ray cluster at {where}: {_cause(exc)} (check RAY_ADDRESS)"
+        ) from None
+    return ray, True
+
+
+def _reachable(address: str) -> None:
+    """Fail at once on an address nothing listens at (Ray itself retries for minutes)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=5):
+            pass
+    except (OSError, ValueError) as exc:
+        raise EnvError(
+            f"cannot reach the Ray cluster at {address}: {exc} (check RAY_ADDRESS)"
+        ) from None
+
+
+def _loopback(address: str) -> bool:
+    host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Coordinator:
+    """What the workers share (a Ray actor): the run's rate limit, and what each worker's
+    ``ctx.llm()`` calls spent, so the driver can tell what a dead worker's attempts cost."""
+
+    def __init__(self, rpm: int | None, tpm: int | None, window_s: float) -> None:
+        self.limiter = RateLimiter(rpm, tpm, window_s=window_s)
+        self.spent: dict[int, float] = {}
+        self.granted = 0
+
+    async def acquire(self, tokens: int) -> None:
+        await self.limiter.acquire(tokens)
+        self.granted += 1
+
+    def charge(self, worker: int, cost_usd: float) -> None:
+        self.spent[worker] = self.spent.get(worker, 0.0) + cost_usd
+
+    def charged(self, worker: int) -> float:
+        return self.spent.get(worker, 0.0)
+
+    def usage(self) -> JSONObject:
+        return {"granted": self.granted, "waited_s": self.limiter.waited_s}
+
+
+class SharedLimiter:
+    """A worker's view of the coordinator's limiter."""
+
+    def __init__(self, coordinator: Any) -> None:
+        self.coordinator = coordinator
+
+    async def acquire(self, tokens: int = 0) -> None:
+        await self.coordinator.acquire.remote(tokens)
+
+
+class WorkerMeter:
+    """Tells the coordinator what this worker's model calls cost, as they are answered.
+    (It refuses nothing: ``--max-cost`` is kept by the driver, which starts no case-trial
+    the budget has no room for.)"""
+
+    def __init__(self, coordinator: Any, worker: int) -> None:
+        self.coordinator = coordinator
+        self.worker = worker
+
+    def before_model_call(self) -> None:
+        return None
+
+    def charge_model_call(self, cost_usd: float) -> None:
+        if cost_usd:
+            self.coordinator.charge.remote(self.worker, cost_usd)
+
+
+class TrialWorker:
+    """One worker (a Ray actor): runs the case-trials it is sent, many at once."""
+
+    def __init__(
+        self,
+        number: int,
+        setup: TrialSetup,
+        runs: dict[str, tuple[str | None, dict[str, Any], dict[str, str]]],
+        env: dict[str, str],
+        coordinator: Any,
+        concurrency: int,
+        frozen_clock: dt.datetime | None,
+    ) -> None:
+        os.environ.update(env)
+        setup = dataclasses.replace(setup, threads=concurrency)
+        self.runs = runs
+        self.model: type[Case] = case_model(suite_modes(setup.suite_root, setup.config))
+        self.cases: dict[tuple[str, str], Case] = {}
+        limited = setup.config.rate_limit is not None
+        # Record into memory only: the driver writes what comes back with each outcome.
+        fixtures = (
+            FixtureStore(setup.suite_root, setup.fixture_mode)
+            if setup.fixture_mode is not FixtureMode.OFF
+            else None
+        )
+        self.runner: TrialRunner = setup.trial_runner(
+            fixtures=fixtures,
+            budget=WorkerMeter(coordinator, number),
+            limiter=SharedLimiter(coordinator) if limited else None,
+        )
+        self.travel: Any = None
+        if frozen_clock is not None and self.runner.agent.in_process:
+            import time_machine
+
+            self.travel = time_machine.travel(frozen_clock, tick=False)
+            self.travel.start()
+
+    def ready(self) -> int:
+        return os.getpid()
+
+    def peak_rss_mb(self) -> float:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    def _case(self, run_id: str, case_id: str) -> Case:
+        key = (run_id, case_id)
+        case = self.cases.get(key)
+        if case is None:
+            case = self.cases[key] = self.model.model_validate_json(self.runs[run_id][2][case_id])
+        return case
+
+    async def _one(self, message: Message) -> tuple[int, dict[str, Any]]:
+        slot, run_id, case_id, trial, seed, clock = message
+        config_name, config, _ = self.runs[run_id]
+        task = TrialTask(
+            run_id, config_name, config, self._case(run_id, case_id), trial, seed, clock
+        )
+        outcome = await self.runner(task)
+        return slot, {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}
+
+    async def run(self, batch: list[Message]) -> AsyncIterator[list[tuple[int, dict[str, Any]]]]:
+        """Run a batch at once, yielding outcomes as they finish (those done together, in
+        one message)."""
+        running = {asyncio.ensure_future(self._one(message)) for message in batch}
+        while running:
+            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            yield [task.result() for task in done]
+
+    async def close(self) -> None:
+        await self.runner.agent.aclose()
+        await self.runner.aclose()
+        if self.travel is not None:
+            self.travel.stop()

@@ -1,0 +1,107 @@
+"""What builds a :class:`~caseforge.run.trial.TrialRunner`: in this process, or once more on
+every worker of a cluster (``--executor ray``), from the same picklable description."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from caseforge.agent.fixtures import FixtureMode, FixtureStore
+from caseforge.agent.transports import import_object, resolve_agent
+from caseforge.case.context import load_context
+from caseforge.case.suite import SuiteConfig
+from caseforge.llm.cache import LLMCache
+from caseforge.llm.limiter import Limiter, RateLimiter
+from caseforge.llm.prices import PriceTable
+from caseforge.paths import suite_paths
+from caseforge.run.conversation import Users, model_user
+from caseforge.run.trial import RetryPolicy, TrialRunner
+
+if TYPE_CHECKING:
+    from caseforge.agent.transports import Agent
+    from caseforge.llm.budget import SpendMeter
+    from caseforge.llm.client import ModelClient
+
+
+@dataclass
+class TrialSetup:
+    """The suite, its agent and how one case-trial runs: timeout, retries, fixtures, cache."""
+
+    suite_root: Path
+    config: SuiteConfig
+    agent: str | None  # --agent, over the suite's agent:
+    threads: int  # a sync callable agent's thread pool
+    timeout_s: float
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    work_dir: Path = Path(".")
+    fixture_mode: FixtureMode = FixtureMode.OFF
+    keep_workspaces: bool = False
+    no_cache: bool = False
+    reuse_trials: bool = False
+    freeze_each: bool = False  # freeze the process clock around each call
+
+    def resolve_agent(self) -> Agent:
+        return resolve_agent(self.config.agent, self.agent, self.suite_root, threads=self.threads)
+
+    def fixtures(self) -> FixtureStore | None:
+        if self.fixture_mode is FixtureMode.OFF:
+            return None
+        return FixtureStore(self.suite_root, self.fixture_mode)
+
+    def limiter(self) -> Limiter | None:
+        """One limiter for every ``ctx.llm()`` client of the run (``rate_limit:``)."""
+        limit = self.config.rate_limit
+        if limit is None:
+            return None
+        return RateLimiter(limit.rpm, limit.tpm, window_s=limit.window_s)
+
+    def users(self) -> tuple[Users, ModelClient | None]:
+        """Who plays simulated users: their callables, and the suite's ``simulator:`` model
+        (cached and priced; its budget is set by whoever runs the case-trials)."""
+        if self.config.simulator is None:
+            return Users(self.suite_root), None
+        from caseforge.llm.client import ModelClient
+
+        client = ModelClient.from_settings(
+            self.config.simulator,
+            cache_dir=None if self.no_cache else suite_paths(self.suite_root).cache,
+            prices=self.config.prices,
+        )
+        return Users(self.suite_root, model_user(client) if client is not None else None), client
+
+    def trial_runner(
+        self,
+        *,
+        agent: Agent | None = None,
+        users: Users | None = None,
+        fixtures: FixtureStore | None = None,
+        budget: SpendMeter | None = None,
+        limiter: Limiter | None = None,
+    ) -> TrialRunner:
+        """The runner of one case-trial; what is not given is built from this setup."""
+        config = self.config
+        root = self.suite_root
+        paths = suite_paths(root)
+        return TrialRunner(
+            agent=agent or self.resolve_agent(),
+            timeout_s=self.timeout_s,
+            retry=self.retry,
+            work_dir=self.work_dir,
+            fixtures=fixtures,
+            workspace_setup=import_object(config.workspace_setup, root)
+            if config.workspace_setup
+            else None,
+            outcome_probe=import_object(config.outcome_probe, root)
+            if config.outcome_probe
+            else None,
+            keep_workspaces=self.keep_workspaces,
+            llm_cache=None if self.no_cache else LLMCache(paths.llm_cache),
+            reuse_trials=self.reuse_trials,
+            llm_prices=PriceTable(config.prices),
+            budget=budget,
+            limiter=limiter,
+            context=load_context(root),
+            users=users or self.users()[0],
+            freeze_each=self.freeze_each,
+        )
