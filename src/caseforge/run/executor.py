@@ -37,6 +37,7 @@ class TrialTask:
     trial: int
     seed: int
     clock: str
+    resent: bool = False  # sent again after the worker running it died
 
 
 @dataclass(slots=True)
@@ -93,12 +94,17 @@ class LocalExecutor(StoppableExecutor):
     def __init__(self, concurrency: int) -> None:
         self.concurrency = max(1, concurrency)
 
+    def in_flight(self) -> int:
+        """How many case-trials the driver keeps started at once."""
+        return self.concurrency
+
     async def run(
         self, tasks: Iterator[TrialTask], execute: Callable[[TrialTask], Awaitable[TrialOutcome]]
     ) -> AsyncIterator[TrialOutcome]:
         # A small bounded queue makes workers wait for the driver, so a stop (budget spent)
         # takes effect after at most the case-trials already in flight.
-        queue: asyncio.Queue[TrialOutcome | BaseException | None] = asyncio.Queue(self.concurrency)
+        width = self.in_flight()
+        queue: asyncio.Queue[TrialOutcome | BaseException | None] = asyncio.Queue(width)
 
         async def worker() -> None:
             try:
@@ -114,7 +120,7 @@ class LocalExecutor(StoppableExecutor):
                 return
             await queue.put(None)
 
-        workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
+        workers = [asyncio.create_task(worker()) for _ in range(width)]
         running = len(workers)
         try:
             while running:

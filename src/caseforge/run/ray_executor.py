@@ -24,6 +24,7 @@ import ipaddress
 import os
 import secrets
 import socket
+import zlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,13 +45,18 @@ if TYPE_CHECKING:
 # The environment a worker needs to reach the models the driver reaches.
 PASSED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASEFORGE_MODEL")
 START_TIMEOUT_S = 120.0
+SEND_WINDOW_S = 0.02  # case-trials asked for within this go to the workers together
+SEND_MAX = 256  # ... or as soon as this many wait
+RESULT_WINDOW_S = 0.01  # a worker sends what finished within this of the first, together
+AFFINITY_SLACK = 8  # case-trials a case's own worker may be behind the least busy one
+PREFETCH = 4  # the driver keeps this many times the workers' slots started
 LOST_TWICE = (
     "lost twice: the Ray worker running this case-trial died, and so did the one it was retried on"
 )
 _OUTCOME_FIELDS = tuple(f.name for f in dataclasses.fields(TrialOutcome) if f.name != "task")
 
-# (slot, run id, case id, trial, seed, clock): what a worker needs to run one case-trial.
-Message = tuple[int, str, str, int, int, str]
+# (slot, run id, case id, trial, seed, clock, resent): what a worker needs to run one.
+Message = tuple[int, str, str, int, int, str, bool]
 
 
 @dataclass
@@ -94,6 +100,10 @@ class RayExecutor(WorkerPool):
     def prepare(self) -> None:
         if self._ray is None:
             self._ray, self._owns_ray = _connect(self.address)
+
+    def in_flight(self) -> int:
+        # Beyond the workers' slots, the next case-trials wait queued on the workers.
+        return self.concurrency * PREFETCH
 
     def report(self) -> JSONObject | None:
         return self.trials.stats.to_json() if self.trials is not None else None
@@ -161,8 +171,9 @@ class RayExecutor(WorkerPool):
 class _Worker:
     number: int
     actor: Any
-    in_flight: int = 0
+    jobs: dict[int, _Job] = field(default_factory=dict)  # sent to it, not yet answered
     delivered_usd: float = 0.0  # ctx.llm() spend of the outcomes it handed back
+    stream: asyncio.Task[None] | None = None
 
 
 @dataclass(eq=False)
@@ -176,7 +187,14 @@ class _Job:
 @dataclass(eq=False)
 class RayTrials:
     """The driver's side of the pool: ``await trials(task)`` runs one case-trial on a
-    worker. Case-trials asked for together are sent together."""
+    worker.
+
+    Case-trials asked for within SEND_WINDOW_S go to the workers in one message each; each
+    worker streams back what finished within its own window. The driver keeps more
+    case-trials started than the workers run at once (``RayExecutor.in_flight``), so a
+    worker always has the next ones queued while their outcomes travel: the windows cost
+    the run no time.
+    """
 
     ray: Any = field(repr=False)
     spawn: Any = field(repr=False)  # worker number -> actor handle
@@ -189,9 +207,8 @@ class RayTrials:
     _spawned: int = 0
     _slots: int = 0
     _pending: list[_Job] = field(default_factory=list)
-    _jobs: dict[int, _Job] = field(default_factory=dict)
-    _flushing: bool = False
-    _readers: set[asyncio.Task[None]] = field(default_factory=set)
+    _timer: asyncio.TimerHandle | None = None
+    _sends: set[asyncio.Future[Any]] = field(default_factory=set)
     _failure: BaseException | None = None
 
     def start(self) -> None:
@@ -220,56 +237,68 @@ class RayTrials:
             raise self._failure
         self._slots += 1
         job = _Job(self._slots, task, asyncio.get_running_loop().create_future())
-        self._jobs[job.slot] = job
         self._queue(job)
-        try:
-            return await job.future
-        finally:
-            del self._jobs[job.slot]
+        return await job.future
 
     def _queue(self, job: _Job) -> None:
         self._pending.append(job)
-        if not self._flushing:
-            self._flushing = True
-            asyncio.get_running_loop().call_soon(self._flush)
+        if len(self._pending) >= SEND_MAX:
+            self._flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(SEND_WINDOW_S, self._flush)
 
     def _flush(self) -> None:
-        """Send what was asked for in this turn of the loop: to the least busy workers."""
-        self._flushing = False
+        """Send what waits: each case-trial to the worker with the fewest unanswered."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         jobs, self._pending = self._pending, []
+        if not jobs:
+            return
         if not self._live:
             self._fail(jobs, EnvError("every Ray worker died: finish the run with --resume"))
             return
-        batches: dict[_Worker, list[_Job]] = {}
+        batches: dict[_Worker, list[Message]] = {}
+        live = self._live
         for job in jobs:
-            worker = min(self._live, key=lambda w: w.in_flight)
-            worker.in_flight += 1
+            task = job.task
+            # A case's trials go to one worker, which then reads the case once, unless that
+            # worker is well behind the least busy one.
+            worker = live[zlib.crc32(task.case.id.encode()) % len(live)]
+            least = min(live, key=lambda w: len(w.jobs))
+            if len(worker.jobs) > len(least.jobs) + AFFINITY_SLACK:
+                worker = least
+            worker.jobs[job.slot] = job
             job.sent += 1
-            batches.setdefault(worker, []).append(job)
-        for worker, batch in batches.items():
-            reader = asyncio.create_task(self._read(worker, batch))
-            self._readers.add(reader)
-            reader.add_done_callback(self._readers.discard)
+            batches.setdefault(worker, []).append(
+                (job.slot, task.run_id, task.case.id, task.trial, task.seed, task.clock,
+                 job.sent > 1)
+            )  # fmt: skip
+        for worker, messages in batches.items():
+            if worker.stream is None:
+                worker.stream = asyncio.create_task(self._read(worker))
+            sent = asyncio.ensure_future(worker.actor.submit.remote(messages))
+            self._sends.add(sent)
+            sent.add_done_callback(self._sent)
 
-    async def _read(self, worker: _Worker, batch: list[_Job]) -> None:
-        """Send one batch and hand each outcome to its case-trial as it comes back."""
-        waiting = {job.slot: job for job in batch}
-        messages: list[Message] = [
-            (j.slot, j.task.run_id, j.task.case.id, j.task.trial, j.task.seed, j.task.clock)
-            for j in batch
-        ]
-        errors = self.ray.exceptions
+    def _sent(self, sent: asyncio.Future[Any]) -> None:
+        """A batch reached its worker (or the worker is gone: its stream says so)."""
+        self._sends.discard(sent)
+        if not sent.cancelled():
+            sent.exception()
+
+    async def _read(self, worker: _Worker) -> None:
+        """The worker's stream of outcomes, for its whole life."""
         try:
-            async for ref in worker.actor.run.remote(messages):
+            async for ref in worker.actor.results.remote():
                 for slot, fields in await ref:
-                    job = waiting.pop(slot)
-                    worker.in_flight -= 1
+                    job = worker.jobs.pop(slot)
                     worker.delivered_usd += fields["model_usd"]
                     self._deliver(job, fields)
-        except errors.RayActorError:
-            await self._lost(worker, list(waiting.values()))
+        except self.ray.exceptions.RayActorError:
+            await self._lost(worker)
         except Exception as exc:  # a bug on the worker: stop the run with it
-            self._fail(list(waiting.values()), exc)
+            self._fail(list(worker.jobs.values()), exc)
 
     def _deliver(self, job: _Job, fields: dict[str, Any]) -> None:
         outcome = TrialOutcome(task=job.task, **fields)
@@ -280,14 +309,15 @@ class RayTrials:
         if not job.future.done():
             job.future.set_result(outcome)
 
-    async def _lost(self, worker: _Worker, jobs: list[_Job]) -> None:
+    async def _lost(self, worker: _Worker) -> None:
         """A worker died: what it had in flight goes once more to another worker."""
-        first = worker in self._live
-        if first:
-            self._live.remove(worker)
-            self.stats.lost_workers += 1
-            if self.stats.lost_workers <= self.size:  # a crash loop ends, and --resume waits
-                self._live.append(self._new_worker())
+        if worker not in self._live:
+            return
+        self._live.remove(worker)
+        self.stats.lost_workers += 1
+        if self.stats.lost_workers <= self.size:  # a crash loop ends, and --resume waits
+            self._live.append(self._new_worker())
+        jobs, worker.jobs = list(worker.jobs.values()), {}
         for job in jobs:
             if job.sent >= 2:
                 self.stats.lost_twice += 1
@@ -295,12 +325,11 @@ class RayTrials:
             else:
                 self.stats.retried += 1
                 self._queue(job)
-        if first:
-            try:
-                charged = float(await self.coordinator.charged.remote(worker.number))
-                self.stats.lost_usd += max(0.0, charged - worker.delivered_usd)
-            except self.ray.exceptions.RayError:
-                pass
+        try:
+            charged = float(await self.coordinator.charged.remote(worker.number))
+            self.stats.lost_usd += max(0.0, charged - worker.delivered_usd)
+        except self.ray.exceptions.RayError:
+            pass
 
     def _fail(self, jobs: list[_Job], exc: BaseException) -> None:
         self._failure = self._failure or exc
@@ -309,9 +338,9 @@ class RayTrials:
                 job.future.set_exception(exc)
 
     async def aclose(self) -> None:
-        for reader in list(self._readers):
-            reader.cancel()
-        await asyncio.gather(*self._readers, return_exceptions=True)
+        if self._timer is not None:
+            self._timer.cancel()
+        streams = [w.stream for w in self._live if w.stream is not None]
         try:
             usage = await self.coordinator.usage.remote()
             self.stats.limited_calls = int(usage["granted"])
@@ -326,6 +355,9 @@ class RayTrials:
         closing = [w.actor.close.remote() for w in self._live]
         if closing:
             await asyncio.wait([asyncio.ensure_future(ref) for ref in closing], timeout=10)
+        for stream in streams:
+            stream.cancel()
+        await asyncio.gather(*streams, *self._sends, return_exceptions=True)
         for worker in self._live:
             self.ray.kill(worker.actor)
         self.ray.kill(self.coordinator)
@@ -481,6 +513,10 @@ class TrialWorker:
             budget=WorkerMeter(coordinator, number),
             limiter=SharedLimiter(coordinator) if limited else None,
         )
+        self.slots = asyncio.Semaphore(concurrency)
+        self.running: set[asyncio.Future[None]] = set()
+        self.done: list[tuple[int, dict[str, Any]]] = []
+        self.finished = asyncio.Event()
         self.travel: Any = None
         if frozen_clock is not None and self.runner.agent.in_process:
             import time_machine
@@ -503,22 +539,33 @@ class TrialWorker:
             case = self.cases[key] = self.model.model_validate_json(self.runs[run_id][2][case_id])
         return case
 
-    async def _one(self, message: Message) -> tuple[int, dict[str, Any]]:
-        slot, run_id, case_id, trial, seed, clock = message
+    async def _one(self, message: Message) -> None:
+        slot, run_id, case_id, trial, seed, clock, resent = message
         config_name, config, _ = self.runs[run_id]
-        task = TrialTask(
-            run_id, config_name, config, self._case(run_id, case_id), trial, seed, clock
-        )
-        outcome = await self.runner(task)
-        return slot, {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}
+        case = self._case(run_id, case_id)
+        task = TrialTask(run_id, config_name, config, case, trial, seed, clock, resent)
+        async with self.slots:
+            outcome = await self.runner(task)
+        self.done.append((slot, {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}))
+        self.finished.set()
 
-    async def run(self, batch: list[Message]) -> AsyncIterator[list[tuple[int, dict[str, Any]]]]:
-        """Run a batch at once, yielding outcomes as they finish (those done together, in
-        one message)."""
-        running = {asyncio.ensure_future(self._one(message)) for message in batch}
-        while running:
-            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            yield [task.result() for task in done]
+    async def submit(self, batch: list[Message]) -> None:
+        """Queue case-trials: they start as slots free up (``concurrency`` at once)."""
+        for message in batch:
+            running = asyncio.ensure_future(self._one(message))
+            self.running.add(running)
+            running.add_done_callback(self.running.discard)
+
+    async def results(self) -> AsyncIterator[list[tuple[int, dict[str, Any]]]]:
+        """The outcomes, for the worker's whole life: what finished within RESULT_WINDOW_S
+        of the first of them, in one message."""
+        while True:
+            await self.finished.wait()
+            await asyncio.sleep(RESULT_WINDOW_S)
+            self.finished.clear()
+            done, self.done = self.done, []
+            if done:
+                yield done
 
     async def close(self) -> None:
         await self.runner.agent.aclose()

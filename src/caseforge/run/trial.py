@@ -101,8 +101,8 @@ class TrialRunner:
         try:
             for attempt in range(1, self.retry.attempts + 1):
                 outcome.attempts = attempt
-                if os.path.exists(folder):  # a retry, or a lost worker's: start afresh
-                    shutil.rmtree(folder)
+                if (attempt > 1 or task.resent) and os.path.exists(folder):
+                    shutil.rmtree(folder)  # a retry, or a lost worker's: start afresh
                 ctx = self._context(task, folder)
                 try:
                     if self.workspace_setup is not None:
