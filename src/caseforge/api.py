@@ -41,6 +41,8 @@ class RunSettings(TypedDict, total=False):
     judge: bool  # False skips judge checks on purpose (--no-judge)
     max_cost: float  # stop, resumably, past this many USD
     store: str  # run store URL (default: CASEFORGE_STORE or .caseforge/)
+    executor: str  # local, or ray: on a Ray cluster's workers (RAY_ADDRESS, or a local one)
+    workers: int  # executor="ray": how many (default: the cluster's CPUs)
 
 
 def run_suite(suite: str | Path, **settings: Unpack[RunSettings]) -> list[RunReport]:
@@ -62,6 +64,8 @@ async def arun_suite(suite: str | Path, **settings: Unpack[RunSettings]) -> list
         case_ids=list(settings.get("cases", ())),
         judge="auto" if settings.get("judge", True) else "off",
         max_cost=settings.get("max_cost"),
+        executor=settings.get("executor", "local"),
+        workers=settings.get("workers"),
     )
     run_store = RunStore(settings.get("store") or default_store_url(Path(suite)))
     try:

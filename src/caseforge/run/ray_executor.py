@@ -54,6 +54,10 @@ LOST_TWICE = (
     "lost twice: the Ray worker running this case-trial died, and so did the one it was retried on"
 )
 _OUTCOME_FIELDS = tuple(f.name for f in dataclasses.fields(TrialOutcome) if f.name != "task")
+# A fresh outcome's fields: a worker sends only those that differ.
+_BLANK: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(TrialOutcome) if f.name != "task"
+}
 
 # (slot, run id, case id, trial, seed, clock, resent): what a worker needs to run one.
 Message = tuple[int, str, str, int, int, str, bool]
@@ -213,7 +217,8 @@ class RayTrials:
 
     def start(self) -> None:
         """Start the workers and wait until each has built its TrialRunner."""
-        self._live = [self._new_worker() for _ in range(self.size)]
+        for _ in range(self.size):
+            self._live.append(self._new_worker())
         refs = [w.actor.ready.remote() for w in self._live]
         try:
             ready, waiting = self.ray.wait(refs, num_returns=len(refs), timeout=START_TIMEOUT_S)
@@ -293,7 +298,7 @@ class RayTrials:
             async for ref in worker.actor.results.remote():
                 for slot, fields in await ref:
                     job = worker.jobs.pop(slot)
-                    worker.delivered_usd += fields["model_usd"]
+                    worker.delivered_usd += fields.get("model_usd", 0.0)
                     self._deliver(job, fields)
         except self.ray.exceptions.RayActorError:
             await self._lost(worker)
@@ -546,7 +551,8 @@ class TrialWorker:
         task = TrialTask(run_id, config_name, config, case, trial, seed, clock, resent)
         async with self.slots:
             outcome = await self.runner(task)
-        self.done.append((slot, {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}))
+        fields = {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}
+        self.done.append((slot, {k: v for k, v in fields.items() if v != _BLANK[k]}))
         self.finished.set()
 
     async def submit(self, batch: list[Message]) -> None:
