@@ -248,3 +248,30 @@ def test_with_no_address_a_local_cluster_runs_the_case_trials_and_is_stopped(
     store = RunStore(url)
     (info,) = store.list_runs()
     assert store.count(info.id) == 4 and _pool(store, info.id)["address"] == "local"
+
+
+def test_a_worker_that_cannot_start_leaves_the_run_stopped_with_one_line(
+    toy_suite: MakeToySuite, tmp_path: Path, ray_env: RayCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = toy_suite([{"id": "c1", "input": {}}])
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    monkeypatch.setenv("CASEFORGE_TEST_DRIVER", "1")  # the driver imports it; a worker cannot
+    done = caseforge("run", str(root), "--store", url, "--executor", "ray",
+                     "--agent", "tests.run.driver_only_agent:run")  # fmt: skip
+    assert done.returncode == 5, done.stderr
+    assert "a Ray worker could not start" in done.stderr
+    assert "imports only where CASEFORGE_TEST_DRIVER is set" in done.stderr
+    assert "Traceback" not in done.stderr
+    store = RunStore(url)
+    (info,) = store.list_runs()
+    assert info.status == "stopped" and store.count(info.id) == 0  # --resume finishes it
+
+
+def test_a_bad_option_after_connecting_leaves_no_run(
+    toy_suite: MakeToySuite, tmp_path: Path, ray_env: RayCluster
+) -> None:
+    root = toy_suite([{"id": "c1", "input": {}}])
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    done = caseforge("run", str(root), "--store", url, "--executor", "ray", "--config", "nope")
+    assert done.returncode == 2 and "--config: unknown config nope" in done.stderr
+    assert RunStore(url).list_runs() == []

@@ -144,6 +144,9 @@ class WorkerPool(LocalExecutor):
         """Reach the pool's cluster: done before any run is recorded, so that an unreachable
         one leaves nothing behind."""
 
+    def release(self) -> None:
+        """Let go of the cluster when the run ends before ``connect`` (a bad option, say)."""
+
     def connect(
         self,
         setup: TrialSetup,

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.case.load import suite_modes
 from caseforge.case.model import Case, case_model
-from caseforge.errors import CaseforgeError, EnvError, UsageError
+from caseforge.errors import EnvError, UsageError
 from caseforge.jsontypes import JSONObject
 from caseforge.llm.limiter import RateLimiter
 from caseforge.run.executor import TrialOutcome, TrialTask, WorkerPool
@@ -104,6 +104,11 @@ class RayExecutor(WorkerPool):
     def prepare(self) -> None:
         if self._ray is None:
             self._ray, self._owns_ray = _connect(self.address)
+
+    def release(self) -> None:
+        if self.trials is None and self._owns_ray:
+            self._ray.shutdown()
+            self._ray, self._owns_ray = None, False
 
     def in_flight(self) -> int:
         # Beyond the workers' slots, the next case-trials wait queued on the workers.
@@ -231,7 +236,7 @@ class RayTrials:
                 )
             self.ray.get(ready)
         except self.ray.exceptions.RayActorError as exc:
-            raise CaseforgeError(f"a Ray worker could not start: {_cause(exc)}") from None
+            raise EnvError(f"a Ray worker could not start: {_cause(exc)}") from None
 
     def _new_worker(self) -> _Worker:
         self._spawned += 1

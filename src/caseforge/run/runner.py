@@ -189,17 +189,25 @@ class Runner:
 
             # Its concurrency is the suite's, known once the plan has loaded the suite.
             self.executor = self._own_pool = RayExecutor(1, workers=opts.workers)
-        if isinstance(self.executor, WorkerPool):
-            self.executor.prepare()  # an unreachable cluster fails before a run is recorded
-        if opts.rescore:
-            plan = self._rescore_plan(opts.rescore)
-        elif opts.resume:
-            plan = self._resume_plan(opts.resume)
-        else:
-            plan = self._new_plan()
+        pool = self.executor if isinstance(self.executor, WorkerPool) else None
+        if pool is not None:
+            pool.prepare()  # an unreachable cluster fails before a run is recorded
+        try:
+            if opts.rescore:
+                plan = self._rescore_plan(opts.rescore)
+            elif opts.resume:
+                plan = self._resume_plan(opts.resume)
+            else:
+                plan = self._new_plan()
+        except BaseException:
+            if pool is not None:
+                pool.release()
+            raise
         try:
             session = self._open(plan)
         except BaseException:
+            if pool is not None:
+                pool.release()
             for handle in plan.handles:  # e.g. a worker that could not start: resumable
                 self.store.set_status(handle.run_id, "stopped")
             raise
@@ -218,7 +226,7 @@ class Runner:
             await session.drive()
         finally:
             await session.close()
-        pool = self._record_pool(plan, session.executor)
+        report = self._record_pool(plan, session.executor)
         return RunOutcome(
             plan.suite,
             plan.handles,
@@ -228,7 +236,7 @@ class Runner:
             skipped=plan.skipped,
             rescored_from=plan.replay_from,
             left_out=plan.left_out,
-            pool=pool,
+            pool=report,
         )
 
     def _record_pool(self, plan: RunPlan, executor: Executor) -> JSONObject | None:
