@@ -11,7 +11,8 @@ Prints, each figure the median of --repeat runs, each in a fresh process:
   (c) peak RSS of each process (driver target ≤ 300 MB);
   (d) the same 20 ms suite through `--executor ray` on a local cluster of 2 workers at a
       total concurrency C, into SQLite: the run phase against the ideal N·k·L / C (target
-      ≤ 1.3×) and against the local executor at concurrency C measured alongside; the
+      ≤ 1.3×), against the local executor at concurrency C, and against Ray alone (two
+      actors that only sleep, with caseforge's protocol), both measured alongside; the
       cluster's start-up apart; peak RSS of the driver and of each worker.
 The PostgreSQL server is a throw-away cluster on loopback (tests/postgres.py), or the one
 --postgres names (an empty database: the benchmark creates its own databases in it).
@@ -82,6 +83,82 @@ print(json.dumps({"run": end - marks["run"], "startup": marks["run"] - start,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "worker_rss_mb": pool.get("worker_peak_rss_mb", 0),
                   "lost": pool.get("lost_workers", 0)}))
+"""
+
+
+BARE_RAY = """
+import asyncio, json, os, sys, time
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+import ray
+total, concurrency, workers = map(int, sys.argv[1:4])
+ray.init(include_dashboard=False, configure_logging=False, log_to_driver=False,
+         logging_level="WARNING")
+
+@ray.remote(num_cpus=1, max_concurrency=1000)
+class Sleeper:
+    # The same protocol as caseforge's workers (batches in, one stream of what finished
+    # out, the same windows and prefetch), with nothing but the 20 ms sleep in between.
+    def __init__(self, slots):
+        self.slots = asyncio.Semaphore(slots)
+        self.done, self.finished = [], asyncio.Event()
+    async def one(self, n):
+        async with self.slots:
+            await asyncio.sleep(0.02)
+        self.done.append(n)
+        self.finished.set()
+    async def submit(self, batch):
+        for n in batch:
+            asyncio.ensure_future(self.one(n))
+    async def results(self):
+        while True:
+            await self.finished.wait()
+            await asyncio.sleep(0.01)
+            self.finished.clear()
+            done, self.done = self.done, []
+            if done:
+                yield done
+    def ready(self):
+        return True
+
+actors = [Sleeper.remote(-(-concurrency // workers)) for _ in range(workers)]
+ray.get([a.ready.remote() for a in actors])
+
+async def main():
+    width = concurrency * 4
+    left, sent, got = total, 0, 0
+    waiting = [0] * workers
+    more = asyncio.Event()
+    async def read(i, a):
+        nonlocal got
+        async for ref in a.results.remote():
+            batch = await ref
+            got += len(batch)
+            waiting[i] -= len(batch)
+            more.set()
+    start = time.perf_counter()
+    readers = [asyncio.ensure_future(read(i, a)) for i, a in enumerate(actors)]
+    while got < total:
+        free = width - (sent - got)
+        if free and sent < total:
+            count = min(free, total - sent)
+            for i, a in enumerate(actors):
+                share = count // workers + (i < count % workers)
+                if share:
+                    a.submit.remote(list(range(sent, sent + share)))
+                    waiting[i] += share
+                    sent += share
+        more.clear()
+        try:
+            await asyncio.wait_for(more.wait(), 0.02)  # the driver's send window
+        except asyncio.TimeoutError:
+            pass
+    run = time.perf_counter() - start
+    for r in readers:
+        r.cancel()
+    print(json.dumps({"run": run}))
+
+asyncio.run(main())
 """
 
 
@@ -167,21 +244,32 @@ def executor_run(suite: Path, trials: int, concurrency: int, executor: str) -> d
         return runner_overhead._child(EXECUTOR, *argv, url, executor, cwd=tmp, env=env)
 
 
+def bare_ray(total: int, concurrency: int) -> dict[str, float]:
+    """The same sleeps through Ray alone: 2 actors, caseforge's protocol, nothing else."""
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    with tempfile.TemporaryDirectory() as tmp:
+        return runner_overhead._child(BARE_RAY, str(total), str(concurrency), "2", cwd=tmp, env=env)
+
+
 def ray_row(suite: Path, n: int, k: int, r: int, c: int) -> None:
-    local, ray = [], []
-    for _ in range(r):  # alternating, so a slow spell of the machine hits both
+    local, ray, bare = [], [], []
+    for _ in range(r):  # alternating, so a slow spell of the machine hits each
         local.append(executor_run(suite, k, c, "local"))
         ray.append(executor_run(suite, k, c, "ray"))
+        bare.append(bare_ray(n * k, c))
     ideal = n * k * 0.02 / c
     run_ray = statistics.median(x["run"] for x in ray)
     run_local = statistics.median(x["run"] for x in local)
     stored = {int(x["stored"]) for x in ray}
+    run_bare = statistics.median(x["run"] for x in bare)
     print(
         f"(d) the 20 ms suite through --executor ray, a local cluster of 2 workers, total "
         f"concurrency {c}, median of {r}: run phase {run_ray:.2f} s against the ideal "
         f"{ideal:.2f} s → {run_ray / ideal:.3f}× (target ≤ 1.3); the local executor at "
         f"concurrency {c} {run_local:.2f} s ({run_local / ideal:.3f}×) → Ray / local "
-        f"{run_ray / run_local:.2f}; start-up (cluster, workers, loading) "
+        f"{run_ray / run_local:.2f}; Ray alone (2 actors sleeping 20 ms, the same "
+        f"protocol, no caseforge) {run_bare:.2f} s ({run_bare / ideal:.3f}×), so caseforge "
+        f"adds {run_ray / run_bare:.3f}× to Ray's own floor; start-up (cluster, workers, loading) "
         f"{statistics.median(x['startup'] for x in ray):.1f} s vs "
         f"{statistics.median(x['startup'] for x in local):.1f} s; {sorted(stored)} stored; "
         f"peak RSS driver {max(x['rss_mb'] for x in ray):.0f} MB (target ≤ 300 MB), each "
