@@ -7,11 +7,13 @@ process) keeps the run's concurrency, grades, judges and stores, as with the loc
 executor.
 
 Ray schedules a call in about a millisecond, too slow to spend on every case-trial, so
-the driver sends case-trials in batches: every case-trial asked for in one turn of the
-event loop goes out in one call per worker, and each worker streams back its outcomes as
-they finish, a handful at a time. A worker that dies costs only the case-trials it had in
-flight: they are sent once more to another worker (and a replacement is started), and
-what their lost attempts spent through ``ctx.llm()`` is reported. One coordinator actor
+the driver sends case-trials in batches (those asked for within SEND_WINDOW_S, in one call
+per worker) and each worker streams back, on one stream for its whole life, what finished
+within RESULT_WINDOW_S. The driver keeps PREFETCH times the workers' slots started, so a
+worker always has the next case-trials queued. A worker that dies costs only the
+case-trials it had running or queued: they are sent once more to another worker (and a
+replacement is started), and what their lost attempts spent through ``ctx.llm()`` is
+reported. One coordinator actor
 holds what the workers share: the run's ``rate_limit:`` and the spend per worker.
 """
 
