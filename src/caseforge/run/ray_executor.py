@@ -20,6 +20,7 @@ holds what the workers share: the run's ``rate_limit:`` and the spend per worker
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import ipaddress
@@ -55,6 +56,7 @@ PREFETCH = 4  # the driver keeps this many times the workers' slots started
 LOST_TWICE = (
     "lost twice: the Ray worker running this case-trial died, and so did the one it was retried on"
 )
+FAILED = "failed"  # what a worker sends for a case-trial it could not run at all
 _OUTCOME_FIELDS = tuple(f.name for f in dataclasses.fields(TrialOutcome) if f.name != "task")
 # A fresh outcome's fields: a worker sends only those that differ.
 _BLANK: dict[str, Any] = {
@@ -172,6 +174,8 @@ class RayExecutor(WorkerPool):
             )
             self.trials.start()
         except BaseException:
+            if self.trials is not None:
+                self.trials.kill()
             if started:
                 ray.shutdown()
             raise
@@ -220,6 +224,8 @@ class RayTrials:
     _pending: list[_Job] = field(default_factory=list)
     _timer: asyncio.TimerHandle | None = None
     _sends: set[asyncio.Future[Any]] = field(default_factory=set)
+    _starting: int = 0  # replacement workers not ready yet
+    _readers_of_new: set[asyncio.Task[None]] = field(default_factory=set)
     _failure: BaseException | None = None
 
     def start(self) -> None:
@@ -239,6 +245,15 @@ class RayTrials:
             self.ray.get(ready)
         except self.ray.exceptions.RayActorError as exc:
             raise EnvError(f"a Ray worker could not start: {_cause(exc)}") from None
+
+    def kill(self) -> None:
+        """End every actor of the pool at once (a start that failed)."""
+        for worker in self._live:
+            with contextlib.suppress(Exception):
+                self.ray.kill(worker.actor)
+        with contextlib.suppress(Exception):
+            self.ray.kill(self.coordinator)
+        self._live = []
 
     def _new_worker(self) -> _Worker:
         self._spawned += 1
@@ -268,6 +283,9 @@ class RayTrials:
         if not jobs:
             return
         if not self._live:
+            if self._starting:  # a replacement is on its way: wait for it
+                self._pending[:0] = jobs
+                return
             self._fail(jobs, EnvError("every Ray worker died: finish the run with --resume"))
             return
         batches: dict[_Worker, list[Message]] = {}
@@ -305,6 +323,10 @@ class RayTrials:
             async for ref in worker.actor.results.remote():
                 for slot, fields in await ref:
                     job = worker.jobs.pop(slot)
+                    if FAILED in fields:
+                        failure = RuntimeError(f"a Ray worker failed: {fields[FAILED]}")
+                        self._fail([job], failure)
+                        continue
                     worker.delivered_usd += fields.get("model_usd", 0.0)
                     self._deliver(job, fields)
         except self.ray.exceptions.RayActorError:
@@ -326,9 +348,12 @@ class RayTrials:
         if worker not in self._live:
             return
         self._live.remove(worker)
+        with contextlib.suppress(Exception):
+            self.ray.kill(worker.actor)  # unreachable, perhaps, rather than dead: make sure
         self.stats.lost_workers += 1
         if self.stats.lost_workers <= self.size:  # a crash loop ends, and --resume waits
-            self._live.append(self._new_worker())
+            self._starting += 1
+            self._readers_of_new.add(asyncio.create_task(self._replace()))
         jobs, worker.jobs = list(worker.jobs.values()), {}
         for job in jobs:
             if job.sent >= 2:
@@ -342,6 +367,21 @@ class RayTrials:
             self.stats.lost_usd += max(0.0, charged - worker.delivered_usd)
         except self.ray.exceptions.RayError:
             pass
+
+    async def _replace(self) -> None:
+        """Start a worker in a dead one's place; it takes work once it is ready."""
+        worker = self._new_worker()
+        try:
+            ready = asyncio.ensure_future(worker.actor.ready.remote())
+            await asyncio.wait_for(ready, START_TIMEOUT_S)
+        except (TimeoutError, self.ray.exceptions.RayError):
+            with contextlib.suppress(Exception):
+                self.ray.kill(worker.actor)
+        else:
+            self._live.append(worker)
+        self._starting -= 1
+        if self._pending:
+            self._flush()  # to the new worker; or, if none could start, they fail now
 
     def _fail(self, jobs: list[_Job], exc: BaseException) -> None:
         self._failure = self._failure or exc
@@ -367,9 +407,11 @@ class RayTrials:
         closing = [w.actor.close.remote() for w in self._live]
         if closing:
             await asyncio.wait([asyncio.ensure_future(ref) for ref in closing], timeout=10)
-        for stream in streams:
-            stream.cancel()
-        await asyncio.gather(*streams, *self._sends, return_exceptions=True)
+        for task in (*streams, *self._readers_of_new):
+            task.cancel()
+        await asyncio.gather(*streams, *self._readers_of_new, return_exceptions=True)
+        if self._sends:
+            await asyncio.wait(self._sends, timeout=10)
         for worker in self._live:
             self.ray.kill(worker.actor)
         self.ray.kill(self.coordinator)
@@ -556,10 +598,14 @@ class TrialWorker:
         config_name, config, _ = self.runs[run_id]
         case = self._case(run_id, case_id)
         task = TrialTask(run_id, config_name, config, case, trial, seed, clock, resent)
-        async with self.slots:
-            outcome = await self.runner(task)
-        fields = {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}
-        self.done.append((slot, {k: v for k, v in fields.items() if v != _BLANK[k]}))
+        try:
+            async with self.slots:
+                outcome = await self.runner(task)
+        except Exception as exc:  # caseforge's own failure, not the agent's: stop the run
+            self.done.append((slot, {FAILED: f"{type(exc).__name__}: {exc}"}))
+        else:
+            fields = {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}
+            self.done.append((slot, {k: v for k, v in fields.items() if v != _BLANK[k]}))
         self.finished.set()
 
     async def submit(self, batch: list[Message]) -> None:

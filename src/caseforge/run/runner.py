@@ -222,11 +222,17 @@ class Runner:
                 self.store.set_status(handle.run_id, "running")
         if self.on_start:
             self.on_start(plan.handles, session.progress)
+        report: JSONObject | None = None
         try:
             await session.drive()
         finally:
             await session.close()
-        report = self._record_pool(plan, session.executor)
+            with (
+                contextlib.suppress(Exception)
+                if session.status != "finished"
+                else (contextlib.nullcontext())
+            ):  # a run that failed still keeps what its workers did, if the store can
+                report = self._record_pool(plan, session.executor)
         return RunOutcome(
             plan.suite,
             plan.handles,
@@ -361,7 +367,8 @@ class Runner:
     def _users(self, suite: Suite) -> Users:
         """Who plays simulated users; the `simulator:` model's calls count against
         --max-cost like the agent's own model calls."""
-        users, client = TrialSetup(suite.root, suite.config, None, 1, 1.0).users()
+        setup = TrialSetup(suite.root, suite.config, None, 1, 1.0, no_cache=self.options.no_cache)
+        users, client = setup.users()
         self._user_client = client  # its budget is the session's, set when that exists
         return users
 

@@ -102,7 +102,7 @@ class TrialRunner:
             for attempt in range(1, self.retry.attempts + 1):
                 outcome.attempts = attempt
                 if (attempt > 1 or task.resent) and os.path.exists(folder):
-                    shutil.rmtree(folder)  # a retry, or a lost worker's: start afresh
+                    shutil.rmtree(folder, ignore_errors=True)  # a retry, or a lost worker's
                 ctx = self._context(task, folder)
                 try:
                     if self.workspace_setup is not None:

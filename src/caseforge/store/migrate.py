@@ -70,9 +70,17 @@ def require_current(engine: Engine, url: str) -> None:
     current = current_revision(engine)
     if current == head_revision():
         return
-    _refuse_newer(current, url)
+    # Another process may be creating the tables right now. Its tables and its revision
+    # become visible together, when its transaction commits: so look for the tables first,
+    # then read the revision again. Read the other way round, a store created in between
+    # looked like a pre-migration one, and was refused.
     with engine.connect() as conn:
-        empty = current is None and not inspect(conn).has_table("runs")
+        has_tables = inspect(conn).has_table("runs")
+    current = current_revision(engine)
+    if current == head_revision():
+        return
+    _refuse_newer(current, url)
+    empty = current is None and not has_tables
     if empty:
         upgrade(engine, url)
         return
