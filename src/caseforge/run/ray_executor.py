@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
-import ipaddress
 import os
 import secrets
 import socket
@@ -38,6 +37,7 @@ from caseforge.case.model import Case, case_model
 from caseforge.errors import EnvError, UsageError
 from caseforge.jsontypes import JSONObject
 from caseforge.llm.limiter import RateLimiter
+from caseforge.network import is_loopback
 from caseforge.run.executor import TrialOutcome, TrialTask, WorkerPool
 
 if TYPE_CHECKING:
@@ -478,13 +478,7 @@ def _reachable(address: str) -> None:
 
 
 def _loopback(address: str) -> bool:
-    host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]"))
 
 
 class Coordinator:
