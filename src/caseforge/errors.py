@@ -99,6 +99,29 @@ EXIT_INTERRUPTED = 130  # SIGINT
 EXIT_TERMINATED = 143  # SIGTERM
 
 
+class Interrupted(BaseException):
+    """A stop asked for from outside: Ctrl-C, SIGTERM, or a caller's cancellation.
+
+    Never a mistake in the user's files, so it is not a :class:`CaseforgeError`; and a
+    ``BaseException``, so no ``except Exception`` on the way (around a suite's own code,
+    say) takes it for that code's failure. The CLI exits 143 for SIGTERM, else 130.
+    ``detail`` says what was kept (``the run is saved as stopped: …``)."""
+
+    def __init__(self, signal_name: str = "cancelled", detail: str = "") -> None:
+        self.signal_name = signal_name
+        self.detail = detail
+        super().__init__(self.text)
+
+    @property
+    def text(self) -> str:
+        """``interrupted (SIGTERM); the run is saved as stopped: …``"""
+        return f"interrupted ({self.signal_name})" + (f"; {self.detail}" if self.detail else "")
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_TERMINATED if self.signal_name == "SIGTERM" else EXIT_INTERRUPTED
+
+
 def first_validation_error(exc: ValidationError) -> str:
     """``where.it.is: what is wrong (and N more)`` for the first error pydantic found."""
     error = exc.errors()[0]

@@ -150,6 +150,10 @@ def _dangling(w: World) -> list[str]:
 
 
 CASE_A = "id: a\ninput: {}\nexpect: {x: {mode: exact, value: 1}}\n"
+MANY_CASES = "".join(
+    json.dumps({"id": f"m{i}", "input": {}, "expect": {"x": {"mode": "exact", "value": 1}}}) + "\n"
+    for i in range(1001)
+)
 
 
 def stopped_run(w: World) -> str:
@@ -458,6 +462,34 @@ MISTAKES = [
         "no run 'nope' in the store",
     ),
     Mistake("run: --trials 0", run_with("--trials", "0"), 2, "--trials must be at least 1"),
+    # Issue 21, item 2: a billion trials was accepted, and nothing happened for minutes.
+    Mistake(
+        "run: --trials above the limit",
+        run_with("--trials", "1000000000"),
+        2,
+        "--trials must be at most 10,000 (caseforge's limit per case), not 1,000,000,000",
+    ),
+    Mistake(
+        "run: more than ten million case-trials in one invocation",
+        with_files(
+            "ten-million",
+            {"cases/many.jsonl": MANY_CASES},
+            "run",
+            "{suite}",
+            "-q",
+            "--trials",
+            "10000",
+        ),
+        2,
+        "1,003 cases x 10,000 trials = 10,030,000 case-trials: one invocation runs at most "
+        "10,000,000",
+    ),
+    Mistake(
+        "caseforge.yaml: trials above the limit",
+        validate_with({"trials": 20000}, "many-trials"),
+        1,
+        "trials: Input should be less than or equal to 10000",
+    ),
     Mistake(
         "run: --concurrency -1",
         run_with("--concurrency", "-1"),

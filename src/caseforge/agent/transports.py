@@ -10,19 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import importlib
 import inspect
 import json
 import os
-import queue
 import shlex
 import signal
 import sys
-import threading
 import traceback
 from collections.abc import Callable
-from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,6 +26,7 @@ import httpx
 
 from caseforge.agent.context import AgentContext
 from caseforge.agent.protocol import AgentProtocolError, AgentResult, parse_response
+from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.watchdog import Watchdog
 from caseforge.case.suite import AgentSpec
 from caseforge.errors import CaseforgeError, UsageError
@@ -94,56 +91,14 @@ class CallableAgent:
             response = await self.fn(request["input"], ctx)
         else:
             if self._pool is None:
-                self._pool = DaemonThreadPool(self._threads)
-            loop = asyncio.get_running_loop()
-            response = await loop.run_in_executor(self._pool, self.fn, request["input"], ctx)
+                self._pool = DaemonThreadPool(self._threads, name="agent")
+            response = await in_thread(self._pool, self.fn, request["input"], ctx)
         return parse_response(response)
 
     async def aclose(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
-
-
-class DaemonThreadPool(Executor):
-    """Threads for sync agents that never keep the process alive.
-
-    Python cannot stop a thread, and the standard pool joins its threads at exit, so one
-    sync agent that hangs past its timeout would keep caseforge running for ever after the
-    report is written. These threads are daemons: a hung call is abandoned when caseforge
-    exits, after the store and the report are written (the call itself was already recorded
-    as timed out).
-    """
-
-    def __init__(self, size: int) -> None:
-        self._size = max(1, size)
-        self._work: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
-            queue.SimpleQueue()
-        )
-        self._threads: list[threading.Thread] = []
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        self._work.put((future, functools.partial(fn, *args, **kwargs)))
-        if len(self._threads) < self._size:
-            thread = threading.Thread(target=self._worker, name="agent", daemon=True)
-            thread.start()
-            self._threads.append(thread)
-        return future
-
-    def _worker(self) -> None:
-        while (item := self._work.get()) is not None:
-            future, call = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(call())
-            except BaseException as exc:  # handed to the awaiting coroutine
-                future.set_exception(exc)
-
-    def shutdown(self, wait: bool = False, *, cancel_futures: bool = True) -> None:
-        for _ in self._threads:
-            self._work.put(None)
 
 
 class CommandAgent:

@@ -280,7 +280,7 @@ class SuiteConfig(BaseModel):
     configs: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Named configurations handed to the agent."
     )
-    trials: int = Field(default=1, ge=1)
+    trials: int = Field(default=1, ge=1, le=10_000)  # run/plan.py's MAX_TRIALS
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
     oracles: str | None = Field(default=None, description="Path to the oracles module.")

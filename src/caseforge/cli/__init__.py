@@ -10,7 +10,11 @@ from caseforge.cli.app import app
 
 
 def main() -> None:
-    """The ``caseforge`` entry point."""
+    """The ``caseforge`` entry point: SIGINT and SIGTERM handled (``cli/signals.py``),
+    then the command."""
+    from caseforge.cli.signals import install
+
+    install()
     app()
 
 

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 
-from caseforge.errors import CaseforgeError, EnvError, UsageError
+from caseforge.errors import CaseforgeError, EnvError, Interrupted, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 _err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -30,7 +30,8 @@ def os_error(exc: OSError) -> CaseforgeError:
 
 class App(typer.Typer):
     """A typer app whose commands turn a ``CaseforgeError`` into its one-line message on
-    stderr and its exit code (the README's table). This is the one place that happens."""
+    stderr and its exit code (the README's table), and a stop (``Interrupted``) into
+    ``interrupted (SIGTERM)…`` and 143 or 130. This is the one place that happens."""
 
     def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
         register = super().command(*args, **kwargs)
@@ -47,6 +48,9 @@ class App(typer.Typer):
                     error = os_error(exc)
                     _err.print(error.text, markup=False)
                     raise typer.Exit(error.exit_code) from None
+                except Interrupted as stop:  # SIGINT or SIGTERM (cli/signals.py)
+                    _err.print(stop.text, markup=False)
+                    raise typer.Exit(stop.exit_code) from None
 
             register(guarded)
             return fn

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -22,16 +17,11 @@ from rich.table import Table
 from caseforge.agent.fixtures import FixtureMode
 from caseforge.case.load import load_config
 from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
+from caseforge.cli.signals import STOP
 from caseforge.compare.digest import save_digest
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
-from caseforge.errors import (
-    EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
-    BudgetExceeded,
-    TooManyAgentErrors,
-    UsageError,
-)
+from caseforge.errors import BudgetExceeded, TooManyAgentErrors, UsageError
 from caseforge.files import write_all_atomic, write_atomic
 from caseforge.jsontypes import JSONObject
 from caseforge.report.build import build_report, load_report
@@ -39,6 +29,7 @@ from caseforge.report.model import RunReport
 from caseforge.report.render import FORMATS, to_text
 from caseforge.report.show import trial_text, trial_view
 from caseforge.results import TrialRecord
+from caseforge.run.cancel import Cancellation
 from caseforge.run.plan import Shard
 from caseforge.run.runner import Progress as RunProgress
 from caseforge.run.runner import RunHandle, Runner, RunOptions
@@ -47,28 +38,6 @@ from caseforge.values import pct
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-@contextlib.contextmanager
-def _sigterm_as_sigint() -> Iterator[threading.Event]:
-    """While a run is driven, let SIGTERM (a CI job cancelled, `kill`) stop it the way
-    Ctrl-C does: asyncio's SIGINT handling cancels the run, which is saved as stopped and
-    can be resumed. The event says which signal it was, for the exit code (143, not 130).
-    The previous handler is put back afterwards."""
-    terminated = threading.Event()
-
-    def forward(signum: int, frame: object) -> None:
-        terminated.set()
-        os.kill(os.getpid(), signal.SIGINT)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield terminated
-        return
-    previous = signal.signal(signal.SIGTERM, forward)
-    try:
-        yield terminated
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class _Display:
@@ -85,7 +54,7 @@ class _Display:
         for handle in handles:
             config = f" · config {handle.config_name}" if handle.config_name else ""
             out.print(f"run {handle.run_id}{config} · {len(handle.cases)} cases", markup=False)
-        out.print(f"{progress.total} case-trials to run", markup=False)
+        out.print(f"{progress.total_text} case-trials to run", markup=False)
         if self.live:
             self.bar = Progress(
                 TextColumn("[progress.description]{task.description}"),
@@ -113,7 +82,7 @@ class _Display:
         self.last_line = now
         eta = progress.eta_s
         eta_text = f" · ETA {eta:.0f}s" if eta is not None else ""
-        err.print(f"{progress.done}/{progress.total} · {status}{eta_text}", markup=False)
+        err.print(f"{progress.done}/{progress.total_text} · {status}{eta_text}", markup=False)
 
     def stop(self) -> None:
         if self.bar is not None:
@@ -258,17 +227,19 @@ def run(
         raise UsageError(f"--out {out_dir}: is a file; name a folder for report.json")
     store = RunStore(store_url or default_store_url(suite))
     display = _Display(quiet)
-    runner = Runner(options, store, on_start=display.start, on_result=display.update)
+    cancellation = Cancellation()
+    runner = Runner(
+        options,
+        store,
+        on_start=display.start,
+        on_result=display.update,
+        cancellation=cancellation,
+    )
     try:
-        with _sigterm_as_sigint() as terminated:
+        # SIGINT and SIGTERM stop the run (cli/signals.py); Interrupted reaches the
+        # command's guard, which prints it and exits 130 or 143.
+        with STOP.cancelling(cancellation):
             outcome = asyncio.run(runner.run())
-    except KeyboardInterrupt:
-        display.stop()
-        signal_name = "SIGTERM" if terminated.is_set() else "SIGINT"
-        err.print(
-            f"interrupted ({signal_name}); the run is saved as stopped: resume with --resume latest"
-        )
-        raise typer.Exit(EXIT_TERMINATED if terminated.is_set() else EXIT_INTERRUPTED) from None
     finally:
         display.stop()
     reports = [build_report(store, h.run_id, raw) for h in outcome.runs]

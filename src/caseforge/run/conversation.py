@@ -10,6 +10,7 @@ transcript, which caseforge keeps.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from caseforge.agent.protocol import AgentResult, ToolCall, Turn, Usage
+from caseforge.agent.threads import DaemonThreadPool, SuiteExit, in_thread
 from caseforge.agent.transports import import_object
 from caseforge.case.conversation import Conversation, SimulatedUser
 from caseforge.case.model import Case
@@ -76,6 +78,7 @@ class Users:
     suite_root: Path
     model: UserModel | None = None  # the suite's `simulator:`, when one is configured
     _callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    _threads: DaemonThreadPool = field(default_factory=lambda: DaemonThreadPool(8, "user"))
 
     def callable(self, spec: str) -> Callable[..., Any]:
         if spec not in self._callables:
@@ -92,9 +95,18 @@ class Users:
         a model-played user spent on it."""
         if user.callable:
             fn = self.callable(user.callable)
-            found = fn(messages, instruction=user.instruction, facts=dict(user.facts))
-            if inspect.isawaitable(found):
-                found = await found
+            call = functools.partial(
+                fn, messages, instruction=user.instruction, facts=dict(user.facts)
+            )
+            if inspect.iscoroutinefunction(fn):
+                found = await call()
+            else:  # off the event loop: a user that blocks must not stop every case-trial
+                try:
+                    found = await in_thread(self._threads, call)
+                except SuiteExit as exc:
+                    raise CaseforgeError(f"the simulated user {user.callable} {exc}") from None
+                if inspect.isawaitable(found):
+                    found = await found
             text = None if found is None or not str(found).strip() else str(found)
             return text, Usage()
         if self.model is None:

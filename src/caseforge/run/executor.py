@@ -54,6 +54,7 @@ class TrialOutcome:
     outcome_error: str | None = None
     model_usd: float = 0.0  # in-process model calls (ctx.llm()), for --max-cost
     over_budget: bool = False  # cut short by --max-cost: not stored, --resume runs it again
+    not_started: bool = False  # the run was cancelled first: not stored, --resume runs it
     fixtures: dict[str, Any] | None = None  # requests replayed, recorded and missing
     # What it recorded, (service, request, index, response): a worker's recordings are
     # written by the driver, which alone writes SUITE/fixtures/.

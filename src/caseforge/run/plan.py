@@ -13,6 +13,14 @@ from caseforge.case.model import Case
 from caseforge.errors import UsageError
 from caseforge.jsontypes import JSONObject
 
+# Above this many case-trials, a shard's share is estimated, not counted (see RunPlan).
+SHARD_COUNTED = 200_000
+
+# What one invocation may ask for: a --trials above MAX_TRIALS, or more than
+# MAX_CASE_TRIALS case-trials in all, is a usage error, said before anything is recorded.
+MAX_TRIALS = 10_000
+MAX_CASE_TRIALS = 10_000_000
+
 
 @dataclass
 class RunHandle:
@@ -40,21 +48,45 @@ class RunPlan:
 
     @property
     def skipped(self) -> int:
-        """The case-trials of this invocation's share that were stored already."""
+        """The case-trials of this invocation's share that were stored already (a shard's
+        count is an estimate when counting one by one would take long: see ``estimated``)."""
+        stored = sum(len(done) for done in self.done.values())
+        if self.shard is None:
+            return stored
+        if self.estimated:
+            return round(stored / self.shard.count)
         return sum(
             1 for done in self.done.values() for case_id, trial in done if self.mine(case_id, trial)
         )
 
+    @property
+    def estimated(self) -> bool:
+        """Whether :meth:`planned` and :attr:`skipped` estimate a shard's share rather than
+        count it: a shard's share is a hash per case-trial, and counting stays O(cases)
+        only up to SHARD_COUNTED case-trials."""
+        if self.shard is None:
+            return False
+        return sum(len(h.cases) for h in self.handles) * self.trials > SHARD_COUNTED
+
     def planned(self) -> int:
-        """How many case-trials this invocation will run (its shard's, less those stored)."""
+        """How many case-trials this invocation will run (its shard's, less those stored).
+
+        O(cases + stored), never O(cases x trials), so the first case-trial starts at once
+        whatever ``--trials`` is; a large shard's share is estimated (``estimated``)."""
         total = 0
         for handle in self.handles:
             done = self.done.get(handle.run_id, set())
-            for case_id in handle.cases:
-                for trial in range(1, self.trials + 1):
-                    if (case_id, trial) not in done and self.mine(case_id, trial):
-                        total += 1
-        return total
+            whole = len(handle.cases) * self.trials
+            if self.shard is None:
+                total += whole - len(done)
+            elif self.estimated:
+                total += round((whole - len(done)) / self.shard.count)
+            else:
+                for case_id in handle.cases:
+                    for trial in range(1, self.trials + 1):
+                        if (case_id, trial) not in done and self.mine(case_id, trial):
+                            total += 1
+        return max(total, 0)
 
     def mine(self, case_id: str, trial: int) -> bool:
         return self.shard is None or self.shard.holds(case_id, trial)
@@ -91,11 +123,17 @@ class Progress:
     """Counts the progress display shows."""
 
     total: int
+    estimated: bool = False  # a shard's share, estimated: shown as ~total
     done: int = 0
     passed: int = 0
     errors: int = 0
     cost_usd: float = 0.0
     started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def total_text(self) -> str:
+        """``1200``, or ``~1200`` for an estimate."""
+        return f"~{self.total}" if self.estimated else str(self.total)
 
     @property
     def eta_s(self) -> float | None:

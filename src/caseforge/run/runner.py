@@ -10,6 +10,7 @@ is left ``stopped`` and can be resumed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import re
@@ -28,16 +29,24 @@ from caseforge.case.context import load_context
 from caseforge.case.identity import suite_identity
 from caseforge.case.load import Suite, load_suite
 from caseforge.case.model import Case
-from caseforge.errors import CaseforgeError, UsageError
+from caseforge.errors import CaseforgeError, Interrupted, UsageError
 from caseforge.grade.judge import make_judge
 from caseforge.grade.trial import GradeOptions
 from caseforge.jsontypes import JSONObject
 from caseforge.llm.budget import CostBudget
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
+from caseforge.run.cancel import Cancellation
 from caseforge.run.conversation import Users, check_users
 from caseforge.run.executor import Executor, LocalExecutor, TrialTask, WorkerPool
-from caseforge.run.plan import Progress, RunHandle, RunPlan, Shard
+from caseforge.run.plan import (
+    MAX_CASE_TRIALS,
+    MAX_TRIALS,
+    Progress,
+    RunHandle,
+    RunPlan,
+    Shard,
+)
 from caseforge.run.replay import ReplayExecutor
 from caseforge.run.session import RunSession
 from caseforge.run.setup import TrialSetup
@@ -92,6 +101,11 @@ class RunOptions:
         ):
             if value is not None and value < least:
                 raise UsageError(f"{flag} must be at least {least}, not {value}")
+        if self.trials is not None and self.trials > MAX_TRIALS:
+            raise UsageError(
+                f"--trials must be at most {MAX_TRIALS:,} (caseforge's limit per case), "
+                f"not {self.trials:,}"
+            )
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise UsageError(f"--timeout must be more than 0 seconds, not {self.timeout_s:g}")
         if self.max_cost is not None and not self.max_cost >= 0:
@@ -170,9 +184,12 @@ class Runner:
         on_start: Callable[[list[RunHandle], Progress], None] | None = None,
         on_result: Callable[[Progress, TrialRecord], None] | None = None,
         judge_client: ModelClient | None = None,
+        cancellation: Cancellation | None = None,
     ) -> None:
         self.options = options
         self.judge_client = judge_client
+        self.cancellation = cancellation or Cancellation()
+        self._recorded: list[str] = []  # runs this invocation recorded or set running
         self.store = store
         self.executor = executor
         self.on_start = on_start
@@ -183,56 +200,55 @@ class Runner:
         self._own_pool: WorkerPool | None = None  # --executor ray, made for this run
 
     async def run(self) -> RunOutcome:
+        """Plan, drive and close the invocation. A cancellation (``self.cancellation``)
+        stops it at any point: a run already recorded is left ``stopped``, and
+        :class:`~caseforge.errors.Interrupted` is raised."""
+        cancel = self.cancellation
         opts = self.options
+        cancel.check()
         if opts.executor == "ray" and not opts.rescore and self.executor is None:
             from caseforge.run.ray_executor import RayExecutor
 
             # Its concurrency is the suite's, known once the plan has loaded the suite.
             self.executor = self._own_pool = RayExecutor(1, workers=opts.workers)
         pool = self.executor if isinstance(self.executor, WorkerPool) else None
-        if pool is not None:
-            pool.prepare()  # an unreachable cluster fails before a run is recorded
+        plan: RunPlan | None = None
         try:
+            if pool is not None:
+                pool.prepare()  # an unreachable cluster fails before a run is recorded
+            cancel.check()
             if opts.rescore:
                 plan = self._rescore_plan(opts.rescore)
             elif opts.resume:
                 plan = self._resume_plan(opts.resume)
             else:
                 plan = self._new_plan()
-        except BaseException:
-            if pool is not None:
-                pool.release()
-            raise
-        try:
+            cancel.check()
             session = self._open(plan)
-        except BaseException:
+            if plan.shard is not None:
+                session.shard = plan.shard
+                host = socket.gethostname()
+                for handle in plan.handles:
+                    if handle.run_id not in self._recorded:  # a shard resumed
+                        self._recorded.append(handle.run_id)
+                    self.store.claim_shard(handle.run_id, plan.shard.index, plan.shard.count, host)
+                    self.store.set_status(handle.run_id, "running")
+            elif opts.resume:
+                for handle in plan.handles:
+                    self._recorded.append(handle.run_id)
+                    self.store.set_status(handle.run_id, "running")
+            cancel.check()
+        except BaseException as exc:
             if pool is not None:
                 pool.release()
-            for handle in plan.handles:  # e.g. a worker that could not start: resumable
-                self.store.set_status(handle.run_id, "stopped")
+            # e.g. a worker that could not start, or a stop while planning: resumable
+            self._stop_recorded(plan)
+            if isinstance(exc, Interrupted) and self._recorded:
+                exc.detail = self._stopped_detail()
             raise
-        if plan.shard is not None:
-            session.shard = plan.shard
-            host = socket.gethostname()
-            for handle in plan.handles:
-                self.store.claim_shard(handle.run_id, plan.shard.index, plan.shard.count, host)
-                self.store.set_status(handle.run_id, "running")
-        elif opts.resume:
-            for handle in plan.handles:
-                self.store.set_status(handle.run_id, "running")
         if self.on_start:
             self.on_start(plan.handles, session.progress)
-        report: JSONObject | None = None
-        try:
-            await session.drive()
-        finally:
-            await session.close()
-            with (
-                contextlib.suppress(Exception)
-                if session.status != "finished"
-                else (contextlib.nullcontext())
-            ):  # a run that failed still keeps what its workers did, if the store can
-                report = self._record_pool(plan, session.executor)
+        report = await self._drive(session, plan)
         return RunOutcome(
             plan.suite,
             plan.handles,
@@ -244,6 +260,65 @@ class Runner:
             left_out=plan.left_out,
             pool=report,
         )
+
+    async def _drive(self, session: RunSession, plan: RunPlan) -> JSONObject | None:
+        """Drive the session to its end, or until cancelled; close it either way."""
+        cancel = self.cancellation
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        driving = True
+
+        def stop_driving() -> None:  # on the loop: cancel the drive, never the close
+            cancel.taken.set()
+            if driving:
+                task.cancel()
+
+        report: JSONObject | None = None
+        cancel.stops_itself = True
+        try:
+            with cancel.watch(lambda: _schedule(loop, stop_driving)):
+                try:
+                    await session.drive()
+                except asyncio.CancelledError:
+                    if not cancel.cancelled:
+                        raise
+                    task.uncancel()
+                except Interrupted:  # raised in a blocked loop (cli/signals.py): a stop too
+                    if not cancel.cancelled:
+                        raise
+                finally:
+                    driving = False
+                    await session.close()
+                    with (
+                        contextlib.suppress(Exception)
+                        if session.status != "finished"
+                        else (contextlib.nullcontext())
+                    ):  # a run that failed still keeps what its workers did, if the store can
+                        report = self._record_pool(plan, session.executor)
+        finally:
+            cancel.stops_itself = False
+        if cancel.cancelled:
+            raise Interrupted(cancel.reason, self._stopped_detail(session.status))
+        return report
+
+    def _stop_recorded(self, plan: RunPlan | None) -> None:
+        """Leave every run this invocation recorded (or set running) ``stopped``."""
+        for run_id in self._recorded:
+            with contextlib.suppress(Exception):  # the store may be what failed
+                if plan is not None and plan.shard is not None:
+                    self.store.end_shard(run_id, plan.shard.index, "stopped")
+                else:
+                    self.store.set_status(run_id, "stopped")
+
+    def _stopped_detail(self, status: str = "stopped") -> str:
+        """What a stop kept, for the message the CLI prints."""
+        first = self._recorded[0] if self._recorded else None
+        if first is None:
+            return "no run was recorded"
+        if status == "finished":
+            return f"every case-trial had finished: run {first} is finished"
+        return f"the run is saved as stopped: resume with --resume {first}"
 
     def _record_pool(self, plan: RunPlan, executor: Executor) -> JSONObject | None:
         """Keep what a worker pool did on each run, adding to earlier sessions' counts."""
@@ -284,11 +359,12 @@ class Runner:
             handles=plan.handles,
             tasks=_tasks(plan, default_clock),
             executor=self._executor(concurrency),
-            progress=Progress(total=total),
+            progress=Progress(total=total, estimated=plan.estimated),
             grade_options=grade_options,
             concurrency=concurrency,
             judge=judge,
             on_result=self.on_result,
+            cancellation=self.cancellation,
         )
         if opts.max_cost is not None:
             session.budget = CostBudget(opts.max_cost)
@@ -396,6 +472,7 @@ class Runner:
     ) -> RunHandle:
         """Create one run in the store with its case snapshot."""
         commit, dirty = state
+        self.cancellation.check()
         self.store.create_run(
             suite_identity=suite_identity(suite.root, suite.config.name),
             id=run_id,
@@ -413,6 +490,7 @@ class Runner:
             options=options,
             cases=[(c.id, c.model_dump_json(exclude_unset=True)) for c in cases],
         )
+        self._recorded.append(run_id)
         return RunHandle(run_id, config_name, config, {c.id: c for c in cases})
 
     def _new_plan(self) -> RunPlan:
@@ -434,6 +512,14 @@ class Runner:
         else:
             names = [next(iter(config.configs))] if config.configs else [None]
         trials = opts.trials if opts.trials is not None else config.trials
+        asked = len(cases) * trials * len(names)
+        if asked > MAX_CASE_TRIALS:
+            raise UsageError(
+                f"{len(cases):,} cases x {trials:,} trials"
+                + (f" x {len(names)} configs" if len(names) > 1 else "")
+                + f" = {asked:,} case-trials: one invocation runs at most {MAX_CASE_TRIALS:,} "
+                "(use fewer --trials, or select cases with --case or --tag)"
+            )
         self._resolve_agent(suite)  # a broken agent spec fails before any run is recorded
         self._user_players = self._users(suite)
         check_users(self._user_players, cases, self._user_players.model is not None)
@@ -513,6 +599,7 @@ class Runner:
                     f"--run-id {run_id}: that run has a different {what} ({shown}); every "
                     "shard of a run must run the same suite, commit and options"
                 )
+        self._recorded.append(run_id)
         return RunHandle(run_id, config_name, config, {c.id: c for c in cases})
 
     def _resume_plan(self, resume: str) -> RunPlan:
@@ -584,6 +671,13 @@ class Runner:
             replay_from=source,
             left_out=sorted(stored - set(current)),
         )
+
+
+def _schedule(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+    """Run ``callback`` on ``loop`` soon; safe from a signal handler or another thread, and
+    a loop already closed is left alone."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback)
 
 
 def _tasks(plan: RunPlan, default_clock: dt.datetime) -> Iterator[TrialTask]:

@@ -22,6 +22,7 @@ from caseforge.grade.judge import judge_record
 from caseforge.grade.trial import GradeOptions
 from caseforge.llm.budget import CostBudget
 from caseforge.results import TrialRecord, TrialStatus, needs_judge
+from caseforge.run.cancel import Cancellation
 from caseforge.run.executor import Executor, TrialOutcome, TrialTask
 from caseforge.run.plan import Progress, RunHandle, Shard
 from caseforge.run.record import grade_outcome, store_row
@@ -60,6 +61,7 @@ class RunSession:
     budget: CostBudget | None = None  # --max-cost
     shard: Shard | None = None  # --shard I/N: the ledger says when the whole run is finished
     on_result: Callable[[Progress, TrialRecord], None] | None = None
+    cancellation: Cancellation | None = None  # set: no case-trial starts any more
 
     status: str = "finished"
     stop_reason: str | None = None
@@ -73,6 +75,8 @@ class RunSession:
         execute: Callable[[TrialTask], Awaitable[TrialOutcome]] = self.trial_runner or _no_agent
         if self.budget is not None:
             execute = self._within_budget(execute, self.budget)
+        if self.cancellation is not None:
+            execute = self._unless_cancelled(execute, self.cancellation)
         judging: set[asyncio.Task[None]] = set()
         gate = asyncio.Semaphore(self.concurrency)
         writer = asyncio.create_task(self._write_periodically())
@@ -84,7 +88,7 @@ class RunSession:
         try:
             with self.clock_freezer:
                 async for outcome in self.executor.run(self.tasks, execute):
-                    if outcome.over_budget:
+                    if outcome.over_budget or outcome.not_started:
                         continue  # never started, or cut short: not stored, --resume runs it
                     record = grade_outcome(outcome, self.grade_options)
                     if self.judge is not None and needs_judge(record):
@@ -185,6 +189,20 @@ class RunSession:
                 await budget.finish(cost, model, stored=stored)
                 if not stored:
                     self.executor.stop()
+
+        return run
+
+    def _unless_cancelled(
+        self, execute: Callable[[TrialTask], Awaitable[TrialOutcome]], cancellation: Cancellation
+    ) -> Callable[[TrialTask], Awaitable[TrialOutcome]]:
+        """Start no case-trial once the run is cancelled: an in-process agent that blocks the
+        event loop would otherwise be entered again by every worker the loop steps next."""
+
+        async def run(task: TrialTask) -> TrialOutcome:
+            if cancellation.cancelled:
+                self.executor.stop()
+                return TrialOutcome(task=task, not_started=True)
+            return await execute(task)
 
         return run
 

@@ -11,7 +11,7 @@ import shutil
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 from caseforge.agent.context import AgentContext
 from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
 from caseforge.agent.protocol import AgentProtocolError, AgentResult
+from caseforge.agent.threads import DaemonThreadPool, SuiteExit, in_thread, suite_exit
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads
@@ -79,6 +80,7 @@ class TrialRunner:
     limiter: Limiter | None = None  # rate_limit:, shared by every ctx.llm() client
     context: dict[str, Any] | None = None  # SUITE/context/: in every request and ctx
     users: Users | None = None  # who plays a multi-turn case's simulated user
+    hooks: DaemonThreadPool = field(default_factory=lambda: DaemonThreadPool(8, "hook"))
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -107,7 +109,7 @@ class TrialRunner:
                 try:
                     if self.workspace_setup is not None:
                         # Off the event loop: a hook that copies a database blocks.
-                        await asyncio.to_thread(self.workspace_setup, ctx.workspace, case)
+                        await in_thread(self.hooks, self.workspace_setup, ctx.workspace, case)
                         request["workspace"] = str(ctx.workspace)
                 except Exception as exc:  # the suite's hook failed: an error for this trial
                     outcome.error = f"workspace_setup failed: {_describe(exc)}"
@@ -125,6 +127,15 @@ class TrialRunner:
                     break
                 except FixtureMissingError as exc:
                     outcome.error = str(exc)
+                    break
+                except (SystemExit, KeyboardInterrupt) as exc:  # an async agent's own exit
+                    failure = suite_exit(exc)
+                    if failure is None:  # a library caller's real Ctrl-C: stop the run
+                        raise
+                    outcome.error = f"the agent {failure}"
+                    break
+                except SuiteExit as exc:  # a sync agent's own sys.exit()
+                    outcome.error = f"the agent {exc}"
                     break
                 except Exception as exc:  # the agent's own failure is data, not a crash
                     outcome.error = _describe(exc, with_traceback=True)
@@ -149,8 +160,8 @@ class TrialRunner:
                     )
             if outcome.result is not None and self.outcome_probe is not None:
                 try:
-                    found = await asyncio.to_thread(
-                        self.outcome_probe, Path(folder), outcome.result, case
+                    found = await in_thread(
+                        self.hooks, self.outcome_probe, Path(folder), outcome.result, case
                     )
                     outcome.outcomes = dict(found or {})
                 except Exception as exc:
@@ -199,7 +210,9 @@ class TrialRunner:
         )
 
     async def aclose(self) -> None:
-        """Close what the runner opened (the agent is the session's to close)."""
+        """Close what the runner opened (the agent is the session's to close); a hook still
+        running is abandoned with its thread."""
+        self.hooks.shutdown()
         if self.llm_cache is not None:
             self.llm_cache.close()
 
@@ -247,6 +260,8 @@ def _describe(exc: BaseException, with_traceback: bool = False) -> str:
     """One line for the reports (the first), then, for an in-process agent's own exception,
     its traceback, which ``caseforge show`` prints whole."""
     if isinstance(exc, AgentError | AgentProtocolError):  # caseforge's own words suffice
+        return str(exc)
+    if isinstance(exc, SuiteExit):  # sys.exit() in the suite's code: say so, no traceback
         return str(exc)
     text = str(exc)
     line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,101 @@
+"""Threads for a suite's own synchronous code: sync agents, workspace hooks, outcome
+probes and simulated users.
+
+Python cannot stop a thread, and the standard pool joins its threads at exit (and
+``asyncio.run`` joins the default executor's), so one call that hangs past its timeout
+would keep caseforge running for ever after the run is stored. These threads are daemons:
+a call still running when caseforge exits is abandoned (it was already recorded as timed
+out, or the run as stopped).
+
+A call runs in a copy of the caller's context, so what the suite's code prints reaches its
+own case-trial's log (``run/capture.py``). ``SystemExit`` and ``KeyboardInterrupt`` raised
+by that code are its failure, never caseforge's: they reach the caller wrapped in
+:class:`SuiteExit`, an ordinary exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import queue
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class SuiteExit(Exception):
+    """The suite's code raised ``SystemExit`` or ``KeyboardInterrupt``: its own failure."""
+
+    def __init__(self, original: BaseException) -> None:
+        self.original = original
+        super().__init__(describe_exit(original))
+
+
+def describe_exit(exc: BaseException) -> str:
+    """``called sys.exit(3)`` or ``raised KeyboardInterrupt``: what the code did."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})" if exc.code is not None else "called sys.exit()"
+    return f"raised {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+
+
+def suite_exit(exc: BaseException) -> SuiteExit | None:
+    """``exc``, raised by the suite's code on this thread, as that code's failure; None
+    when it is a real stop. ``SystemExit`` always is the code's own. ``KeyboardInterrupt``
+    is too, unless SIGINT still raises it (Python's own handler: a library caller's
+    Ctrl-C); under the CLI's handler (``cli/signals.py``) a signal never raises it."""
+    if isinstance(exc, SystemExit):
+        return SuiteExit(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        real = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        return None if real else SuiteExit(exc)
+    return None
+
+
+class DaemonThreadPool(Executor):
+    """At most ``size`` daemon threads, started as work arrives."""
+
+    def __init__(self, size: int, name: str = "suite") -> None:
+        self._size = max(1, size)
+        self._name = name
+        self._work: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._threads: list[threading.Thread] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._work.put((future, functools.partial(fn, *args, **kwargs)))
+        if len(self._threads) < self._size:
+            thread = threading.Thread(target=self._worker, name=self._name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return future
+
+    def _worker(self) -> None:
+        while (item := self._work.get()) is not None:
+            future, call = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except (SystemExit, KeyboardInterrupt) as exc:
+                future.set_exception(SuiteExit(exc))
+            except BaseException as exc:  # handed to the awaiting coroutine
+                future.set_exception(exc)
+
+    def shutdown(self, wait: bool = False, *, cancel_futures: bool = True) -> None:
+        """Let idle threads end; a thread still in a call is abandoned, never joined."""
+        for _ in self._threads:
+            self._work.put(None)
+
+
+async def in_thread(pool: Executor, fn: Callable[..., T], /, *args: Any) -> T:
+    """``fn(*args)`` on ``pool``, in a copy of this context (what it prints stays with it)."""
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
+    return await loop.run_in_executor(pool, functools.partial(context.run, fn, *args))
