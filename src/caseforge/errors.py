@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -129,3 +130,33 @@ def first_validation_error(exc: ValidationError) -> str:
     message = error["msg"].removeprefix("Value error, ")
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     return f"{where}: {message}{more}" if where else f"{message}{more}"
+
+
+class SuiteExit(Exception):
+    """A suite's own code (an agent, oracle, check, hook or simulated user) raised
+    ``SystemExit`` or ``KeyboardInterrupt``: that code's failure, never caseforge's. An
+    ordinary exception, so it is handled where that code's other failures are."""
+
+    def __init__(self, original: BaseException) -> None:
+        self.original = original
+        super().__init__(describe_exit(original))
+
+
+def describe_exit(exc: BaseException) -> str:
+    """``called sys.exit(3)`` or ``raised KeyboardInterrupt``: what the code did."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})" if exc.code is not None else "called sys.exit()"
+    return f"raised {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+
+
+def suite_exit(exc: BaseException) -> SuiteExit | None:
+    """``exc``, raised by a suite's code on this thread, as that code's failure; None when
+    it is a real stop. ``SystemExit`` always is the code's own. ``KeyboardInterrupt`` is too,
+    unless SIGINT still raises it (Python's own handler: a library caller's Ctrl-C); under
+    the CLI's handler (``cli/signals.py``) a signal never raises it."""
+    if isinstance(exc, SystemExit):
+        return SuiteExit(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        real = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        return None if real else SuiteExit(exc)
+    return None

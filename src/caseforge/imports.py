@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 
-from caseforge.errors import DatasetError
+from caseforge.errors import DatasetError, suite_exit
 
 
 class SuiteImportError(DatasetError):
@@ -48,6 +48,12 @@ def import_suite_file(path: Path, kind: str) -> ModuleType:
     except Exception as exc:
         del sys.modules[name]
         raise SuiteImportError(path, exc, _line_in(exc, path)) from exc
+    except (SystemExit, KeyboardInterrupt) as exc:  # the module's own exit: its failure
+        del sys.modules[name]
+        failure = suite_exit(exc)
+        if failure is None:
+            raise
+        raise SuiteImportError(path, failure, _line_in(exc, path)) from None
     finally:
         if added:
             sys.path.remove(folder)

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
+
+import pydantic_core
 
 from caseforge.stats import ItemCounts
 
 
 def same(expected: object, actual: object, strict: bool = False) -> bool:
-    """Equality for JSON values: 1 == 1.0, dict/list compared deeply, bools not numbers.
+    """Equality for JSON values: 1 == 1.0, dict/list compared deeply, bools not numbers,
+    NaN equal to NaN (an expected NaN is written down on purpose).
     ``strict``: types matter too (1, 1.0 and "1" all differ) and floats compare exactly
     (``0.1 + 0.2`` is not ``0.3``)."""
     if strict:
@@ -19,6 +23,8 @@ def same(expected: object, actual: object, strict: bool = False) -> bool:
     elif isinstance(expected, bool) or isinstance(actual, bool):
         return isinstance(expected, bool) and isinstance(actual, bool) and expected is actual
     elif isinstance(expected, int | float) and isinstance(actual, int | float):
+        if math.isnan(expected) or math.isnan(actual):  # NaN is data: it equals NaN only
+            return math.isnan(expected) and math.isnan(actual)
         return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-9)
     if isinstance(expected, dict) and isinstance(actual, dict):
         return expected.keys() == actual.keys() and all(
@@ -28,6 +34,8 @@ def same(expected: object, actual: object, strict: bool = False) -> bool:
         return len(expected) == len(actual) and all(
             same(e, a, strict) for e, a in zip(expected, actual, strict=True)
         )
+    if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected):
+        return math.isnan(actual)
     return bool(expected == actual)
 
 
@@ -83,3 +91,55 @@ def item_counts(expected: object, actual: object) -> ItemCounts:
 def pct(value: float | None) -> str:
     """A share as a percentage with one decimal, ``n/a`` when undefined."""
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+# --- non-finite numbers -----------------------------------------------------------------------
+# JSON has no NaN or Infinity. An agent's output may hold them (they are data), so what
+# caseforge stores and reports writes each as {"$float": "NaN"} ("Infinity", "-Infinity"):
+# an object no agent's string "NaN" can be taken for. The report schema documents it.
+
+FLOAT_KEY = "$float"
+_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def json_text(value: object) -> str:
+    """Compact UTF-8 JSON of ``value`` (objects it cannot encode as their ``str``), with a
+    non-finite float written as ``{"$float": "NaN"}``. pydantic-core's encoder: a run
+    encodes several values per case-trial."""
+    return finite_text(pydantic_core.to_json(value, fallback=str, inf_nan_mode="constants"))
+
+
+def finite_text(text: bytes | str) -> str:
+    """JSON text that may hold the bare ``NaN``/``Infinity`` tokens, as valid JSON with each
+    written as ``{"$float": …}`` (the text unchanged when it holds none)."""
+    decoded = text.decode() if isinstance(text, bytes) else text
+    if "NaN" not in decoded and "Infinity" not in decoded:  # the common case: one scan
+        return decoded
+    marked = mark_floats(json.loads(decoded))
+    return pydantic_core.to_json(marked, fallback=str).decode()
+
+
+def mark_floats(value: Any) -> Any:
+    """``value`` with each non-finite float replaced by ``{"$float": "NaN"}`` and the like."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {
+            FLOAT_KEY: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        }
+    if isinstance(value, dict):
+        return {k: mark_floats(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [mark_floats(v) for v in value]
+    return value
+
+
+def unmark_floats(value: Any) -> Any:
+    """The reverse of :func:`mark_floats`: ``{"$float": "NaN"}`` back to ``nan``."""
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get(FLOAT_KEY) in _NON_FINITE:
+            return _NON_FINITE[value[FLOAT_KEY]]
+        return {k: unmark_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unmark_floats(v) for v in value]
+    return value

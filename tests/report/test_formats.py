@@ -161,7 +161,7 @@ def test_a_report_file_with_a_wrong_field_is_a_one_line_error(
     message = str(raised.value)
     assert message.startswith(f"{path}: not a valid caseforge report: cases.0.trials.0.status")
     assert "\n" not in message
-    data["schema_version"] = 2
+    data["schema_version"] = 3
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(CaseforgeError, match="schema_version 2"):
+    with pytest.raises(CaseforgeError, match="schema_version 3"):
         load_report(str(path))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from caseforge.llm.prices import PriceTable
 
 from caseforge.agent.fixtures import FixtureSession
+from caseforge.logs import BoundedLog
 
 
 @dataclass
@@ -52,6 +53,9 @@ class AgentContext:
     turn: int | None = None
     # What an agent (or an adapter) keeps from one turn of a conversation to the next.
     conversation_state: dict[str, Any] = field(default_factory=dict, repr=False)
+    # The case-trial's log: a command agent's stderr goes here (an in-process agent's
+    # prints reach it through sys.stdout: run/capture.py).
+    log: BoundedLog | None = field(default=None, repr=False)
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
     _clients: list[ModelClient] = field(default_factory=list, repr=False)

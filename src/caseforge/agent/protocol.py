@@ -48,9 +48,10 @@ class Turn(BaseModel):
 
 
 class Usage(BaseModel):
-    """Tokens and cost of one case-trial."""
+    """Tokens and cost of one case-trial: finite numbers (a NaN cost is an invalid answer,
+    naming the field, never a run the store cannot take)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -58,9 +59,10 @@ class Usage(BaseModel):
 
 
 class AgentResult(BaseModel):
-    """What an agent returns for one case-trial."""
+    """What an agent returns for one case-trial. A NaN or Infinity in its output is data:
+    stored as ``{"$float": "NaN"}`` (``values.json_text``), graded as the float it is."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
 
     output: dict[str, Any] = Field(
         default_factory=dict,

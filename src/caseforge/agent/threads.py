@@ -19,41 +19,14 @@ import asyncio
 import contextvars
 import functools
 import queue
-import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
+from caseforge.errors import SuiteExit
+
 T = TypeVar("T")
-
-
-class SuiteExit(Exception):
-    """The suite's code raised ``SystemExit`` or ``KeyboardInterrupt``: its own failure."""
-
-    def __init__(self, original: BaseException) -> None:
-        self.original = original
-        super().__init__(describe_exit(original))
-
-
-def describe_exit(exc: BaseException) -> str:
-    """``called sys.exit(3)`` or ``raised KeyboardInterrupt``: what the code did."""
-    if isinstance(exc, SystemExit):
-        return f"called sys.exit({exc.code!r})" if exc.code is not None else "called sys.exit()"
-    return f"raised {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
-
-
-def suite_exit(exc: BaseException) -> SuiteExit | None:
-    """``exc``, raised by the suite's code on this thread, as that code's failure; None
-    when it is a real stop. ``SystemExit`` always is the code's own. ``KeyboardInterrupt``
-    is too, unless SIGINT still raises it (Python's own handler: a library caller's
-    Ctrl-C); under the CLI's handler (``cli/signals.py``) a signal never raises it."""
-    if isinstance(exc, SystemExit):
-        return SuiteExit(exc)
-    if isinstance(exc, KeyboardInterrupt):
-        real = signal.getsignal(signal.SIGINT) is signal.default_int_handler
-        return None if real else SuiteExit(exc)
-    return None
 
 
 class DaemonThreadPool(Executor):

@@ -29,7 +29,8 @@ from caseforge.agent.protocol import AgentProtocolError, AgentResult, parse_resp
 from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.watchdog import Watchdog
 from caseforge.case.suite import AgentSpec
-from caseforge.errors import CaseforgeError, UsageError
+from caseforge.errors import CaseforgeError, UsageError, suite_exit
+from caseforge.logs import BoundedLog
 
 STDERR_TAIL = 2000
 
@@ -141,21 +142,22 @@ class CommandAgent:
                 await started.wait()
             raise
         self.watchdog.watch(proc.pid)
+        log = ctx.log if ctx.log is not None else BoundedLog()
         try:
-            stdout, stderr = await proc.communicate(payload)
+            stdout = await _exchange(proc, payload, log)
         finally:
             # Cancelled (a timeout, Ctrl-C, SIGTERM) or done: leave nothing of it behind.
             _kill_group(proc.pid)
             if proc.returncode is None:
                 await proc.wait()
             self.watchdog.release(proc.pid)
-        tail = stderr.decode("utf-8", "replace")[-STDERR_TAIL:]
+        tail = log.last(STDERR_TAIL)
         if proc.returncode != 0:
             raise AgentError(f"the agent command exited with status {proc.returncode}", tail)
         try:
             data = json.loads(stdout)
         except ValueError:
-            shown = stdout[:200].decode("utf-8", "replace")
+            shown = bytes(stdout[:200]).decode("utf-8", "replace")
             raise AgentError(f"the agent printed invalid JSON: {shown!r}", tail) from None
         try:
             return parse_response(data)
@@ -164,6 +166,45 @@ class CommandAgent:
 
     async def aclose(self) -> None:
         self.watchdog.close()
+
+
+MAX_REPLY_BYTES = 256 * 1024 * 1024  # what a command may write to stdout for one case-trial
+
+
+async def _exchange(proc: asyncio.subprocess.Process, payload: bytes, log: BoundedLog) -> bytearray:
+    """Send the request, and read the response and stderr as they come: stderr into the
+    trial's bounded log (its head and tail; a command that writes for minutes costs no
+    memory), stdout up to MAX_REPLY_BYTES. Returns once the command has exited."""
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+
+    async def feed() -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # it read no more
+            stdin.write(payload)
+            await stdin.drain()
+        stdin.close()
+
+    async def drain() -> None:
+        while chunk := await stderr.read(1 << 16):
+            log.write(chunk)
+
+    writer, errors = asyncio.ensure_future(feed()), asyncio.ensure_future(drain())
+    try:
+        out = bytearray()
+        while chunk := await stdout.read(1 << 20):
+            out += chunk
+            if len(out) > MAX_REPLY_BYTES:
+                raise AgentError(
+                    f"the agent command wrote more than {MAX_REPLY_BYTES // 2**20} MB to "
+                    "stdout for one case-trial; it was stopped"
+                )
+        await errors
+        await writer
+        await proc.wait()
+        return out
+    finally:
+        for task in (writer, errors):
+            task.cancel()
 
 
 def _kill_group(pid: int) -> None:
@@ -212,6 +253,11 @@ def import_object(spec: str, suite_dir: Path) -> Any:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise CaseforgeError(f"{spec!r}: cannot import {module_name!r}: {exc}") from None
+    except (SystemExit, KeyboardInterrupt) as exc:  # the module's own exit, at import
+        failure = suite_exit(exc)
+        if failure is None:
+            raise
+        raise CaseforgeError(f"{spec!r}: importing {module_name!r} {failure}") from None
     except Exception as exc:  # a syntax or runtime error in the user's module: say where
         where, text = "", str(exc)
         if isinstance(exc, SyntaxError) and exc.filename:

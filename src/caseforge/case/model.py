@@ -57,7 +57,9 @@ CheckSpec = BUILTIN_MODES.union()
 class Case(BaseModel):
     """One case of a golden dataset: the input, the goal state and the metadata."""
 
-    model_config = ConfigDict(extra="forbid")
+    # A NaN or Infinity a case expects is written as such in the run's case snapshot (JSON
+    # has no such number; Python's and pydantic's readers take the bare tokens back).
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="constants")
 
     id: str = Field(pattern=ID_PATTERN, description="Slug; never renamed or reused.")
     input: dict[str, object] = Field(description="The mapping handed to the agent.")

@@ -284,6 +284,12 @@ class SuiteConfig(BaseModel):
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
     oracles: str | None = Field(default=None, description="Path to the oracles module.")
+    oracle_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="`caseforge validate` kills an oracle call (or the module's import) that "
+        "takes longer, and reports it for that case.",
+    )
     checks: str | None = Field(
         default=None, description="Path to a module of the suite's own check modes."
     )

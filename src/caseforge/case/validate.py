@@ -24,8 +24,9 @@ from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
 from caseforge.checks import BaseCheck, ExactSetCheck
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.jsontypes import JSONValue
-from caseforge.oracle import OracleError, expectation, load_oracles
-from caseforge.oracle.registry import OracleFn
+from caseforge.oracle.cache import OracleCache
+from caseforge.oracle.pool import OracleAnswer, OracleCall, OraclePool, pool_size
+from caseforge.paths import suite_paths
 from caseforge.values import same
 
 SPLITS = ("dev", "test")
@@ -67,6 +68,7 @@ class ValidationReport:
     sources: dict[str, int] = field(default_factory=dict)
     near_duplicates: list[DuplicatePair] = field(default_factory=list)
     oracle_checks: int = 0
+    oracle_output: list[OracleOutput] = field(default_factory=list)  # what oracles printed
 
     def ok(self, strict: bool = False) -> bool:
         """No errors (and, when ``strict``, no warnings)."""
@@ -124,25 +126,58 @@ def _short(value: object) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-class _OracleChecker:
-    """Recomputes every oracle-backed expectation and reports drift."""
+@dataclass(frozen=True)
+class OracleOutput:
+    """What an oracle printed while ``validate`` called it (or its module, loading)."""
 
-    def __init__(self, root: Path, config: SuiteConfig, report: ValidationReport) -> None:
+    oracle: str | None  # None: the module itself, while it was imported
+    case_id: str | None
+    text: str
+
+    def lines(self) -> list[str]:
+        """Each line prefixed with who printed it, as the CLI writes them to stderr."""
+        who = f"oracle {self.oracle}" if self.oracle else "oracles module"
+        where = f" (case {self.case_id})" if self.case_id else ""
+        return [f"{who}{where}: {line}" for line in self.text.splitlines()]
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """An oracle check waiting for its answer: where it is and what it holds."""
+
+    loaded: LoadedCase
+    name: str
+    check: BaseCheck
+
+
+class _OracleChecker:
+    """Recomputes every oracle-backed expectation and reports drift.
+
+    The checks are collected while the cases stream by and answered together at the end:
+    from the cache (``oracle/cache.py``) where the suite is unchanged, else in worker
+    processes (``oracle/pool.py``), each call with ``oracle_timeout_s``."""
+
+    def __init__(
+        self, root: Path, config: SuiteConfig, report: ValidationReport, cache: bool = True
+    ) -> None:
+        self.root = root
         self.report = report
-        self.oracles: dict[str, OracleFn] | None = None
+        self.module = root / config.oracles if config.oracles else None
+        self.timeout_s = config.oracle_timeout_s
+        self.use_cache = cache
         self.load_error: Problem | None = None
-        if config.oracles:
-            try:
-                self.oracles = load_oracles(root / config.oracles)
-            except OracleError as exc:
-                self.load_error = Problem(root / "caseforge.yaml", 0, 0, "oracles", str(exc))
+        if self.module is not None and not self.module.is_file():
+            self.load_error = Problem(
+                root / "caseforge.yaml", 0, 0, "oracles", f"{self.module}: oracles module not found"
+            )
+        self.calls: list[OracleCall] = []
+        self.pending: list[_Pending] = []
 
     def check(self, loaded: LoadedCase) -> None:
         case = loaded.case
         for name, check in case.expect.items():
             if not isinstance(check, BaseCheck) or check.oracle is None:
                 continue
-            oracle_name = check.oracle
             self.report.oracle_checks += 1
             if check.expected_field is None:
                 self._error(
@@ -152,73 +187,125 @@ class _OracleChecker:
                     f"mode {check.mode!r} declares no expected_field for an oracle to compute",
                 )
                 continue
-            loc = ("expect", name, check.expected_field)
-            if self.oracles is None:
-                if self.load_error is None:  # a module that fails is reported once, above
-                    message = "names an oracle but the suite config sets no `oracles` module"
-                    self._error(
-                        loaded, ("expect", name, "oracle"), f"expect.{name}.oracle", message
+            if self.module is None:
+                message = "names an oracle but the suite config sets no `oracles` module"
+                self._error(loaded, ("expect", name, "oracle"), f"expect.{name}.oracle", message)
+                continue
+            self.calls.append(
+                OracleCall(len(self.calls), check.oracle, dict(case.input), check.args, case.id)
+            )
+            self.pending.append(_Pending(loaded, name, check))
+
+    def finish(self) -> None:
+        """Answer every collected check (cache first, then the workers) and report."""
+        if self.module is None or self.load_error is not None:
+            return
+        cache = OracleCache(suite_paths(self.root).cache / "oracles", self.root, self.module)
+        try:
+            self._answer(cache)
+        finally:
+            cache.close()
+
+    def _answer(self, cache: OracleCache) -> None:
+        assert self.module is not None
+        answers: dict[int, OracleAnswer] = {}
+        names: list[str] | None = None
+        if self.use_cache and cache.open():  # else every answer is computed, then kept
+            names = cache.names
+            for call in self.calls:
+                found = cache.get(call)
+                if found is not None:
+                    answers[call.key] = found
+        missing = [c for c in self.calls if c.key not in answers]
+        if names is None or missing:
+            with OraclePool(
+                self.module, self.root, self.timeout_s, pool_size(len(missing))
+            ) as pool:
+                info = pool.module_info()
+                if info.output:
+                    self.report.oracle_output.append(OracleOutput(None, None, info.output))
+                if info.names is None:
+                    self.load_error = Problem(
+                        self.root / "caseforge.yaml",
+                        0,
+                        0,
+                        "oracles",
+                        info.error or f"{self.module}: the oracles module did not load",
                     )
-                continue
-            fn = self.oracles.get(oracle_name)
-            if fn is None:
-                known = ", ".join(sorted(self.oracles)) or "none"
+                    return
+                names = info.names
+                known = set(names)
+                for call, answer in pool.run([c for c in missing if c.name in known]):
+                    answers[call.key] = answer
+                    if answer.output:
+                        self.report.oracle_output.append(
+                            OracleOutput(call.name, call.case_id, answer.output)
+                        )
+                done = [(c, answers[c.key]) for c in self.calls if c.key in answers]
+                cache.save(names, pool.files | cache.outside, done)
+        for call, pending in zip(self.calls, self.pending, strict=True):
+            given = answers.get(call.key)
+            if given is None:  # an oracle the module does not register
+                known_names = ", ".join(sorted(names)) or "none"
                 self._error(
-                    loaded,
-                    ("expect", name, "oracle"),
-                    f"expect.{name}.oracle",
-                    f"unknown oracle {oracle_name!r} (registered: {known})",
+                    pending.loaded,
+                    ("expect", pending.name, "oracle"),
+                    f"expect.{pending.name}.oracle",
+                    f"unknown oracle {call.name!r} (registered: {known_names})",
                 )
                 continue
-            try:
-                computed = fn(dict(case.input), **check.args)
-            except Exception as exc:
-                self._error(
-                    loaded, loc, f"expect.{name}", f"oracle {oracle_name!r} failed: {exc!r}"
-                )
-                continue
-            as_set = isinstance(check, ExactSetCheck)
-            value, others = expectation(computed)
-            stored = _normalise(check.expected, as_set)
-            fresh = _normalise(value, as_set)
-            retired = retired_keys(value)
-            if retired:  # an oracle written for the retired convention
-                self._error(
-                    loaded,
-                    loc,
-                    f"expect.{name}",
-                    f"oracle {oracle_name!r} returns {', '.join(retired)}, which no longer "
-                    "lists alternatives: return AnyOf(value, [each other right value, whole]) "
-                    "from caseforge.oracle",
-                )
-                continue
-            if not same(stored, fresh):
-                self._error(
-                    loaded,
-                    loc,
-                    f"expect.{name}.{check.expected_field}",
-                    f"oracle drift in case {case.id}: file says {_short(check.expected)}, "
-                    f"oracle {oracle_name!r} now gives {_short(value)}",
-                )
-                continue
-            field = check.alternatives_field
-            kept = list(getattr(check, field, None) or []) if field else []
-            if field and not same(_normalise(kept, True), _normalise(others, True)):
-                self._error(
-                    loaded,
-                    ("expect", name, field) if kept else loc,
-                    f"expect.{name}.{field}",
-                    f"oracle drift in case {case.id}: file lists alternatives {_short(kept)}, "
-                    f"oracle {oracle_name!r} now gives {_short(others)}",
-                )
-            elif others and not field:
-                self._error(
-                    loaded,
-                    loc,
-                    f"expect.{name}",
-                    f"oracle {oracle_name!r} returned alternatives, which mode {check.mode!r} "
-                    "cannot hold (exact, number and outcome take `any_of`)",
-                )
+            self._compare(pending, call, given)
+
+    def _compare(self, pending: _Pending, call: OracleCall, answer: OracleAnswer) -> None:
+        loaded, name, check = pending.loaded, pending.name, pending.check
+        oracle_name, case = call.name, loaded.case
+        assert check.expected_field is not None
+        loc = ("expect", name, check.expected_field)
+        if answer.error is not None:
+            self._error(loaded, loc, f"expect.{name}", f"oracle {oracle_name!r} {answer.error}")
+            return
+        as_set = isinstance(check, ExactSetCheck)
+        value, others = answer.value, answer.others
+        stored = _normalise(check.expected, as_set)
+        fresh = _normalise(value, as_set)
+        retired = retired_keys(value)
+        if retired:  # an oracle written for the retired convention
+            self._error(
+                loaded,
+                loc,
+                f"expect.{name}",
+                f"oracle {oracle_name!r} returns {', '.join(retired)}, which no longer "
+                "lists alternatives: return AnyOf(value, [each other right value, whole]) "
+                "from caseforge.oracle",
+            )
+            return
+        if not same(stored, fresh):
+            self._error(
+                loaded,
+                loc,
+                f"expect.{name}.{check.expected_field}",
+                f"oracle drift in case {case.id}: file says {_short(check.expected)}, "
+                f"oracle {oracle_name!r} now gives {_short(value)}",
+            )
+            return
+        field = check.alternatives_field
+        kept = list(getattr(check, field, None) or []) if field else []
+        if field and not same(_normalise(kept, True), _normalise(others, True)):
+            self._error(
+                loaded,
+                ("expect", name, field) if kept else loc,
+                f"expect.{name}.{field}",
+                f"oracle drift in case {case.id}: file lists alternatives {_short(kept)}, "
+                f"oracle {oracle_name!r} now gives {_short(others)}",
+            )
+        elif others and not field:
+            self._error(
+                loaded,
+                loc,
+                f"expect.{name}",
+                f"oracle {oracle_name!r} returned alternatives, which mode {check.mode!r} "
+                "cannot hold (exact, number and outcome take `any_of`)",
+            )
 
     def _error(self, loaded: LoadedCase, loc: tuple[str, ...], field: str, message: str) -> None:
         line, col = _position(loaded, loc)
@@ -233,8 +320,11 @@ def _position(loaded: LoadedCase, loc: tuple[str, ...]) -> tuple[int, int]:
     return locate_in_yaml(loaded.path, loc)
 
 
-def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> ValidationReport:
-    """Validate a suite; the report holds every error and warning found."""
+def validate_suite(
+    suite_dir: str | Path, threshold: float | None = None, cache: bool = True
+) -> ValidationReport:
+    """Validate a suite; the report holds every error and warning found. ``cache=False``
+    recomputes every oracle instead of reusing the answers of an unchanged suite."""
     root = Path(suite_dir)
     try:
         config = load_config(root)
@@ -260,11 +350,7 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
             exc.problems or [Problem(root / "caseforge.yaml", 0, 0, "checks", exc.text)]
         )
         return report
-    oracles = _OracleChecker(root, config, report)
-    if oracles.load_error is not None:  # broken even before a case names an oracle
-        line, col = locate_in_yaml(root / "caseforge.yaml", ("oracles",))
-        error = oracles.load_error
-        report.errors.append(Problem(error.path, line, col, error.field, error.message))
+    oracles = _OracleChecker(root, config, report, cache)
     records: list[CaseRecord] = []
     first_seen: dict[str, CaseRecord] = {}
     dedup_fields = config.dedup.fields
@@ -362,6 +448,11 @@ def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> Val
                 )
             )
 
+    oracles.finish()
+    if oracles.load_error is not None:  # broken even when no case names an oracle
+        line, col = locate_in_yaml(root / "caseforge.yaml", ("oracles",))
+        error = oracles.load_error
+        report.errors.append(Problem(error.path, line, col, error.field, error.message))
     report.cases = len(records)
     case_failed = any(p.path.name != "caseforge.yaml" for p in report.errors)
     if records:  # with no case loaded, every tag would look unknown

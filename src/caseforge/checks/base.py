@@ -100,7 +100,7 @@ class OptionOrder:
 class BaseCheck(BaseModel):
     """Fields every check mode shares, and the declarations each mode makes."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     mode: str  # each mode narrows it to ``Literal["its-name"]``
     field: str | None = Field(

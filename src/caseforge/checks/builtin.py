@@ -238,8 +238,15 @@ class NumberCheck(BaseCheck):
             number = float(actual)
         except (TypeError, ValueError):
             return failed(f"not a number: {show(actual)}")
-        if isinstance(actual, bool) or math.isnan(number):
+        if isinstance(actual, bool) or (isinstance(actual, str) and not math.isfinite(number)):
             return failed(f"not a number: {show(actual)}")
+        if not math.isfinite(number):  # NaN or ±Infinity: right only where it is expected
+            if any(_same_non_finite(number, v) for v in (self.value, *self.any_of)):
+                return passed()
+            return failed(
+                f"{_non_finite_name(number)} is not a finite number; expected {self.value:g}"
+                f" ± {self.tolerance:g}"
+            )
         if any(abs(number - v) <= self.tolerance + 1e-12 for v in self.any_of):
             return passed()
         diff = abs(number - self.value)
@@ -253,6 +260,14 @@ class NumberCheck(BaseCheck):
     def render(self) -> str:
         extra = f" (or any of {show(self.any_of)})" if self.any_of else ""
         return f"number {self.value:g} ± {self.tolerance:g}{extra}"
+
+
+def _same_non_finite(number: float, wanted: float) -> bool:
+    return (math.isnan(number) and math.isnan(wanted)) or number == wanted
+
+
+def _non_finite_name(number: float) -> str:
+    return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
 
 
 class OutcomeCheck(BaseCheck):
@@ -366,7 +381,7 @@ class IncludeShorthand(TextOptions):
     """``{must_include: [...], must_not_include: [...]}``: two checks on one field, both
     with the text options given."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     must_include: list[object] = Field(default_factory=list)
     must_not_include: list[object] = Field(default_factory=list)
@@ -396,7 +411,7 @@ TOOL_CALLS_STRENGTH = 70
 class UndeclaredCheck(BaseModel):
     """A stored or historical check whose mode no declaration knows (read, never graded)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, ser_json_inf_nan="constants")
 
     mode: str
 

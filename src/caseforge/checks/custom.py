@@ -36,7 +36,7 @@ from typing import ClassVar
 
 from caseforge.checks.base import BaseCheck, OptionOrder, Reads, Verdict
 from caseforge.checks.table import BUILTIN_MODES, FORMS, ModeSpec, ModeTable, mode_name_of
-from caseforge.errors import CaseforgeError, Problem
+from caseforge.errors import CaseforgeError, Problem, suite_exit
 from caseforge.imports import SuiteImportError, import_suite_file
 
 ENTRY_POINT_GROUP = "caseforge.checks"
@@ -160,6 +160,11 @@ def entry_point_modes() -> tuple[ModeSpec, ...]:
             loaded = point.load()
         except Exception as exc:
             raise CaseforgeError(f"{where}: cannot load: {type(exc).__name__}: {exc}") from None
+        except (SystemExit, KeyboardInterrupt) as exc:
+            failure = suite_exit(exc)
+            if failure is None:
+                raise
+            raise CaseforgeError(f"{where}: cannot load: it {failure}") from None
         if isinstance(loaded, ModuleType):
             found += checks_in_module(loaded, where)
         elif isinstance(loaded, list | tuple):

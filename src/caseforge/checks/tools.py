@@ -57,7 +57,7 @@ VALUE_MODES = ("exact", "exact_set", "must_include", "must_not_include", "number
 class Count(BaseModel):
     """How many matching calls: at least ``min``, at most ``max``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     min: int = Field(0, ge=0)
     max: int | None = Field(None, ge=0)
@@ -82,7 +82,7 @@ class Count(BaseModel):
 class CallMatcher(BaseModel):
     """A tool call by ``name``, with ``args`` that must match (others may be there too)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     name: str = Field(min_length=1)
     args: dict[str, Any] = Field(
@@ -161,7 +161,7 @@ _VALUE_CHECK: TypeAdapter[Any] = TypeAdapter(ValueCheck)
 class ToolCallsCheck(BaseModel):
     """Expectations on the recorded tool calls."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     must_call: list[CallMatcher] = Field(default_factory=list)
     must_not_call: list[CallMatcher] = Field(default_factory=list)

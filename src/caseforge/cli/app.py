@@ -139,6 +139,13 @@ def validate(
             help="First rewrite outcome values still using alt_<key>s as value + any_of.",
         ),
     ] = False,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Recompute every oracle (by default an unchanged suite's answers are reused).",
+        ),
+    ] = False,
 ) -> None:
     """Check every case file and the suite as a whole; exit 1 on any error."""
     if threshold is not None and not 0 < threshold <= 1:
@@ -148,7 +155,10 @@ def validate(
         for done in fixes:
             out.print(f"fixed {done.format()}", markup=False)
         out.print(f"{len(fixes)} outcome check(s) moved to any_of" if fixes else "nothing to fix")
-    report = validate_suite(suite, threshold=threshold)
+    report = validate_suite(suite, threshold=threshold, cache=not no_cache)
+    for printed in report.oracle_output:  # stdout carries only caseforge's own output
+        for line in printed.lines():
+            err.print(line, markup=False)
     if as_json:
         data = report.to_json()
         if fix:

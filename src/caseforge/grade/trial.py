@@ -16,7 +16,14 @@ from caseforge.checks import (
     ToolCallsCheck,
     UndeclaredCheck,
 )
-from caseforge.results import CheckResult, CheckStatus, TrialStatus, trial_status
+from caseforge.errors import suite_exit
+from caseforge.results import (
+    ACTUAL_BYTES,
+    CheckResult,
+    CheckStatus,
+    TrialStatus,
+    trial_status,
+)
 
 APPROVAL_CHECK = "approval_pause"
 _FIELD = Reads.FIELD  # enum members read through a class descriptor: look them up once
@@ -131,7 +138,7 @@ def _grade_one(
                 for c in result.tool_calls
                 if turn is None or getattr(c, "turn", None) == turn
             ]
-            return _verdict(name, mode, check, expected, calls)
+            return _verdict(name, mode, check, expected, calls, "tool_calls")
         actual = lookup(result, field, turn)
         if actual is MISSING:
             reason = (
@@ -140,7 +147,7 @@ def _grade_one(
                 else f"no field {field!r} in the output"
             )
             return CheckResult(name, mode, _FAIL, expected, None, reason)
-        return _verdict(name, mode, check, expected, actual)
+        return _verdict(name, mode, check, expected, actual, field, turn)
     if isinstance(check, (UndeclaredCheck, IncludeShorthand)):
         return _undeclared(name, mode)
     expected = check.expected
@@ -168,16 +175,17 @@ def _grade_one(
                 else f"the outcome probe returned no {field!r}"
             )
             return CheckResult(name, mode, CheckStatus.ERROR, expected, None, reason)
-        actual = outcomes[field]
+        return _verdict(name, mode, check, expected, outcomes[field], f"outcomes.{field}")
     else:
         if paused and field == "reply":
             return CheckResult(name, mode, CheckStatus.CANNOT_JUDGE, expected, None, _PAUSED)
-        actual = lookup(result, field, getattr(check, "turn", None))
+        turn = getattr(check, "turn", None)
+        actual = lookup(result, field, turn)
         if actual is MISSING:
             return CheckResult(
                 name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
             )
-    return _verdict(name, mode, check, expected, actual)
+    return _verdict(name, mode, check, expected, actual, field, turn)
 
 
 def _earlier_turn(check: Check, result: AgentResult) -> bool:
@@ -196,13 +204,51 @@ def _undeclared(name: str, mode: str) -> CheckResult:
     return CheckResult(name, mode, CheckStatus.ERROR, None, None, reason)
 
 
+def response_ref(field: str, turn: int | None = None) -> str:
+    """Where in the stored response the whole value of ``field`` is (a cut ``actual``
+    points there): ``reply``, ``output.summary``, ``transcript[agent turn 2].content``."""
+    if field == "tool_calls" or field.startswith("outcomes."):
+        where = field
+    elif field == "reply":
+        where = "reply" if turn is None else "content"
+    elif field in (TRANSCRIPT, TURN_COUNT):
+        return "transcript"
+    else:
+        where = f"output.{field}"
+    return where if turn is None else f"transcript[agent turn {turn}].{where}"
+
+
 def _verdict(
+    name: str,
+    mode: str,
+    check: BaseCheck | ToolCallsCheck,
+    expected: Any,
+    actual: Any,
+    field: str,
+    turn: int | None = None,
+) -> CheckResult:
+    result = _graded(name, mode, check, expected, actual)
+    kept = result.actual
+    if type(kept) is str and len(kept) <= ACTUAL_BYTES // 4:  # the common case: it fits
+        return result
+    if isinstance(kept, str | dict | list):
+        return result.cut(response_ref(field, turn))
+    return result
+
+
+def _graded(
     name: str, mode: str, check: BaseCheck | ToolCallsCheck, expected: Any, actual: Any
 ) -> CheckResult:
     try:
         verdict = check.grade(actual)
     except Exception as exc:  # a suite's own mode must not take the run down
         reason = f"grading raised {type(exc).__name__}: {exc}"
+        return CheckResult(name, mode, CheckStatus.ERROR, expected, actual, reason)
+    except (SystemExit, KeyboardInterrupt) as exc:  # nor end caseforge
+        failure = suite_exit(exc)
+        if failure is None:
+            raise
+        reason = f"grading {failure}"
         return CheckResult(name, mode, CheckStatus.ERROR, expected, actual, reason)
     if not isinstance(verdict, tuple) or len(verdict) != 2:
         reason = f"grade() returned {verdict!r}, not a Verdict (use passed() or failed(...))"

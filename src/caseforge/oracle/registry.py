@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from caseforge.errors import DatasetError
+from caseforge.errors import DatasetError, SuiteExit
 from caseforge.imports import SuiteImportError, import_suite_file
 
 OracleFn = Callable[..., object]
@@ -87,5 +87,6 @@ def load_oracles(path: Path) -> dict[str, OracleFn]:
     try:
         module = import_suite_file(path, "oracles")
     except SuiteImportError as exc:
-        raise OracleError(f"{path}: importing the oracles module failed: {exc.error!r}") from exc
+        what = str(exc.error) if isinstance(exc.error, SuiteExit) else repr(exc.error)
+        raise OracleError(f"{path}: importing the oracles module failed: {what}") from exc
     return oracles_in(vars(module))

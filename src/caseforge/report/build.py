@@ -17,6 +17,7 @@ from caseforge.checks import ModeTable, mode_table
 from caseforge.errors import CaseforgeError, UsageError, first_validation_error
 from caseforge.files import read_json_file
 from caseforge.report.model import (
+    READABLE_VERSIONS,
     SCHEMA_VERSION,
     CaseResult,
     RunReport,
@@ -141,6 +142,9 @@ def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:
         user_cost_usd=_user_cost(response),
         ended_by=response.get("ended_by") if isinstance(response, dict) else None,
     )
+    if raw and row.get("log_json"):
+        log = json.loads(row["log_json"])
+        trial.log, trial.log_dropped = str(log.get("text", "")), int(log.get("dropped", 0))
     return record, trial
 
 
@@ -182,7 +186,7 @@ def load_report(run: str, store_url: str | None = None, raw: bool = False) -> Ru
         data = read_json_file(path, "report", "give a run id, `latest`, or a report.json")
         if not isinstance(data, dict) or "schema_version" not in data:
             raise CaseforgeError(f"{path}: not a caseforge report (no schema_version)")
-        if data["schema_version"] != SCHEMA_VERSION:
+        if data["schema_version"] not in READABLE_VERSIONS:
             raise CaseforgeError(
                 f"{path}: schema_version {data['schema_version']!r} is not one this caseforge "
                 f"reads ({SCHEMA_VERSION}); re-render it with the caseforge that wrote it"

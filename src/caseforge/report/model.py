@@ -15,7 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from caseforge.case.identity import SuiteIdentity
 from caseforge.results import PROBE_FAILED, CheckResult, CheckStatus, RunStatus, TrialStatus
 
-SCHEMA_VERSION: Literal[1] = 1
+# 2: a check's `actual` is kept to 2 KB, with `actual_bytes` and `actual_ref` when it was
+# cut; a trial carries its log (with --raw). Version 1 reports are read as they are.
+SCHEMA_VERSION: Literal[2] = 2
+READABLE_VERSIONS = (1, 2)
 SCHEMA_ID = "https://caseforge.example/report.schema.json"
 
 JsonObject = dict[str, JsonValue]
@@ -159,7 +162,11 @@ class TrialResult(_Model):
     paused_for_approval: bool = False
     tool_calls: list[ToolCallEntry] = Field(default_factory=list)
     output: dict[str, JsonValue] | None = Field(
-        None, description="The agent's output as it answered; only in a report built with --raw."
+        None,
+        description="The agent's output as it answered; only in a report built with --raw. A "
+        'NaN or Infinity in it is written {"$float": "NaN"} ("Infinity", "-Infinity"), as '
+        "it is in every check's expected and actual: JSON has no such number, and an object "
+        'cannot be taken for a string "NaN" the agent returned.',
     )
     checks: list[CheckResult] = Field(default_factory=list)
     user_cost_usd: float = Field(0.0, description="A model-played user's cost, apart.")
@@ -169,6 +176,12 @@ class TrialResult(_Model):
     ended_by: str | None = Field(
         None, description="How a conversation ended: agent, user, approval or max_turns."
     )
+    log: str | None = Field(
+        None,
+        description="What the agent's side wrote (a command's stderr, an in-process agent's "
+        "prints): its head and tail; only in a report built with --raw.",
+    )
+    log_dropped: int = Field(0, ge=0, description="Bytes of the log dropped between them.")
 
     @property
     def agent_error(self) -> bool:
@@ -238,7 +251,7 @@ class RunReport(_Model):
         json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"},
     )
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
     run_id: str
     group_id: str = Field("", description="Runs of one invocation (a matrix) share it.")
     suite: str

@@ -48,6 +48,12 @@ class TrialView(BaseModel):
     error: str | None = Field(
         None, description="The agent's error in full: its traceback, or a command's stderr."
     )
+    log: str | None = Field(
+        None,
+        description="What the agent's side wrote: a command's stderr, an in-process agent's "
+        "or hook's prints (the head and tail kept).",
+    )
+    log_dropped: int = Field(0, description="Bytes of the log dropped between head and tail.")
     latency_s: float = 0.0
     cost_usd: float = 0.0
     input_tokens: int = 0
@@ -73,6 +79,7 @@ def trial_view(
     record = TrialRecord.from_row(row)
     response = json.loads(row["response_json"]) if row.get("response_json") else {}
     case = store.cases(run_id).get(record.case_id, {})
+    log = json.loads(row["log_json"]) if row.get("log_json") else {}
     return TrialView(
         run_id=run_id,
         case_id=record.case_id,
@@ -91,6 +98,8 @@ def trial_view(
         else None,
         checks=record.checks,
         error=record.error,
+        log=log.get("text"),
+        log_dropped=int(log.get("dropped", 0)),
         latency_s=record.latency_s,
         cost_usd=record.cost_usd,
         input_tokens=record.input_tokens,
@@ -159,6 +168,18 @@ def trial_text(view: TrialView) -> str:
         for check in view.checks:
             why = f" — {check.reason}" if check.reason else ""
             lines.append(f"  [{check.status.value}] {check.name} ({check.mode}){why}")
+            if check.actual_bytes is not None:
+                lines.append(
+                    f"      (graded {check.actual_bytes:,} bytes of {check.actual_ref}; "
+                    "the result keeps 2 KB of it)"
+                )
+    if view.log:
+        dropped = (
+            f", {view.log_dropped:,} bytes dropped between head and tail"
+            if (view.log_dropped)
+            else ""
+        )
+        lines += [f"log (what the agent's side wrote{dropped}):", block(view.log)]
     return "\n".join(lines)
 
 

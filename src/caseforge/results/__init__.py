@@ -1,6 +1,7 @@
 """Typed records of graded case-trials, and reading them back from the run store."""
 
 from caseforge.results.records import (
+    ACTUAL_BYTES,
     NO_JUDGE_REASON,
     PROBE_FAILED,
     CheckResult,
@@ -14,6 +15,7 @@ from caseforge.results.records import (
 )
 
 __all__ = [
+    "ACTUAL_BYTES",
     "NO_JUDGE_REASON",
     "PROBE_FAILED",
     "CheckResult",

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-import pydantic_core
+from caseforge.values import json_text
 
 
 class CheckStatus(StrEnum):
@@ -62,9 +62,18 @@ class RunStatus(StrEnum):
     STOPPED = "stopped"
 
 
+ACTUAL_BYTES = 2048  # what a check result keeps of what it graded; the rest is by reference
+
+
 @dataclass(slots=True)
 class CheckResult:
-    """One check's verdict with what was expected, what was found, and why."""
+    """One check's verdict with what was expected, what was found, and why.
+
+    ``actual`` keeps at most ACTUAL_BYTES of its JSON: a longer value becomes an excerpt
+    (its text, cut), ``actual_bytes`` its full size and ``actual_ref`` the field in the
+    trial's stored response that holds it whole (``reply``, ``output.summary``,
+    ``outcomes.refund``), so a 50 MB reply is stored once per case-trial, not once per
+    check that read it."""
 
     name: str
     mode: str
@@ -72,9 +81,11 @@ class CheckResult:
     expected: Any = None
     actual: Any = None
     reason: str = ""
+    actual_bytes: int | None = None  # set when `actual` was cut: the full value's size
+    actual_ref: str | None = None  # and where the full value is
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "name": self.name,
             "mode": self.mode,
             "status": self.status.value,
@@ -82,6 +93,10 @@ class CheckResult:
             "actual": self.actual,
             "reason": self.reason,
         }
+        if self.actual_bytes is not None:
+            data["actual_bytes"] = self.actual_bytes
+            data["actual_ref"] = self.actual_ref
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CheckResult:
@@ -92,7 +107,27 @@ class CheckResult:
             data.get("expected"),
             data.get("actual"),
             data.get("reason", ""),
+            data.get("actual_bytes"),
+            data.get("actual_ref"),
         )
+
+    def cut(self, ref: str | None) -> CheckResult:
+        """Keep at most ACTUAL_BYTES of ``actual``: the excerpt, the size and ``ref``."""
+        actual = self.actual
+        if type(actual) is str:
+            if len(actual) <= ACTUAL_BYTES // 4:  # 4 bytes a character at most: it fits
+                return self
+            text = actual
+        elif isinstance(actual, dict | list):
+            text = json_text(actual)
+        else:
+            return self
+        size = len(text.encode("utf-8"))
+        if size <= ACTUAL_BYTES:
+            return self
+        excerpt = text.encode("utf-8")[: ACTUAL_BYTES - 3].decode("utf-8", "ignore")
+        self.actual, self.actual_bytes, self.actual_ref = excerpt + "…", size, ref
+        return self
 
 
 @dataclass(slots=True)
@@ -123,9 +158,10 @@ class TrialRecord:
         response_json: str | None = None,
         outcomes_json: str | None = None,
         fixtures_json: str | None = None,
+        log_json: str | None = None,
     ) -> dict[str, Any]:
-        """The store row of this record, with the raw response, what the probe read and how
-        the trial used the fixtures."""
+        """The store row of this record, with the raw response, what the probe read, how
+        the trial used the fixtures and what the agent's side wrote (its log)."""
         return {
             "run_id": run_id,
             "case_id": self.case_id,
@@ -141,6 +177,7 @@ class TrialRecord:
             "checks_json": _encode([c.to_json() for c in self.checks]),
             "finished_at": finished_at,
             "fixtures_json": fixtures_json,
+            "log_json": log_json,
         }
 
 
@@ -157,9 +194,10 @@ _ROW_FIELDS = (
 
 
 def _encode(value: object) -> str:
-    """Compact UTF-8 JSON; pydantic-core's encoder is about 4× the standard library's, and
-    a run encodes one list of checks per case-trial."""
-    return pydantic_core.to_json(value, fallback=str).decode()
+    """Compact UTF-8 JSON, a non-finite float as ``{"$float": "NaN"}``; pydantic-core's
+    encoder is about 4× the standard library's, and a run encodes one list of checks per
+    case-trial."""
+    return json_text(value)
 
 
 # How a failed outcome probe's check reason begins: the failure is the agent side's.

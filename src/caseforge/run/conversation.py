@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from caseforge.agent.protocol import AgentResult, ToolCall, Turn, Usage
-from caseforge.agent.threads import DaemonThreadPool, SuiteExit, in_thread
+from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.transports import import_object
 from caseforge.case.conversation import Conversation, SimulatedUser
 from caseforge.case.model import Case
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, SuiteExit
 
 if TYPE_CHECKING:
     from caseforge.llm.client import ModelClient  # the SDK is imported only when used

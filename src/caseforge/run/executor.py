@@ -59,6 +59,10 @@ class TrialOutcome:
     # What it recorded, (service, request, index, response): a worker's recordings are
     # written by the driver, which alone writes SUITE/fixtures/.
     recordings: list[tuple[str, Any, int, Any]] | None = None
+    # What the agent's side wrote (a command's stderr, an in-process agent's prints, its
+    # hooks'): the head and tail kept, and how many bytes were dropped between them.
+    log: str = ""
+    log_dropped: int = 0
 
 
 class TrialCall(Protocol):

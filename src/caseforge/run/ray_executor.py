@@ -38,6 +38,7 @@ from caseforge.errors import EnvError, UsageError
 from caseforge.jsontypes import JSONObject
 from caseforge.llm.limiter import RateLimiter
 from caseforge.network import is_loopback
+from caseforge.run.capture import routed
 from caseforge.run.executor import TrialOutcome, TrialTask, WorkerPool
 
 if TYPE_CHECKING:
@@ -565,6 +566,8 @@ class TrialWorker:
         self.running: set[asyncio.Future[None]] = set()
         self.done: list[tuple[int, dict[str, Any]]] = []
         self.finished = asyncio.Event()
+        self.routing = routed()  # the agent's prints go to its trial's log (run/capture.py)
+        self.routing.__enter__()
         self.travel: Any = None
         if frozen_clock is not None and self.runner.agent.in_process:
             import time_machine
@@ -625,3 +628,4 @@ class TrialWorker:
         await self.runner.aclose()
         if self.travel is not None:
             self.travel.stop()
+        self.routing.__exit__(None, None, None)

@@ -9,6 +9,7 @@ from caseforge.grade.trial import GradeOptions, grade_trial
 from caseforge.results import CheckResult, TrialRecord, TrialStatus
 from caseforge.run.executor import TrialOutcome
 from caseforge.store.db import utcnow
+from caseforge.values import finite_text, json_text
 
 
 def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
@@ -43,9 +44,10 @@ def store_row(outcome: TrialOutcome, record: TrialRecord) -> dict[str, Any]:
     return record.to_row(
         outcome.task.run_id,
         utcnow(),
-        result.model_dump_json() if result is not None else None,
-        json.dumps(outcome.outcomes, ensure_ascii=False, default=str)
-        if outcome.outcomes is not None
-        else None,
+        finite_text(result.model_dump_json()) if result is not None else None,
+        json_text(outcome.outcomes) if outcome.outcomes is not None else None,
         json.dumps(outcome.fixtures, ensure_ascii=False) if outcome.fixtures else None,
+        json.dumps({"text": outcome.log, "dropped": outcome.log_dropped}, ensure_ascii=False)
+        if outcome.log
+        else None,
     )

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from caseforge.agent.protocol import AgentResult
 from caseforge.run.executor import StoppableExecutor, TrialOutcome, TrialTask
 from caseforge.store.db import RunStore
+from caseforge.values import FLOAT_KEY, unmark_floats
 
 YIELD_EVERY = 200  # let the judge's tasks and the flusher run between replayed outcomes
 
@@ -33,9 +34,16 @@ class ReplayExecutor(StoppableExecutor):
                 continue
             outcome = TrialOutcome(task=task, error=row["error"], latency_s=row["latency_s"])
             if row["response_json"]:
-                outcome.result = AgentResult.model_validate_json(row["response_json"])
+                stored = row["response_json"]
+                if FLOAT_KEY in stored:  # a NaN or Infinity the agent answered: a float again
+                    outcome.result = AgentResult.model_validate(unmark_floats(json.loads(stored)))
+                else:
+                    outcome.result = AgentResult.model_validate_json(stored)
                 if row.get("outcomes_json"):
-                    outcome.outcomes = json.loads(row["outcomes_json"])
+                    outcome.outcomes = unmark_floats(json.loads(row["outcomes_json"]))
+            if row.get("log_json"):  # what the agent wrote, kept with the rescored trial
+                log = json.loads(row["log_json"])
+                outcome.log, outcome.log_dropped = str(log["text"]), int(log["dropped"])
             if row.get("fixtures_json"):
                 outcome.fixtures = json.loads(row["fixtures_json"])
             yield outcome

@@ -23,6 +23,7 @@ from caseforge.grade.trial import GradeOptions
 from caseforge.llm.budget import CostBudget
 from caseforge.results import TrialRecord, TrialStatus, needs_judge
 from caseforge.run.cancel import Cancellation
+from caseforge.run.capture import routed
 from caseforge.run.executor import Executor, TrialOutcome, TrialTask
 from caseforge.run.plan import Progress, RunHandle, Shard
 from caseforge.run.record import grade_outcome, store_row
@@ -86,7 +87,7 @@ class RunSession:
         # cases). They are handed back when the session ends.
         gc.freeze()
         try:
-            with self.clock_freezer:
+            with self.clock_freezer, routed():  # suite code's prints go to its trial's log
                 async for outcome in self.executor.run(self.tasks, execute):
                     if outcome.over_budget or outcome.not_started:
                         continue  # never started, or cut short: not stored, --resume runs it

@@ -19,17 +19,19 @@ from typing import Any
 from caseforge.agent.context import AgentContext
 from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
 from caseforge.agent.protocol import AgentProtocolError, AgentResult
-from caseforge.agent.threads import DaemonThreadPool, SuiteExit, in_thread, suite_exit
+from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, SuiteExit, suite_exit
 from caseforge.grade.trial import TRANSCRIPT, TURN_COUNT
 from caseforge.llm.budget import SpendMeter
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.limiter import Limiter
 from caseforge.llm.prices import PriceTable
+from caseforge.logs import BoundedLog
 from caseforge.results import PROBE_FAILED
+from caseforge.run.capture import trial_log
 from caseforge.run.conversation import Users, converse
 from caseforge.run.executor import TrialOutcome, TrialTask
 
@@ -98,6 +100,24 @@ class TrialRunner:
         # A str until needed: most agents never touch their workspace.
         folder = f"{self.work_dir}/{task.config_name or '_'}/{case.id}/{task.trial}"
         outcome = TrialOutcome(task=task)
+        log = BoundedLog()
+        with trial_log(log):  # what the suite's code prints lands in `log` (run/capture.py)
+            try:
+                await self._run(task, request, folder, outcome, log)
+            finally:
+                if log:
+                    outcome.log, outcome.log_dropped = log.text(), log.dropped
+        return outcome
+
+    async def _run(
+        self,
+        task: TrialTask,
+        request: dict[str, Any],
+        folder: str,
+        outcome: TrialOutcome,
+        log: BoundedLog,
+    ) -> None:
+        case = task.case
         started = time.perf_counter()
         ctx: AgentContext | None = None
         try:
@@ -105,7 +125,7 @@ class TrialRunner:
                 outcome.attempts = attempt
                 if (attempt > 1 or task.resent) and os.path.exists(folder):
                     shutil.rmtree(folder, ignore_errors=True)  # a retry, or a lost worker's
-                ctx = self._context(task, folder)
+                ctx = self._context(task, folder, log)
                 try:
                     if self.workspace_setup is not None:
                         # Off the event loop: a hook that copies a database blocks.
@@ -172,7 +192,6 @@ class TrialRunner:
                 await ctx.aclose()
             if ctx is not None and ctx.workspace_used and not self.keep_workspaces:
                 shutil.rmtree(folder, ignore_errors=True)
-        return outcome
 
     async def _answer(self, request: dict[str, Any], ctx: AgentContext, case: Case) -> AgentResult:
         """One agent call, or a whole conversation for a multi-turn case."""
@@ -191,8 +210,9 @@ class TrialRunner:
 
         return await converse(case.conversation, request, turn, users)
 
-    def _context(self, task: TrialTask, folder: str) -> AgentContext:
+    def _context(self, task: TrialTask, folder: str, log: BoundedLog) -> AgentContext:
         return AgentContext(
+            log=log,
             case_id=task.case.id,
             trial=task.trial,
             seed=task.seed,

@@ -58,6 +58,7 @@ results = Table(
     Column("checks_json", Text, nullable=False),
     Column("finished_at", String(40), nullable=False),
     Column("fixtures_json", Text),  # the trial's fixture use (migration 0003)
+    Column("log_json", Text),  # what the agent's side wrote: {text, dropped} (migration 0007)
 )
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from caseforge.case.load import load_config, parse_model, read_yaml
 from caseforge.errors import CaseforgeError
-from caseforge.oracle import expectation, load_oracles
+from caseforge.oracle.pool import OracleAnswer, OracleCall, OraclePool, pool_size
 
 DIMENSIONS_FILE = "dimensions.yaml"
 
@@ -139,35 +139,26 @@ def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> l
     if len(rows) < n:
         rows += sample_tuples(axes, n - len(rows), seed + 1)
     rng = random.Random(seed + 2)
-    oracles = load_oracles(suite_dir / config.oracles) if config.oracles else {}
+    inputs = [
+        {name: rng.choice(values) for name, values in dims.input_fields.items()} for _ in rows
+    ]
+    answers = _oracle_answers(
+        suite_dir, config.oracles, config.oracle_timeout_s, dims, rows, inputs
+    )
     drawn = []
-    for index, row in enumerate(rows, start=1):
+    for index, (row, case_input) in enumerate(zip(rows, inputs, strict=True), start=1):
         scenario = dims.scenarios[row["scenario"]]
-        case_input = {name: rng.choice(values) for name, values in dims.input_fields.items()}
         expect: dict[str, object] = {"category": {"mode": "exact", "value": scenario.category}}
         if scenario.oracle is not None:
-            fn = oracles.get(scenario.oracle.name)
-            if fn is None:
-                raise CaseforgeError(
-                    f"{suite_dir / DIMENSIONS_FILE}: scenario {row['scenario']!r} names oracle "
-                    f"{scenario.oracle.name!r}, which {config.oracles or 'no oracles module'} lacks"
-                )
-            try:
-                value = fn(dict(case_input), **scenario.oracle.args)
-            except Exception as exc:
-                raise CaseforgeError(
-                    f"oracle {scenario.oracle.name!r} failed on tuple {row} with input "
-                    f"{case_input}: {type(exc).__name__}: {exc}"
-                ) from None
-            right, others = expectation(value)
+            answer = answers[index]
             check: dict[str, object] = {
                 "mode": "outcome",
                 "oracle": scenario.oracle.name,
                 "args": scenario.oracle.args,
-                "value": right,
+                "value": answer.value,
             }
-            if others:
-                check["any_of"] = others
+            if answer.others:
+                check["any_of"] = answer.others
             expect[scenario.oracle.field or "refund"] = check
         expect.update(scenario.expect)
         drawn.append(
@@ -188,3 +179,51 @@ def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> l
             }
         )
     return drawn
+
+
+def _oracle_answers(
+    suite_dir: Path,
+    module: str | None,
+    timeout_s: float,
+    dims: Dimensions,
+    rows: list[dict[str, str]],
+    inputs: list[dict[str, Any]],
+) -> dict[int, OracleAnswer]:
+    """Each oracle-backed tuple's expectation, computed in worker processes (the suite's
+    code never runs in caseforge's own: ``oracle/pool.py``); the first failure is an error
+    naming the oracle and the tuple."""
+    calls = []
+    for index, (row, case_input) in enumerate(zip(rows, inputs, strict=True), start=1):
+        wanted = dims.scenarios[row["scenario"]].oracle
+        if wanted is not None:
+            calls.append(OracleCall(index, wanted.name, dict(case_input), dict(wanted.args)))
+    if not calls:
+        return {}
+    if module is None:
+        raise CaseforgeError(
+            f"{suite_dir / DIMENSIONS_FILE}: scenario {rows[calls[0].key - 1]['scenario']!r} "
+            f"names oracle {calls[0].name!r}, but caseforge.yaml sets no `oracles` module"
+        )
+    path = suite_dir / module
+    if not path.is_file():
+        raise CaseforgeError(f"{path}: oracles module not found")
+    answers: dict[int, OracleAnswer] = {}
+    with OraclePool(path, suite_dir, timeout_s, pool_size(len(calls))) as pool:
+        info = pool.module_info()
+        if info.names is None:
+            raise CaseforgeError(info.error or f"{path}: the oracles module did not load")
+        for call in calls:
+            if call.name not in info.names:
+                row = rows[call.key - 1]
+                raise CaseforgeError(
+                    f"{suite_dir / DIMENSIONS_FILE}: scenario {row['scenario']!r} names oracle "
+                    f"{call.name!r}, which {module} lacks"
+                )
+        for call, answer in pool.run(calls):
+            if answer.error is not None:
+                raise CaseforgeError(
+                    f"oracle {call.name!r} {answer.error} on tuple {rows[call.key - 1]} with "
+                    f"input {call.input}"
+                )
+            answers[call.key] = answer
+    return answers
