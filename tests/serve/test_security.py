@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -178,7 +179,7 @@ def test_loopback_names_with_and_without_the_port_are_answered(world: Served) ->
     assert web.get("/api/runs", headers={"Host": EVIL}).status_code == 403
 
 
-def _session_cookie(response: httpx.Response) -> tuple[str, str]:
+def _session_cookie(response: Any) -> tuple[str, str]:
     """The session id a response sets, and the attributes it sets it with."""
     line = next(
         v for k, v in response.headers.multi_items() if k == "set-cookie" and SESSION_COOKIE in v

@@ -58,7 +58,7 @@ class HostNames:
         if is_loopback(bind):
             return cls(frozenset(added))
         machine = (socket.gethostname(), socket.getfqdn(), bind)
-        found = {name for name in map(host_name, machine) if name is not None}
+        found = {n for n in map(host_name, machine) if n is not None and not is_address(n)}
         return cls(frozenset(found | added), any_address=True)
 
     def allows(self, header: str) -> bool:
