@@ -235,7 +235,8 @@ def test_token_uses_1_refuses_the_second_trade(tmp_path: Path) -> None:
 
 
 class Serving:
-    """``caseforge serve`` in a subprocess, read line by line on a thread."""
+    """``caseforge serve`` in a subprocess, its output (stderr too, so neither pipe fills)
+    read line by line on a thread."""
 
     def __init__(self, argv: list[str]) -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -244,9 +245,10 @@ class Serving:
             [sys.executable, "-m", "caseforge", "serve", *argv],
             env=env,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             text=True,
         )
+        self.seen: list[str] = []
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -261,8 +263,8 @@ class Serving:
         while True:
             line = self.lines.get(timeout=timeout)
             if line is None:
-                stderr = self.proc.stderr.read() if self.proc.stderr else ""
-                raise AssertionError(f"caseforge serve ended: {stderr}")
+                raise AssertionError(f"caseforge serve ended: {''.join(self.seen)}")
+            self.seen.append(line)
             if line.startswith(start):
                 return line
 
