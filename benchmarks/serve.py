@@ -103,7 +103,7 @@ def main() -> None:
         print(f"digest of the big run stored at its end in {at_end:.1f} s (once per run)")
         catalog = Catalog.open([suite], url)
         catalog.infos()  # start-up: the store is opened (and its migrations checked) once
-        with TestClient(create_app(catalog)) as client:  # runs the app's start-up
+        with TestClient(create_app(catalog), base_url="http://127.0.0.1") as client:  # start-up
             client.get("/static/app.css")
             figures = [
                 ("run screen, first page", timed(client, f"/runs/{big}"), 0.3),

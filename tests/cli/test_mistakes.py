@@ -763,6 +763,18 @@ MISTAKES = [
     ),
     Mistake("run --out naming a file", run_with("--out", "{afile}"), 2, "is a file; name a folder"),
     Mistake(
+        "serve --token-uses 0 (the token could never be used)",
+        lambda w: ["serve", str(w.suite), "--store", w.store, "--token-uses", "0"],
+        2,
+        "--token-uses must be 1 or more, not 0",
+    ),
+    Mistake(
+        "serve --allow-host with a port",
+        lambda w: ["serve", str(w.suite), "--store", w.store, "--allow-host", "box.lan:8471"],
+        2,
+        "--allow-host 'box.lan:8471': give a host name or an IP address without a port",
+    ),
+    Mistake(
         "schema --report with --suite",
         lambda w: ["schema", "--report", "--suite", str(w.suite)],
         2,

@@ -35,7 +35,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[TestClient, dict[s
         runs[name] = json.loads((out / "report.json").read_text())["run_id"]
         suites.append(suite)
     catalog = Catalog.open(suites, store, reviewer="example-reviewer")
-    return TestClient(create_app(catalog)), runs
+    return TestClient(create_app(catalog), base_url="http://127.0.0.1:8471"), runs
 
 
 @pytest.mark.parametrize("index", range(len(EXAMPLES)))

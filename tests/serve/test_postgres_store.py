@@ -34,7 +34,8 @@ def test_the_web_app_reads_a_postgresql_store(pg_url: str, tmp_path: Path) -> No
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     run_id = report["run_id"]
     failing = sum(1 for c in report["cases"] if any(t["status"] != "pass" for t in c["trials"]))
-    api = TestClient(create_app(Catalog.open([suite], pg_url, reviewer="r")))
+    web_app = create_app(Catalog.open([suite], pg_url, reviewer="r"))
+    api = TestClient(web_app, base_url="http://127.0.0.1:8471")
     runs = api.get("/api/runs").json()["runs"]
     assert [r["id"] for r in runs] == [run_id] and runs[0]["case_trials_done"] == 86
     grid = api.get(f"/api/runs/{run_id}/grid", params={"show": "failing"}).json()

@@ -17,7 +17,7 @@ from schemathesis.checks import (  # noqa: E402
     response_schema_conformance,
 )
 
-from caseforge.serve import Catalog, create_app  # noqa: E402
+from caseforge.serve import Catalog, Guard, create_app  # noqa: E402
 from caseforge.serve.security import CSRF_COOKIE  # noqa: E402
 from tests.serve.conftest import Served  # noqa: E402
 
@@ -33,7 +33,8 @@ def copied(world: Served, tmp_path_factory: pytest.TempPathFactory) -> Any:
     for name, folder in world.suites.items():
         suites.append(shutil.copytree(folder, tmp / name))
     catalog = Catalog.open(suites, f"sqlite:///{store}", reviewer="fuzzer")
-    return create_app(catalog)
+    # Schemathesis names an ASGI app `testserver`, which the Host guard would refuse.
+    return create_app(catalog, Guard.for_host("127.0.0.1", allow_hosts=["testserver"]))
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from caseforge.calibrate.labels import AlreadyLabeledError
 from caseforge.calibrate.queue import label_tasks, save_label
 from caseforge.cli.options import StoreOpt, store_url
 from caseforge.errors import UsageError
@@ -72,7 +73,12 @@ def label(
         if not labels:
             skipped += 1
             continue
-        path = save_label(suite_dir, task, labels, labeler)
+        try:
+            path = save_label(suite_dir, task, labels, labeler)
+        except AlreadyLabeledError as exc:  # in the browser or another terminal, meanwhile
+            skipped += 1
+            out.print(f"  skipped: {exc.text}", markup=False)
+            continue
         labeled += 1
         out.print(f"  saved to {path}", markup=False)
     out.print(f"done: {labeled} labeled, {skipped} skipped; nothing left to label in {run_id}")

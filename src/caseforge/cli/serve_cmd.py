@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +27,21 @@ def serve(
         str, typer.Option(help="Listen here; beyond loopback a token is required.")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port.")] = DEFAULT_PORT,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            metavar="NAME",
+            help="Also answer requests that name this server NAME (repeatable).",
+        ),
+    ] = None,
+    token_uses: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            help="Beyond loopback: the token can be traded for a session N times (default: any).",
+        ),
+    ] = None,
     read_only: Annotated[
         bool, typer.Option("--read-only", help="Turn review and labelling off.")
     ] = False,
@@ -41,7 +58,7 @@ def serve(
 ) -> None:
     """Serve runs, trials, comparisons and labels in a browser (needs caseforge[serve])."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 (here for the message below; _listen uses it)
 
         from caseforge.serve import Catalog, Guard, create_app
     except ImportError as exc:
@@ -53,17 +70,46 @@ def serve(
         raise UsageError(f"--port must be from 1 to 65535, not {port}")
     if editor_url is not None and ("{path}" not in editor_url):
         raise UsageError("--editor-url must hold {path} (and may hold {line})")
+    guard = Guard.for_host(host, read_only, allow_host or (), token_uses)
     catalog = Catalog.open(list(suites or []), store, editor_url, reviewer)
-    guard = Guard.for_host(host, read_only)
     _check_port(host, port)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"?token={guard.token}" if guard.token else "")
-    out.print(f"caseforge serve: {url}  (Ctrl-C stops it)", markup=False)
-    if not catalog.reviewer and not read_only:
-        out.print("no reviewer name (git's user.name is unset): pass --reviewer to review or label")
-    if guard.token:
-        out.print("listening beyond loopback: open the URL above once; it sets a cookie")
-    uvicorn.run(create_app(catalog, guard), host=host, port=port, log_level="warning")
+
+    def ready() -> None:
+        out.print(f"caseforge serve: {url}  (Ctrl-C stops it)", markup=False)
+        if not catalog.reviewer and not read_only:
+            out.print(
+                "no reviewer name (git's user.name is unset): pass --reviewer to review or label"
+            )
+        if guard.token:
+            uses = f"{token_uses} time(s) (--token-uses)" if token_uses else "any number of times"
+            out.print(
+                "listening beyond loopback: the URL above trades its token for a session "
+                f"cookie, {uses}; requests must name this server as one of: "
+                f"{guard.hosts.describe()}",
+                markup=False,
+            )
+        elif guard.hosts.names:
+            out.print(f"answering the names {guard.hosts.describe()}", markup=False)
+
+    _listen(create_app(catalog, guard), host, port, ready)
+
+
+def _listen(app: object, host: str, port: int, ready: Callable[[], None]) -> None:
+    """Serve ``app`` until Ctrl-C; ``ready`` runs once the server is listening, so the URL
+    printed there can be opened at once (and a script can wait for it)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                ready()
+
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))  # type: ignore[arg-type]
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, after a graceful shutdown
+        server.run()
 
 
 def _check_port(host: str, port: int) -> None:

@@ -5,6 +5,7 @@ LRU); a running run is read again on every request, so its screen stays live."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import difflib
 import json
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from caseforge.calibrate.queue import LabelTask, label_tasks, save_label
+from caseforge.case.identity import suite_identity
 from caseforge.case.load import load_config, load_suite
 from caseforge.case.validate import validate_suite
 from caseforge.compare.baseline import load_baseline
@@ -469,7 +471,9 @@ class Catalog:
             newly_passing=[pair(c) for c in passing],
         )
         if baseline:
-            page.gate, page.gate_error = self._gate(digest_b.report, b, baseline)
+            page.gate, page.gate_error, page.baseline_file = self._gate(
+                digest_b.report, b, baseline
+            )
         return page
 
     def pair_trials(
@@ -484,28 +488,60 @@ class Catalog:
 
     def _gate(
         self, report: RunReport, run: RunOutcomes, baseline: str
-    ) -> tuple[GateResult | None, str | None]:
-        path = self._baseline_path(baseline)
+    ) -> tuple[GateResult | None, str | None, str]:
+        """The gate on ``run`` against ``baseline``, a file of the run's own suite (as
+        ``caseforge gate`` reads it, and refused like it when it is another suite's), or
+        why not; and the file read."""
+        folder = self._suite_of(report)
+        path = self._baseline_path(folder, baseline)
         try:
-            rules = load_config(Path(report.suite_path)).gate.rules
-            return apply_gate(run, load_baseline(path), rules), None
+            rules = load_config(folder).gate.rules
+            base = load_baseline(path)
+            notes = refuse_other_suite(base, run, force=False)
+            result = apply_gate(run, base, rules)
         except CaseforgeError as exc:
-            return None, exc.text
+            return None, exc.text, str(path)
+        result.notes[:0] = notes
+        return result, None, str(path)
 
-    def _baseline_path(self, name: str) -> Path:
-        """A baseline file inside one of the served suites (never outside them)."""
-        for suite in self.suites:
-            candidate = (suite / name).resolve()
-            if candidate.is_relative_to(suite) and candidate.is_file():
-                return candidate
-        raise UsageError(f"{name!r} is not a baseline file inside a served suite")
+    def _suite_of(self, report: RunReport) -> Path:
+        """The served folder of the run's suite: the folder it ran in, else a served suite
+        with its identity (the same suite checked out elsewhere, e.g. a CI runner's)."""
+        if report.suite_path:
+            folder = Path(report.suite_path).resolve()
+            if folder in self.suites:
+                return folder
+        for folder in self.suites:
+            name = load_config(folder).name
+            if report.suite_identity is None:
+                if name == report.suite:
+                    return folder
+            elif suite_identity(folder, name).same_suite(report.suite_identity):
+                return folder
+        raise UsageError(
+            f"run {report.run_id} is of suite {report.suite!r}, which is not served: a run "
+            "is gated against a baseline of its own suite, so serve that suite too"
+        )
 
-    def baselines(self) -> list[str]:
-        found = []
-        for suite in self.suites:
-            for path in sorted(suite.glob("*.json")):
-                found.append(str(path.relative_to(suite)))
-        return found
+    def _baseline_path(self, suite: Path, name: str) -> Path:
+        """A baseline file inside ``suite`` (never outside it, nor in another suite)."""
+        candidate = (suite / name).resolve()
+        if candidate.is_relative_to(suite) and candidate.is_file():
+            return candidate
+        raise UsageError(
+            f"{name!r} is not a baseline file in suite {load_config(suite).name!r} ({suite}), "
+            "the suite of the run gated: a run is gated against its own suite's baseline"
+        )
+
+    def baselines(self, run_id: str = "") -> list[str]:
+        """The baseline files to choose from: those of run ``run_id``'s suite, else every
+        served suite's (each name once)."""
+        suites = self.suites
+        if run_id:
+            with contextlib.suppress(CaseforgeError):  # no such run, or its suite unserved
+                suites = [self._suite_of(self.digest(run_id).report)]
+        found = [str(p.relative_to(s)) for s in suites for p in sorted(s.glob("*.json"))]
+        return list(dict.fromkeys(found))
 
 
 def _task_view(task: LabelTask) -> LabelTaskView:

@@ -118,7 +118,7 @@ def compare_page(request: Request, a: str = "", b: str = "", baseline: str = "")
     data = catalog.compare(a, b, baseline or None, trials=PAIRS_OPEN) if a and b else None
     return render(
         request, "compare.html", data=data, runs=runs, a=a, b=b, baseline=baseline,
-        baselines=catalog.baselines(),
+        baselines=catalog.baselines(b),
     )  # fmt: skip
 
 

@@ -118,6 +118,9 @@ class ComparePage(BaseModel):
     newly_passing: list[ComparePair] = Field(description="The first 100, with their trials.")
     gate: GateResult | None = None
     gate_error: str | None = None
+    baseline_file: str | None = Field(
+        default=None, description="The baseline file gated against: one of run b's suite."
+    )
 
 
 class LabelTaskView(BaseModel):
