@@ -294,17 +294,19 @@ MISTAKES = [
         1,
         "cannot import 'nope_module'",
     ),
+    # A wrong path is a usage error (2), never the code CI reads as a regression, and a
+    # position that is not known is left out (it was printed as a fake `nowhere:0:0`).
     Mistake(
         "a suite folder that does not exist",
         in_tmp("validate", "{tmp}/nowhere"),
-        1,
-        "nowhere:0:0: suite folder not found",
+        2,
+        "nowhere: suite folder not found (give the folder holding caseforge.yaml)",
     ),
     Mistake(
         "history of a folder that is no suite",
         in_tmp("history", "{tmp}/nowhere"),
-        1,
-        "suite folder not found",
+        2,
+        "nowhere: suite folder not found",
     ),
     Mistake(
         "a report.json of another schema version",
@@ -923,7 +925,8 @@ def test_a_run_of_a_folder_that_is_not_a_suite_leaves_nothing_behind(
     monkeypatch.delenv("CASEFORGE_STORE", raising=False)
     missing = tmp_path / "no-such-suite"
     result = runner.invoke(app, ["run", str(missing)])
-    assert result.exit_code == 1 and "no-such-suite:0:0: suite folder not found" in result.output
+    assert result.exit_code == 2 and "no-such-suite: suite folder not found" in result.output
+    assert ":0:0" not in result.output
     assert not missing.exists(), "a store was made beside a suite that is not there"
 
 

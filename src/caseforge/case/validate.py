@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.case.fix import retired_keys
-from caseforge.case.load import CASES_DIR, LoadedCase, iter_cases, load_config, suite_modes
+from caseforge.case.load import (
+    CASES_DIR,
+    LoadedCase,
+    iter_cases,
+    load_config,
+    require_suite_folder,
+    suite_modes,
+)
 from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
 from caseforge.case.positions import locate_in_yaml
@@ -236,6 +243,7 @@ def _position(loaded: LoadedCase, loc: tuple[str, ...]) -> tuple[int, int]:
 def validate_suite(suite_dir: str | Path, threshold: float | None = None) -> ValidationReport:
     """Validate a suite; the report holds every error and warning found."""
     root = Path(suite_dir)
+    require_suite_folder(root)  # a wrong path is a usage error, not an invalid suite
     try:
         config = load_config(root)
     except CaseforgeError as exc:

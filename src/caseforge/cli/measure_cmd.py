@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from caseforge.api import gate_run
-from caseforge.case.load import load_config
+from caseforge.case.load import load_config, require_suite_folder
 from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
 from caseforge.compare.baseline import write_baseline
 from caseforge.compare.gate import GateResult, gate_junit, gate_markdown, gate_text
@@ -160,6 +160,8 @@ def plan(
     for name, value in (("--alpha", alpha), ("--power", power), ("--discordance", discordance)):
         if not 0 < value < 1:
             raise UsageError(f"{name} must be between 0 and 1, not {value:g}")
+    if suite is not None:
+        require_suite_folder(suite)  # before anything is printed
     try:
         if paired:
             need = sample_size_paired(delta, discordance, alpha, power)

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from caseforge.case.load import require_suite_folder
 from caseforge.errors import UsageError
 from caseforge.store.db import default_store_url
 
@@ -31,7 +32,10 @@ def store_url(store: str | None, suite: Path | None) -> str | None:
     store, else (None) the default one of the current directory."""
     if store:
         return store
-    return default_store_url(suite) if suite is not None else None
+    if suite is None:
+        return None
+    require_suite_folder(suite)  # `--suite nowhere` says so, not "no runs in the store"
+    return default_store_url(suite)
 
 
 def output_file(path: Path | None, flag: str) -> Path | None:
