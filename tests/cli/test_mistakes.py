@@ -529,11 +529,12 @@ MISTAKES = [
         2,
         "no runs in the store",
     ),
+    # A store the user names is never given a folder: only the default .caseforge/ is made.
     Mistake(
-        "store: its folder cannot be created",
+        "store: its folder is a file",
         lambda w: ["run", str(w.suite), "--store", f"sqlite:///{w.tmp / 'afile.txt' / 's.db'}"],
-        5,
-        "cannot create the store's folder",
+        2,
+        "afile.txt: the folder of the store sqlite:///",
     ),
     Mistake(
         "report latest where no run was ever stored (and no store is created)",

@@ -112,9 +112,8 @@ def read_text(path: Path) -> str:
         raise CaseforgeError(Problem(path, 0, 0, "", what)) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise CaseforgeError(
-                Problem(path, 0, 0, "", "a symlink loop (it leads back to itself): fix or remove it")
-            ) from None
+            loop = "a symlink loop (it leads back to itself): fix or remove it"
+            raise CaseforgeError(Problem(path, 0, 0, "", loop)) from None
         raise EnvError(Problem(path, 0, 0, "", f"cannot read it: {exc.strerror or exc}")) from None
     try:
         return raw.decode("utf-8")

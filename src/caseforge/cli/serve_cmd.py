@@ -53,7 +53,7 @@ def serve(
         raise UsageError(f"--port must be from 1 to 65535, not {port}")
     if editor_url is not None and ("{path}" not in editor_url):
         raise UsageError("--editor-url must hold {path} (and may hold {line})")
-    catalog = Catalog.open(list(suites or []), store, editor_url, reviewer)
+    catalog = Catalog.open(list(suites or []), store, editor_url, reviewer, read_only)
     guard = Guard.for_host(host, read_only)
     _check_port(host, port)
     shown = f"[{host}]" if ":" in host else host

@@ -193,7 +193,7 @@ def load_report(run: str, store_url: str | None = None, raw: bool = False) -> Ru
             raise CaseforgeError(
                 f"{path}: not a valid caseforge report: {first_validation_error(exc)}"
             ) from None
-    store = RunStore(store_url, create=False)
+    store = RunStore(store_url, read_only=True)
     try:
         return build_report(store, store.resolve_run(run), raw)
     finally:
@@ -212,10 +212,11 @@ def report_schema() -> dict[str, Any]:
 
 def _modes_of(suite_dir: Path) -> ModeTable:
     """The suite's check modes, its own included, or the built-in ones when the suite has
-    moved or its checks module no longer loads (the report only describes them)."""
+    moved, cannot be read by this user, or its checks module no longer loads (the report
+    only describes them)."""
     try:
         return suite_modes(suite_dir)
-    except CaseforgeError:
+    except (CaseforgeError, OSError):
         return mode_table()
 
 
