@@ -166,6 +166,23 @@ def test_a_read_only_store_refuses_run_and_still_reads(
     assert sorted(p.name for p in folder.iterdir()) == before  # no -wal, -shm, nothing
 
 
+def test_a_store_folder_that_cannot_be_written_is_one_line_exit_5(
+    unprivileged: tuple[list[str], Path],
+) -> None:
+    """Moved from tests/cli/test_mistakes.py, where it was skipped under root (as in CI) and
+    ran `runs`, which reads a store and now says there is none yet instead."""
+    user, folder = unprivileged
+    write_suite(folder / "suite")
+    (folder / "locked").mkdir()
+    _lock_down(folder, user)
+    url = f"sqlite:///{folder / 'locked' / 'store.db'}"
+    result = caseforge("run", str(folder / "suite"), "-q", "--store", url, user=user)
+    assert result.returncode == 5, result.stderr
+    line = one_line(result)
+    assert line.startswith(f"{url}: the run store is read-only here (its folder "), line
+    assert not (folder / "locked" / "store.db").exists()
+
+
 def caseforge_serve_read_only(
     url: str, run_id: str, user: list[str]
 ) -> subprocess.CompletedProcess[str]:
