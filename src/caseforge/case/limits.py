@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from caseforge.errors import Problem
+from caseforge.errors import DatasetError, Problem
 
 MAX_DEPTH = 100  # levels of lists and mappings, the document's own mapping included
 MAX_NODES = 100_000  # values (mapping keys, items, scalars), aliases counted at each use
@@ -26,9 +26,12 @@ MAX_NODES = 100_000  # values (mapping keys, items, scalars), aliases counted at
 Limit = Literal["depth", "nodes"]
 
 
-class _Exceeded(Exception):
+class _Exceeded(DatasetError):
+    """A value past a limit, while it is measured (:func:`exceeded` returns which)."""
+
     def __init__(self, limit: Limit) -> None:
-        self.limit = limit
+        super().__init__(limit_message(limit))
+        self.limit: Limit = limit
 
 
 def limit_message(limit: Limit) -> str:

@@ -53,9 +53,14 @@ def compare(
     b = outcomes_from_report(load_report(run_b, url))
     for warning in refuse_other_suite(a, b, force):
         err.print(warning, markup=False)
-    if a.run_id is not None and a.run_id == b.run_id:
-        err.print(f"warning: both sides are run {a.run_id}: nothing can differ", markup=False)
     result = compare_runs(a, b)
+    if a.run_id is not None and a.run_id == b.run_id:
+        why = (
+            ": nothing can differ"
+            if result.same_run
+            else ", read at two moments (a report.json from before a --resume?)"
+        )
+        err.print(f"warning: both sides are run {a.run_id}{why}", markup=False)
     if as_json:
         print(result.to_result().model_dump_json(indent=2))
     else:

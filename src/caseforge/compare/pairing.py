@@ -58,8 +58,8 @@ class Comparison:
 
     @property
     def same_run(self) -> bool:
-        """Both sides are one run: there is nothing to test, and no difference."""
-        return self.a.run_id is not None and self.a.run_id == self.b.run_id
+        """Both sides are one run, as it was: there is nothing to test, and no difference."""
+        return _same_run(self.a, self.b)
 
     def to_result(self) -> CompareResult:
         """The comparison as ``caseforge compare --json`` prints it."""
@@ -186,7 +186,7 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
         ci = (max(-1.0, ci[0]), min(1.0, ci[1]))
     if mde is not None and not math.isfinite(mde):  # too few cases to detect anything
         mde = None
-    if a.run_id is not None and a.run_id == b.run_id:
+    if _same_run(a, b):
         mde = None  # nothing was tested
         notes = [f"both sides are run {a.run_id}: the same run, so there is no difference"]
     elif mde is None:
@@ -216,6 +216,21 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
         chi2_p=chi2_p,
         mde=mde,
         notes=notes,
+    )
+
+
+def _same_run(a: RunOutcomes, b: RunOutcomes) -> bool:
+    """One run on both sides, as it was: the same id and the same trials of the same cases
+    (a report.json written before a --resume is the same id, and not the same outcomes)."""
+    return (
+        a.run_id is not None
+        and a.run_id == b.run_id
+        and a.cases.keys() == b.cases.keys()
+        and all(
+            a.cases[cid].statuses == b.cases[cid].statuses
+            and a.cases[cid].digest == b.cases[cid].digest
+            for cid in a.cases
+        )
     )
 
 
