@@ -281,20 +281,21 @@ def import_object(spec: str, suite_dir: Path) -> Any:
             f"{spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {text}{where}"
         ) from None
     shadowed = _shadowed(spec, module_name, suite_dir)
-    if shadowed is not None:
-        raise CaseforgeError(shadowed)
+    if shadowed is not None and module_name.split(".")[0] in sys.stdlib_module_names:
+        raise CaseforgeError(shadowed)  # the suite's file can never be the one imported
     target: Any = module
     for part in attribute.split("."):
         if not hasattr(target, part):
-            raise CaseforgeError(f"{spec!r}: {module_name!r} has no {attribute!r}")
+            raise CaseforgeError(shadowed or f"{spec!r}: {module_name!r} has no {attribute!r}")
         target = getattr(target, part)
     return target
 
 
 def _shadowed(spec: str, module_name: str, suite_dir: Path) -> str | None:
     """When the suite holds a module of this name but Python imported another one (the
-    standard library's ``queue``, or anything imported before the suite's folder was on
-    ``sys.path``): which file was imported, and what to rename."""
+    standard library's ``queue``, or a module of that name imported earlier, such as
+    another suite's copy): which file was imported, and what to rename. Only a standard
+    library module is refused outright; another one is named when it lacks the attribute."""
     top = module_name.split(".")[0]
     ours = next(
         (p for p in (suite_dir / f"{top}.py", suite_dir / top) if p.exists()),
