@@ -145,3 +145,28 @@ def test_json_depth_skips_brackets_in_strings() -> None:
     text = json.dumps({"s": "[" * 500, "x": nested(10)})
     assert json_too_deep(text) is None
     assert json_too_deep(json.dumps(nested(MAX_DEPTH + 5))) == MAX_DEPTH + 1
+
+
+def test_context_files_are_held_to_the_limits(tmp_path: Path) -> None:
+    """Sent with every request: a bomb there would be expanded into each one."""
+    from caseforge.case.context import load_context
+
+    (tmp_path / "context").mkdir()
+    (tmp_path / "context" / "policy.yaml").write_text(
+        BOMB.split("input:\n")[1].split("expect:")[0].replace("\n  ", "\n")[2:],
+        encoding="utf-8",
+    )
+    with pytest.raises(CaseforgeError, match=r"policy.yaml:6:10: a5.0: more than 100,000"):
+        load_context(tmp_path)
+    (tmp_path / "context" / "policy.yaml").unlink()
+    (tmp_path / "context" / "tools.json").write_text("[" * 3000 + "]" * 3000, encoding="utf-8")
+    with pytest.raises(CaseforgeError, match=r"tools.json: nested deeper than 100 levels"):
+        load_context(tmp_path)
+
+
+def test_the_review_form_refuses_a_bomb() -> None:
+    from caseforge.serve.reviewing import parse_expect
+
+    bomb = BOMB.split("input:\n")[1].split("expect:")[0].replace("\n  ", "\n")[2:]
+    with pytest.raises(CaseforgeError, match="expect: more than 100,000 values"):
+        parse_expect(bomb)
