@@ -917,6 +917,15 @@ MISTAKES = [
         "zz.yaml:2:15: not UTF-8 text: byte 0xe9",
     ),
     Mistake(
+        "validate --fix of a suite with a case file that is not UTF-8",
+        lambda w: [
+            *_with_case(w, "latin1-fix", "zz.yaml", "id: zz\nalt_: {t: café}\n".encode("latin-1")),
+            "--fix",
+        ],
+        1,
+        "zz.yaml:2:14: not UTF-8 text: byte 0xe9",
+    ),
+    Mistake(
         "a symlink loop among the cases",
         lambda w: _loop(w),
         1,
