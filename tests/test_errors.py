@@ -92,3 +92,13 @@ def test_an_unexpected_os_error_is_one_line_naming_the_path() -> None:
         "gone": (2, "/srv/suite/glossary.txt: No such file or directory; check the path"),
         "disk": (5, "/srv/suite/big.jsonl: Input/output error"),
     }
+
+
+def test_a_position_that_is_not_known_is_left_out() -> None:
+    from caseforge.errors import Problem
+
+    where = Path("suite/cases/a.yaml")
+    assert Problem(where, 3, 7, "id", "bad").format() == "suite/cases/a.yaml:3:7: id: bad"
+    assert Problem(where, 3, 0, "", "bad").format() == "suite/cases/a.yaml:3: bad"
+    assert Problem(where, 0, 0, "", "bad").format() == "suite/cases/a.yaml: bad"  # not :0:0
+    assert Problem(where, 0, 0, "", "bad").to_json()["line"] == 0  # JSON keeps the 0

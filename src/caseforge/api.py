@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict, Unpack
 
-from caseforge.case.load import load_config
+from caseforge.case.load import load_config, require_suite_folder
 from caseforge.compare.baseline import load_baseline
-from caseforge.compare.gate import GateResult, check_rules, gate
+from caseforge.compare.gate import GateResult, check_rules, gate, refuse_selection
 from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
 from caseforge.compare.pairing import CompareResult
 from caseforge.compare.pairing import compare_runs as _pair
@@ -99,6 +99,8 @@ def gate_run(
     """Apply the suite's gate rules to ``run`` against a committed baseline, as
     ``caseforge gate`` does; ``result.verdict`` and ``result.exit_code`` say how it went.
     A baseline of another suite is refused (``UsageError``) unless ``force``."""
+    if suite is not None:
+        require_suite_folder(Path(suite))
     report = require_finished(_report(run, store), "gating")
     suite_dir = Path(suite) if suite is not None else Path(report.suite_path)
     config_path = suite_dir / "caseforge.yaml"
@@ -110,8 +112,9 @@ def gate_run(
     if not rules:
         raise UsageError(f"{config_path}: no gate.rules to apply (add some under `gate:`)")
     outcomes = outcomes_from_report(report)
-    check_rules(rules, outcomes, config_path)
     base = load_baseline(Path(baseline))
+    refuse_selection(outcomes, report.options, base)
+    check_rules(rules, outcomes, config_path)
     warnings = refuse_other_suite(base, outcomes, force)
     result = gate(outcomes, base, rules)
     result.notes[:0] = warnings

@@ -28,8 +28,11 @@ class Problem:
     case_id: str | None = None
 
     def format(self) -> str:
-        """``path:line:col: field: message``, the one-line form the CLI prints."""
-        where = f"{self.path}:{self.line}:{self.col}"
+        """``path:line:col: field: message``, the one-line form the CLI prints. A position
+        that is not known is left out (``path: message``), never printed as ``:0:0``."""
+        where = str(self.path)
+        if self.line > 0:
+            where += f":{self.line}:{self.col}" if self.col > 0 else f":{self.line}"
         field = f"{self.field}: " if self.field else ""
         return f"{where}: {field}{self.message}"
 

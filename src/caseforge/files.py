@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from caseforge.errors import DatasetError, EnvError, UsageError
+from caseforge.errors import EnvError, UsageError
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -75,13 +75,22 @@ def write_yaml(path: Path, data: object) -> None:
 
 
 def read_json_file(path: Path, what: str, missing_hint: str) -> object:
-    """The JSON in ``path``, or one line: missing (a usage error, with ``missing_hint``),
-    unreadable (an environment error), or not JSON (an invalid file)."""
+    """The JSON in ``path``, or one line: missing, or not JSON (truncated, not UTF-8): a
+    usage error (2), the file given is not one caseforge can read, which says nothing of a
+    regression; unreadable: an environment error (5)."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise UsageError(f"{path}: {what} not found ({missing_hint})") from None
     except OSError as exc:
         raise EnvError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
     except ValueError as exc:
-        raise DatasetError(f"{path}: the {what} is not JSON: {exc}") from None
+        raise UsageError(
+            f"{path}: the {what} is not JSON ({exc}): a truncated or damaged file? write it again"
+        ) from None
+
+
+def json_kind(value: object) -> str:
+    """How a JSON value that should have been an object is named in a message."""
+    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")

@@ -183,3 +183,36 @@ def test_yaml_keeps_no_as_a_string(make_suite: SuiteFactory) -> None:
 
     root = make_suite({"cases/a.yaml": text})
     assert load_case(root / "cases/a.yaml").expect["answer"].value == "no"  # type: ignore[union-attr]
+
+
+def test_a_script_as_long_as_max_turns_is_valid_and_one_more_is_not(
+    make_suite: SuiteFactory,
+) -> None:
+    def case(messages: int) -> str:
+        script = "".join(f"    - say: message {i}\n" for i in range(messages))
+        return (
+            "id: talk\ninput: {}\nconversation:\n  max_turns: 3\n  script:\n"
+            + script
+            + "expect: {category: {mode: exact, value: refund}}\n"
+        )
+
+    code, errors = validate(make_suite({"cases/talk.yaml": case(3)}))
+    assert (code, errors) == (0, [])
+    error = only_error(make_suite({"cases/talk.yaml": case(4)}))
+    assert (error["line"], error["col"], error["field"]) == (6, 5, "conversation.script")
+    assert error["message"].startswith("4 scripted messages, but max_turns is 3")
+
+
+def test_a_jsonl_line_that_is_not_utf8_is_named_and_the_others_load(
+    make_suite: SuiteFactory,
+) -> None:
+    good = json.dumps({"id": "j1", "input": {}, "expect": {"a": {"mode": "exact", "value": 1}}})
+    root = make_suite({})
+    (root / "cases" / "bulk.jsonl").write_bytes(
+        good.encode() + b'\n{"id": "j2", "input": {"t": "caf\xe9"}}\n'
+    )
+    code, errors = validate(root)
+    assert code == 1
+    [error] = errors
+    assert (error["line"], error["col"]) == (2, 33)  # the é, in characters
+    assert error["message"].startswith("not UTF-8 text: byte 0xe9")

@@ -6,11 +6,11 @@ Every row runs the real CLI on a small suite whose run and baseline are made onc
 from __future__ import annotations
 
 import json
-import os
-import stat
 import subprocess
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -58,13 +58,56 @@ class World:
     report: Path
     baseline: Path
     run_id: str
+    http: str = ""  # a local server: /loop redirects to itself, /v1 answers as a judge
 
     def variant(self, name: str, config: dict[str, object]) -> Path:
         return write_suite(self.tmp / name, config)
 
 
+class _Server(BaseHTTPRequestHandler):
+    """``POST /loop``: a redirect to itself. ``POST /v1/chat/completions``: a judge that
+    finds every fact conveyed."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        if self.path.startswith("/loop"):
+            self.send_response(302)
+            self.send_header("Location", "/loop")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        verdict = {"facts": [{"index": 0, "verdict": "conveyed", "reason": "it says so"}]}
+        message = {"role": "assistant", "content": json.dumps(verdict)}
+        body = json.dumps(
+            {
+                "id": "c1", "object": "chat.completion", "created": 0, "model": "fake-judge",
+                "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            }
+        ).encode()  # fmt: skip
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Server)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        yield _world(tmp_path_factory, f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _world(tmp_path_factory: pytest.TempPathFactory, http: str) -> World:
     tmp = tmp_path_factory.mktemp("mistakes")
     suite = write_suite(tmp / "suite")
     store = f"sqlite:///{tmp / 'store.db'}"
@@ -76,7 +119,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     made = runner.invoke(app, ["baseline", str(report), "--write", str(baseline)])
     assert made.exit_code == 0, made.output
     run_id = json.loads(report.read_text(encoding="utf-8"))["run_id"]
-    return World(tmp, suite, store, report, baseline, run_id)
+    return World(tmp, suite, store, report, baseline, run_id, http)
 
 
 @dataclass
@@ -171,6 +214,27 @@ BAD_MODE = (
     "    def grade(self, a): ...\n"
 )
 
+BOMB = (
+    "id: bomb\ninput:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    + "".join(f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10))
+    + "expect: {category: {mode: exact, value: refund}}\n"
+)
+DEEP = (
+    "id: deep\ninput:\n  x: " + "[" * 3000 + "]" * 3000 + "\n"
+    "expect: {category: {mode: exact, value: refund}}\n"
+)
+DEEP_JSONL = (
+    '{"id": "deep", "expect": {"category": {"mode": "exact", "value": "refund"}}, "input": '
+    + "[" * 3000
+    + "]" * 3000
+    + "}\n"
+)
+BOMB_CONFIG = (
+    "name: mistakes\nagent: {callable: 'tests.run.toy_agent:run'}\ndescription_of:\n"
+    + BOMB.split("input:\n")[1].split("expect:")[0]
+)
+
+
 MISTAKES = [
     Mistake(
         "report --out under a file",
@@ -240,7 +304,7 @@ MISTAKES = [
         "a dangling symlink among the cases",
         lambda w: _dangling(w),
         1,
-        "a dangling link (to ",
+        "gone.yaml: a dangling link (to ",  # no fake :0:0 position
     ),
     Mistake(
         "history of a case no run has",
@@ -298,28 +362,33 @@ MISTAKES = [
         1,
         "cannot import 'nope_module'",
     ),
+    # A wrong path is a usage error (2), never the code CI reads as a regression, and a
+    # position that is not known is left out (it was printed as a fake `nowhere:0:0`).
     Mistake(
         "a suite folder that does not exist",
         in_tmp("validate", "{tmp}/nowhere"),
-        1,
-        "nowhere:0:0: suite folder not found",
+        2,
+        "nowhere: suite folder not found (give the folder holding caseforge.yaml)",
     ),
     Mistake(
         "history of a folder that is no suite",
         in_tmp("history", "{tmp}/nowhere"),
-        1,
-        "suite folder not found",
+        2,
+        "nowhere: suite folder not found",
     ),
+    # An input caseforge cannot read is a usage error (2), never 1, which CI reads as a
+    # regression; a newer one says to upgrade.
     Mistake(
         "a report.json of another schema version",
         in_tmp("report", "{tmp}/old.json", files={"old.json": '{"schema_version": 99}'}),
-        1,
-        "schema_version 99 is not one this caseforge reads",
+        2,
+        "old.json: written by a newer caseforge (report schema_version 99; this one reads 1): "
+        "upgrade caseforge",
     ),
     Mistake(
         "a report file that is not JSON",
         in_tmp("report", "{tmp}/bad.json", files={"bad.json": "nope"}),
-        1,
+        2,
         "bad.json: the report is not JSON",
     ),
     Mistake(
@@ -559,11 +628,12 @@ MISTAKES = [
         2,
         "no runs in the store",
     ),
+    # A store the user names is never given a folder: only the default .caseforge/ is made.
     Mistake(
-        "store: its folder cannot be created",
+        "store: its folder is a file",
         lambda w: ["run", str(w.suite), "--store", f"sqlite:///{w.tmp / 'afile.txt' / 's.db'}"],
-        5,
-        "cannot create the store's folder",
+        2,
+        "afile.txt: the folder of the store sqlite:///",
     ),
     Mistake(
         "report latest where no run was ever stored (and no store is created)",
@@ -780,7 +850,285 @@ MISTAKES = [
         2,
         "--suite adds a suite's check modes to the case schema; not with --report",
     ),
+    # Issue 21, item 9: input too deep or too large, each one line naming file, line and limit.
+    Mistake(
+        "an alias bomb under input: (1 KB, nine levels of nine aliases)",
+        lambda w: _with_case(w, "bomb", "bomb.yaml", BOMB.encode()),
+        1,
+        "bomb.yaml:8:12: input.a5.0: more than 100,000 values once its aliases are expanded",
+    ),
+    Mistake(
+        "3,000 levels of nesting under input:",
+        lambda w: _with_case(w, "deep", "deep.yaml", DEEP.encode()),
+        1,
+        "deep.yaml:3:104: input.x.0.0.…95 more….0: nested deeper than 100 levels",
+    ),
+    Mistake(
+        "a JSONL case line nested 3,000 levels",
+        lambda w: _with_case(w, "deep-jsonl", "bulk.jsonl", DEEP_JSONL.encode()),
+        1,
+        "bulk.jsonl:1:186: nested deeper than 100 levels of lists and mappings",
+    ),
+    Mistake(
+        "an alias bomb in caseforge.yaml",
+        with_files("bomb-config", {"caseforge.yaml": BOMB_CONFIG}, "validate", "{suite}"),
+        1,
+        "caseforge.yaml:9:12: description_of.a5.0: more than 100,000 values",
+    ),
+    Mistake(
+        "run of a suite holding an alias bomb",
+        lambda w: [
+            "run",
+            *_with_case(w, "bomb-run", "bomb.yaml", BOMB.encode())[1:],
+            "-q",
+            "--store",
+            w.store,
+        ],
+        1,
+        "bomb.yaml:8:12: input.a5.0: more than 100,000 values",
+    ),
+    # Item 10: the store.
+    Mistake(
+        "store: CASEFORGE_STORE naming a folder that does not exist (none is made)",
+        lambda w: ["run", str(w.suite), "-q"],
+        2,
+        "never/dir: the folder of the store sqlite:///",
+        env={"CASEFORGE_STORE": "sqlite:///{tmp}/never/dir/x.db"},
+    ),
+    Mistake(
+        "store: a URL that does not parse keeps its password hidden",
+        lambda w: ["runs", "--store", "postgresql://ci:s3cret@db:port/x"],
+        2,
+        "'postgresql://ci:***@db:port/x' is not a store URL",
+    ),
+    # Item 11: inputs caseforge cannot read are usage errors (2), never 1.
+    Mistake(
+        "report: a truncated report.json",
+        lambda w: ["report", _truncated(w, w.report, "cut-report.json")],
+        2,
+        "cut-report.json: the report is not JSON",
+    ),
+    Mistake(
+        "gate: a truncated baseline",
+        lambda w: ["gate", str(w.report), "--baseline", _truncated(w, w.baseline, "cut.json")],
+        2,
+        "cut.json: the baseline is not JSON",
+    ),
+    Mistake(
+        "gate: a baseline written by a newer caseforge",
+        lambda w: ["gate", str(w.report), "--baseline", _newer_baseline(w)],
+        2,
+        "newer-baseline.json: written by a newer caseforge (baseline version 2; this one reads "
+        "1): upgrade caseforge",
+    ),
+    Mistake(
+        "report: a JSON array",
+        in_tmp("report", "{tmp}/array.json", files={"array.json": "[1, 2]"}),
+        2,
+        "array.json: not a caseforge report: the file holds an array",
+    ),
+    Mistake(
+        "gate: a JSON array as the baseline",
+        lambda w: ["gate", str(w.report), "--baseline", _file(w, "array-b.json", "[]")],
+        2,
+        "array-b.json: not a caseforge baseline: the file holds an array",
+    ),
+    Mistake(
+        "gate: a report.json given as the baseline",
+        lambda w: ["gate", str(w.report), "--baseline", str(w.report)],
+        2,
+        "report.json: is a report.json, not a baseline: make the baseline from it with "
+        "`caseforge baseline",
+    ),
+    Mistake(
+        "run on a file",
+        lambda w: ["run", str(w.tmp / "afile.txt"), "-q", "--store", w.store],
+        2,
+        "afile.txt: is a file, not a suite folder",
+    ),
+    Mistake(
+        "run on a missing folder",
+        lambda w: ["run", str(w.tmp / "nowhere"), "-q", "--store", w.store],
+        2,
+        "nowhere: suite folder not found",
+    ),
+    Mistake(
+        "a case file that is not UTF-8 (its first bad byte named)",
+        lambda w: _with_case(
+            w, "latin1", "zz.yaml", "id: zz\ninput: {t: café}\n".encode("latin-1")
+        ),
+        1,
+        "zz.yaml:2:15: not UTF-8 text: byte 0xe9",
+    ),
+    Mistake(
+        "validate --fix of a suite with a case file that is not UTF-8",
+        lambda w: [
+            *_with_case(w, "latin1-fix", "zz.yaml", "id: zz\nalt_: {t: café}\n".encode("latin-1")),
+            "--fix",
+        ],
+        1,
+        "zz.yaml:2:14: not UTF-8 text: byte 0xe9",
+    ),
+    Mistake(
+        "a symlink loop among the cases",
+        lambda w: _loop(w),
+        1,
+        "loop.yaml: a symlink loop (it leads back to itself): fix or remove it",
+    ),
+    Mistake(
+        "editors' lock and backup files in cases/ are left alone",
+        lambda w: _editor_files(w),
+        0,
+        "valid",
+    ),
+    Mistake(
+        "run --out under a file",
+        run_with("--out", "{afile}/out"),
+        2,
+        "a file is in the way; name a folder",
+    ),
+    # The POOR items: each message says what is true, at its source.
+    Mistake(
+        "a duplicate key names both lines",
+        validate_case(
+            "id: zz\ninput: {}\nexpect:\n  x: {mode: exact, value: 1}\n  y: {mode: exact, "
+            "value: 2}\n  x: {mode: exact, value: 3}\n",
+            "dup-key",
+        ),
+        1,
+        "zz.yaml:6:3: expect.x: duplicate key 'x' (first at line 4)",
+    ),
+    Mistake(
+        "an HTTP agent that redirects to itself",
+        lambda w: ["run", str(w.suite), "--store", w.store, "--agent", f"{w.http}/loop"],
+        4,
+        "HTTP 302 from http://127.0.0.1:",
+    ),
+    Mistake(
+        "--agent 'http//127.0.0.1:8000'",
+        run_with("--agent", "http//127.0.0.1:8000"),
+        2,
+        "--agent 'http//127.0.0.1:8000': not a URL (did you mean http://127.0.0.1:8000?)",
+    ),
+    Mistake(
+        "--agent naming a module the standard library shadows",
+        lambda w: _queue_agent(w),
+        2,
+        "the module 'queue' that Python imported is Python's own (",
+    ),
+    Mistake(
+        "CASEFORGE_MODEL without a judge: block configures the judge",
+        lambda w: _judged(w),
+        0,
+        "fake-judge (judge-v1",
+        env={"CASEFORGE_MODEL": "fake-judge", "OPENAI_BASE_URL": "{http}/v1"},
+    ),
+    Mistake(
+        "gate on a selection (--case) names it and what it lacks",
+        lambda w: _gate_selection(w),
+        2,
+        "is a selection (--case b): it lacks 1 case(s) of the baseline (a)",
+    ),
+    Mistake(
+        "compare of a run with itself",
+        lambda w: ["compare", str(w.report), str(w.report)],
+        0,
+        "no difference: both sides are run",
+    ),
+    Mistake(
+        "a scripted conversation longer than max_turns",
+        validate_case(
+            "id: zz\ninput: {}\nconversation:\n  max_turns: 2\n  script:\n    - say: one\n"
+            "    - say: two\n    - say: three\nexpect: {category: {mode: exact, value: x}}\n",
+            "long-script",
+        ),
+        1,
+        "zz.yaml:6:5: conversation.script: 3 scripted messages, but max_turns is 2",
+    ),
 ]
+
+
+def _with_case(w: World, name: str, filename: str, content: bytes) -> list[str]:
+    """``validate`` of a variant suite with one more case file, written as bytes."""
+    suite = w.variant(name, {})
+    (suite / "cases" / filename).write_bytes(content)
+    return ["validate", str(suite)]
+
+
+def _file(w: World, name: str, text: str) -> str:
+    (w.tmp / name).write_text(text, encoding="utf-8")
+    return str(w.tmp / name)
+
+
+def _truncated(w: World, whole: Path, name: str) -> str:
+    text = whole.read_text(encoding="utf-8")
+    return _file(w, name, text[: len(text) // 2])  # cut off, as by a full disk
+
+
+def _newer_baseline(w: World) -> str:
+    data = json.loads(w.baseline.read_text(encoding="utf-8"))
+    data["caseforge_baseline"] = 2
+    return _file(w, "newer-baseline.json", json.dumps(data))
+
+
+def _loop(w: World) -> list[str]:
+    suite = w.variant("loop", {})
+    link = suite / "cases" / "loop.yaml"
+    if not link.is_symlink():
+        link.symlink_to(link)
+    return ["validate", str(suite)]
+
+
+def _editor_files(w: World) -> list[str]:
+    """What Emacs, macOS, Vim and office suites leave beside a case being edited."""
+    suite = w.variant("editors", {})
+    cases = suite / "cases"
+    lock = cases / ".#a.yaml"
+    if not lock.is_symlink():
+        lock.symlink_to("user@host.12345:1700000000")  # an Emacs lock: a dangling link
+    (cases / "._a.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
+    (cases / "#a.yaml#").write_text("id: half-typed\n", encoding="utf-8")
+    (cases / "a.yaml~").write_text("id: a\n", encoding="utf-8")
+    (cases / ".a.yaml.swp").write_bytes(b"b0VIM 9.0\x00")
+    (cases / "~$a.yaml").write_bytes(b"\x00lock")
+    return ["validate", str(suite)]
+
+
+def _queue_agent(w: World) -> list[str]:
+    """``queue.py`` in the suite folder, and the standard library's ``queue`` imported
+    already: Python hands back the latter."""
+    suite = w.variant("queue-agent", {})
+    (suite / "queue.py").write_text(
+        "def run(input, ctx):\n    return {'output': {'category': 'refund'}}\n",
+        encoding="utf-8",
+    )
+    return ["run", str(suite), "-q", "--store", w.store, "--agent", "queue:run"]
+
+
+def _judged(w: World) -> list[str]:
+    """A suite with a judge check and no ``judge:`` block, run with CASEFORGE_MODEL set."""
+    suite = w.variant("judged", {})
+    (suite / "cases" / "j.yaml").write_text(
+        "id: j\ninput: {}\nexpect:\n  category: {mode: exact, value: refund}\n"
+        "  reply: {mode: judge, values: [says it is a refund]}\n",
+        encoding="utf-8",
+    )
+    return ["run", str(suite), "--store", w.store]
+
+
+def _gate_selection(w: World) -> list[str]:
+    """A run of `--case b` only, gated on the whole suite's baseline with a must-pass rule
+    (case a carries the tag): it used to blame caseforge.yaml:0:0 for the tag."""
+    out = w.tmp / "selection"
+    ran = runner.invoke(
+        app, ["run", str(w.suite), "-q", "--store", w.store, "--case", "b", "--out", str(out)]
+    )
+    assert ran.exit_code == 0, ran.output
+    rules = {"gate": {"rules": [{"metric": "pass_rate", "no_significant_drop": True},
+                                {"tag": "must-pass"}]}}  # fmt: skip
+    variant = w.variant("selection-rules", rules)
+    report = str(out / "report.json")
+    return ["gate", report, "--baseline", str(w.baseline), "--suite", str(variant)]
 
 
 def _no_cases(w: World) -> list[str]:
@@ -796,7 +1144,9 @@ def test_a_mistake_is_one_line_with_its_exit_code(
 ) -> None:
     (world.tmp / "afile.txt").write_text("x", encoding="utf-8")
     for key, value in mistake.env.items():
-        monkeypatch.setenv(key, value)
+        monkeypatch.setenv(
+            key, value.replace("{tmp}", str(world.tmp)).replace("{http}", world.http)
+        )
     argv = [a.replace("{afile}", str(world.tmp / "afile.txt")) for a in mistake.argv(world)]
     result = runner.invoke(app, argv)
     assert result.exception is None or isinstance(result.exception, SystemExit), (
@@ -813,18 +1163,6 @@ def test_a_mistaken_run_records_nothing(world: World) -> None:
     runner.invoke(app, ["run", str(world.suite), "--store", world.store, "--concurrency", "-1"])
     after = runner.invoke(app, ["runs", "--store", world.store, "--json"]).output
     assert json.loads(after) == json.loads(before)
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
-def test_an_unwritable_store_folder_is_an_environment_error(world: World) -> None:
-    locked = world.tmp / "locked"
-    locked.mkdir()
-    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
-    try:
-        result = runner.invoke(app, ["runs", "--store", f"sqlite:///{locked / 'store.db'}"])
-    finally:
-        locked.chmod(stat.S_IRWXU)
-    assert result.exit_code == 5 and "cannot open the run store" in result.output
 
 
 def test_a_run_whose_agent_errors_exits_4_unless_the_rate_allows_it(world: World) -> None:
@@ -967,7 +1305,8 @@ def test_a_run_of_a_folder_that_is_not_a_suite_leaves_nothing_behind(
     monkeypatch.delenv("CASEFORGE_STORE", raising=False)
     missing = tmp_path / "no-such-suite"
     result = runner.invoke(app, ["run", str(missing)])
-    assert result.exit_code == 1 and "no-such-suite:0:0: suite folder not found" in result.output
+    assert result.exit_code == 2 and "no-such-suite: suite folder not found" in result.output
+    assert ":0:0" not in result.output
     assert not missing.exists(), "a store was made beside a suite that is not there"
 
 

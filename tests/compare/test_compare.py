@@ -180,3 +180,30 @@ def test_plan_prints_sample_sizes_and_the_mde() -> None:
     assert "cases per run" in unpaired.stdout and "±9.9%" in unpaired.stdout
     bad = runner.invoke(app, ["plan", "--p", "1.5", "--delta", "0.1"])
     assert bad.exit_code != 0
+
+
+def test_too_few_cases_give_no_mde_and_never_nan() -> None:
+    """One case, one trial: the MDE is not defined, and was printed as `≈nan points`."""
+    from caseforge.compare.pairing import comparison_text
+
+    a = outcomes({"x": ("P", "d")})
+    b = outcomes({"x": ("P", "d")})
+    b.run_id = "other"
+    c = compare_runs(a, b)
+    assert c.mde is None
+    assert "nan" not in comparison_text(c).lower()
+    assert "NaN" not in c.to_result().model_dump_json()
+    assert not any("the MDE assumes" in n for n in c.notes)
+
+
+def test_a_run_compared_with_itself_is_no_difference() -> None:
+    from caseforge.compare.pairing import comparison_text
+
+    a = outcomes({"x": ("P", "d"), "y": ("F", "e")})
+    c = compare_runs(a, a)
+    text = comparison_text(c)
+    assert "no difference: both sides are run run, the same run (nothing to test)" in text
+    assert "nan" not in text.lower() and "detectable" not in text
+    assert c.to_result().notes == [
+        "both sides are run run: the same run, so there is no difference"
+    ]

@@ -271,3 +271,24 @@ def test_a_judge_check_on_a_missing_field_fails_without_asking(
     trial = report_json(store, outcome.runs[0].run_id)["cases"][0]["trials"][0]
     assert trial["status"] == "fail" and "no field 'summary'" in trial["checks"][0]["reason"]
     assert route.call_count == 0
+
+
+def test_caseforge_model_configures_the_judge_without_a_judge_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """It was ignored without a `judge:` block; it now names the judge's model either way."""
+    from caseforge.case.suite import ModelSettings
+    from caseforge.grade.judge import make_judge
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", BASE)
+    monkeypatch.setenv("CASEFORGE_MODEL", "env-judge")
+    alone = make_judge(None)
+    assert alone is not None and alone.client.model == "env-judge"
+    overriding = make_judge(ModelSettings(model="file-judge"))
+    assert overriding is not None and overriding.client.model == "env-judge"
+    monkeypatch.delenv("CASEFORGE_MODEL")
+    assert make_judge(None) is None
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setenv("CASEFORGE_MODEL", "env-judge")
+    assert make_judge(None) is None  # a model and no endpoint: still no judge

@@ -14,6 +14,7 @@ import importlib
 import inspect
 import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -226,6 +227,17 @@ class HttpAgent:
         response = await self.client.post(self.url, json=request)
         if response.status_code == 429 or response.status_code >= 500:
             raise TransientAgentError(f"HTTP {response.status_code} from {self.url}")
+        if 300 <= response.status_code < 400:  # a redirect, not an answer
+            location = response.headers.get("location")
+            target = str(response.url.join(location)) if location else None
+            where = f" to {target}" if target else " with no Location"
+            if target == str(response.url):
+                where += " (itself: a redirect loop)"
+            raise AgentError(
+                f"HTTP {response.status_code} from {self.url}: a redirect{where}, which caseforge "
+                "does not follow (a POST is not replayed elsewhere): point the agent's URL at "
+                "the endpoint itself"
+            )
         if response.status_code >= 400:
             raise AgentError(f"HTTP {response.status_code} from {self.url}: {response.text[:200]}")
         try:
@@ -269,12 +281,43 @@ def import_object(spec: str, suite_dir: Path) -> Any:
         raise CaseforgeError(
             f"{spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {text}{where}"
         ) from None
+    shadowed = _shadowed(spec, module_name, suite_dir)
+    if shadowed is not None and module_name.split(".")[0] in sys.stdlib_module_names:
+        raise CaseforgeError(shadowed)  # the suite's file can never be the one imported
     target: Any = module
     for part in attribute.split("."):
         if not hasattr(target, part):
-            raise CaseforgeError(f"{spec!r}: {module_name!r} has no {attribute!r}")
+            raise CaseforgeError(shadowed or f"{spec!r}: {module_name!r} has no {attribute!r}")
         target = getattr(target, part)
     return target
+
+
+def _shadowed(spec: str, module_name: str, suite_dir: Path) -> str | None:
+    """When the suite holds a module of this name but Python imported another one (the
+    standard library's ``queue``, or a module of that name imported earlier, such as
+    another suite's copy): which file was imported, and what to rename. Only a standard
+    library module is refused outright; another one is named when it lacks the attribute."""
+    top = module_name.split(".")[0]
+    ours = next(
+        (p for p in (suite_dir / f"{top}.py", suite_dir / top) if p.exists()),
+        None,
+    )
+    imported = sys.modules.get(top)
+    if ours is None or imported is None:
+        return None
+    folder = suite_dir.resolve()
+    places = [getattr(imported, "__file__", None), *(getattr(imported, "__path__", None) or [])]
+    if any(p and Path(p).resolve().is_relative_to(folder) for p in places):
+        return None  # the suite's own
+    where = getattr(imported, "__file__", None) or "built into Python"
+    whose = "Python's own" if top in sys.stdlib_module_names else "another"
+    new_name = f"{suite_dir.resolve().name.replace('-', '_')}_{top}"
+    rest = spec.partition(":")[2]
+    return (
+        f"{spec!r}: the module {top!r} that Python imported is {whose} ({where}), not the "
+        f"suite's {ours}: rename {ours.name} (say, to {new_name}{ours.suffix}) and the agent "
+        f"to {new_name}{module_name[len(top) :]}:{rest}"
+    )
 
 
 def resolve_agent(
@@ -317,6 +360,9 @@ def _override(spec: str, suite_dir: Path, threads: int) -> Agent:
         raise UsageError(
             f"--agent {spec!r}: {scheme}:// is not a transport caseforge speaks; {hint}"
         )
+    meant = _url_meant(spec)
+    if meant is not None:
+        raise UsageError(f"--agent {spec!r}: not a URL (did you mean {meant}?); {hint}")
     module, sep, attribute = spec.partition(":")
     if not sep or not module or not attribute:
         raise UsageError(f"--agent {spec!r}: not module:callable; {hint}")
@@ -326,6 +372,15 @@ def _override(spec: str, suite_dir: Path, threads: int) -> Agent:
         if isinstance(exc, UsageError):
             raise
         raise UsageError(f"--agent: {exc.text}") from None
+
+
+def _url_meant(spec: str) -> str | None:
+    """The URL an ``--agent`` that almost is one meant (``http//h:8000`` → ``http://h:8000``),
+    or None: an ``http``/``https`` scheme with its ``://`` mistyped."""
+    found = re.match(r"(?i)^(https?)(:/|//?|:?\\+)(?=[^/\\])(.+)$", spec)
+    if found is None:
+        return None
+    return f"{found.group(1).lower()}://{found.group(3)}"
 
 
 def _split(command: str, where: str, error: type[CaseforgeError]) -> list[str]:

@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from caseforge.errors import CaseforgeError
+from caseforge.case.limits import exceeded, limit_message, yaml_limit_problem
+from caseforge.errors import CaseforgeError, Problem
 
 CONTEXT_DIR = "context"
 MAX_CONTEXT_BYTES = 2_000_000  # sent with every request: keep it to what the agent reads
@@ -43,21 +44,35 @@ def load_context(suite_dir: Path) -> dict[str, Any] | None:
 
 
 def _parsed(path: Path, text: str) -> Any:
+    """A context file's value; one sent with every request is held to the limits a case is
+    (:mod:`caseforge.case.limits`): an alias bomb would be expanded into each request."""
     if path.suffix == ".json":
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise CaseforgeError(
                 f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"
             ) from None
+        except RecursionError:
+            raise CaseforgeError(Problem(path, 0, 0, "", limit_message("depth"))) from None
+        limit = exceeded(value)
+        if limit is not None:
+            raise CaseforgeError(Problem(path, 0, 0, "", limit_message(limit)))
+        return value
     if path.suffix in (".yaml", ".yml"):
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError
 
         try:
-            return YAML(typ="safe").load(text)
+            value = YAML(typ="safe").load(text)
         except MarkedYAMLError as exc:
             mark = exc.problem_mark
             where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
             raise CaseforgeError(f"{path}:{where}: invalid YAML: {exc.problem}") from None
+        except RecursionError:
+            raise CaseforgeError(yaml_limit_problem(path, text, "depth")) from None
+        limit = exceeded(value)
+        if limit is not None:
+            raise CaseforgeError(yaml_limit_problem(path, text, limit))
+        return value
     return text

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 STOP_MARKER = "###STOP###"
 
@@ -78,6 +78,20 @@ class Conversation(BaseModel):
     max_turns: int = Field(ge=1, le=100, description="Reaching it fails the trial.")
     script: list[ScriptTurn] = Field(default_factory=list)
     user: SimulatedUser | None = None
+
+    @field_validator("script")
+    @classmethod
+    def _within_max_turns(cls, script: list[ScriptTurn], info: ValidationInfo) -> list[ScriptTurn]:
+        """Each scripted message is answered by one agent turn: a script longer than
+        ``max_turns`` has messages that are never sent, and a trial that always fails."""
+        limit = info.data.get("max_turns")
+        if isinstance(limit, int) and len(script) > limit:
+            raise ValueError(
+                f"{len(script)} scripted messages, but max_turns is {limit}: message "
+                f"{limit + 1} would never be sent and every trial would end at max_turns; "
+                f"raise max_turns to {len(script)} or shorten the script"
+            )
+        return script
 
     @model_validator(mode="after")
     def _script_or_user(self) -> Conversation:

@@ -32,7 +32,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError
 
-from caseforge.case.load import case_files
+from caseforge.case.load import case_files, read_text, read_yaml
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.files import write_all_atomic
 
@@ -67,9 +67,12 @@ def fix_suite(suite_dir: Path, write: bool = True) -> list[Fix]:
     fixes: list[Fix] = []
     texts: dict[Path, str] = {}
     for path in case_files(suite_dir):
-        if not path.is_file():
-            continue  # a dangling link: validate names it
-        text = path.read_bytes().decode("utf-8")
+        try:
+            text = read_text(path)
+            if "alt_" in text and path.suffix != ".jsonl":
+                read_yaml(path)  # within the limits (an alias bomb is not rewritten)
+        except CaseforgeError:
+            continue  # a dangling link, not UTF-8, too deep or too large: validate names it
         if "alt_" not in text:
             continue
         found, new_text = (_fix_jsonl if path.suffix == ".jsonl" else _fix_yaml)(path, text)
@@ -279,7 +282,7 @@ def _fix_jsonl(path: Path, text: str) -> tuple[list[Fix], str]:
             continue
         try:
             case = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue  # validate reports it
         changed = False
         for where, check in _checks(case):

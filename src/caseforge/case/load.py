@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -12,6 +13,13 @@ from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from caseforge.case.limits import (
+    exceeded,
+    json_too_deep,
+    limit_message,
+    may_exceed_json,
+    yaml_limit_problem,
+)
 from caseforge.case.model import Case, case_model
 from caseforge.case.positions import (
     bad_scalar_problem,
@@ -21,7 +29,7 @@ from caseforge.case.positions import (
 )
 from caseforge.case.suite import SuiteConfig
 from caseforge.checks import BUILTIN_MODES, ModeTable, load_checks_file, mode_table
-from caseforge.errors import CaseforgeError, EnvError, Problem
+from caseforge.errors import CaseforgeError, EnvError, Problem, UsageError
 
 CONFIG_FILE = "caseforge.yaml"
 CASES_DIR = "cases"
@@ -69,9 +77,32 @@ class Suite:
 
 
 def read_yaml(path: Path) -> tuple[str, object]:
-    """Read and parse a YAML file with the fast loader; raise ``CaseforgeError`` on bad YAML."""
+    """Read and parse a YAML file with the fast loader; raise ``CaseforgeError`` on bad YAML,
+    on text that is not UTF-8, and on a value past the limits of :mod:`caseforge.case.limits`
+    (too deep, or an alias bomb), each with its line and column."""
+    text = read_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = _FAST.load(text)
+    except MarkedYAMLError as exc:
+        raise CaseforgeError(yaml_syntax_problem(path, exc, text=text)) from None
+    except YAMLError as exc:
+        raise CaseforgeError(Problem(path, 1, 1, "", f"YAML error: {exc}")) from None
+    except ValueError as exc:  # a scalar YAML reads as a date or time that does not exist
+        raise CaseforgeError(bad_scalar_problem(path, text, exc)) from None
+    except RecursionError:  # deeper than even the loader goes: the depth limit, found
+        raise CaseforgeError(yaml_limit_problem(path, text, "depth")) from None
+    limit = exceeded(data)
+    if limit is not None:
+        raise CaseforgeError(yaml_limit_problem(path, text, limit))
+    return text, data
+
+
+def read_text(path: Path) -> str:
+    """A user file's text; one line for a file that is not there, not UTF-8 (naming the
+    line and column of the first bad byte), a dangling link or a link loop (dataset errors,
+    1), or that cannot be read (an environment error, 5)."""
+    try:
+        raw = path.read_bytes()
     except FileNotFoundError:
         what = (
             f"a dangling link (to {path.readlink()}): fix or remove it"
@@ -80,17 +111,27 @@ def read_yaml(path: Path) -> tuple[str, object]:
         )
         raise CaseforgeError(Problem(path, 0, 0, "", what)) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            loop = "a symlink loop (it leads back to itself): fix or remove it"
+            raise CaseforgeError(Problem(path, 0, 0, "", loop)) from None
         raise EnvError(Problem(path, 0, 0, "", f"cannot read it: {exc.strerror or exc}")) from None
-    except UnicodeDecodeError as exc:
-        raise CaseforgeError(Problem(path, 0, 0, "", f"not UTF-8 text: {exc.reason}")) from None
     try:
-        return text, _FAST.load(text)
-    except MarkedYAMLError as exc:
-        raise CaseforgeError(yaml_syntax_problem(path, exc)) from None
-    except YAMLError as exc:
-        raise CaseforgeError(Problem(path, 1, 1, "", f"YAML error: {exc}")) from None
-    except ValueError as exc:  # a scalar YAML reads as a date or time that does not exist
-        raise CaseforgeError(bad_scalar_problem(path, text, exc)) from None
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CaseforgeError(not_utf8_problem(path, raw, exc)) from None
+
+
+def not_utf8_problem(path: Path, raw: bytes, exc: UnicodeDecodeError, line_no: int = 1) -> Problem:
+    """Where the first byte that is not UTF-8 is: its line (counted from ``line_no``) and
+    its column in characters, as an editor shows it."""
+    before = raw[: exc.start]
+    line = line_no + before.count(b"\n")
+    start = before.rfind(b"\n") + 1
+    col = len(before[start:].decode("utf-8", errors="replace")) + 1
+    return Problem(
+        path, line, col, "", f"not UTF-8 text: byte 0x{raw[exc.start]:02x} ({exc.reason}); "
+        "save the file as UTF-8",
+    )  # fmt: skip
 
 
 def parse_model(path: Path, text: str, data: object, model: type[M], what: str) -> M:
@@ -105,12 +146,25 @@ def parse_model(path: Path, text: str, data: object, model: type[M], what: str) 
         raise CaseforgeError(yaml_validation_problems(path, text, exc, case_id)) from None
 
 
+def require_suite_folder(suite_dir: Path) -> None:
+    """A suite argument that is not there, or is not a folder, is a usage error (2): the
+    command was given the wrong path, which says nothing about any dataset."""
+    if suite_dir.is_dir():
+        return
+    if suite_dir.exists():
+        raise UsageError(
+            f"{suite_dir}: is a file, not a suite folder (give the folder holding caseforge.yaml)"
+        )
+    raise UsageError(
+        f"{suite_dir}: suite folder not found (give the folder holding caseforge.yaml)"
+    )
+
+
 def load_config(suite_dir: Path) -> SuiteConfig:
     """Load ``SUITE/caseforge.yaml``."""
+    require_suite_folder(suite_dir)
     path = suite_dir / CONFIG_FILE
     if not path.is_file():
-        if not suite_dir.is_dir():
-            raise CaseforgeError(Problem(suite_dir, 0, 0, "", "suite folder not found"))
         raise CaseforgeError(
             Problem(path, 0, 0, "", "no suite config here; a suite folder has caseforge.yaml")
         )
@@ -118,8 +172,21 @@ def load_config(suite_dir: Path) -> SuiteConfig:
     return parse_model(path, text, data, SuiteConfig, "the suite config")
 
 
+# Files editors and tools leave beside the one being edited: an Emacs lock (`.#a.yaml`, a
+# dangling link) or autosave (`#a.yaml#`), a macOS resource fork (`._a.yaml`), an office
+# lock (`~$a.yaml`, `.~lock.a.yaml#`). Vim's `.a.yaml.swp` and `a.yaml~` backups never had
+# a case suffix.
+EDITOR_PREFIXES = (".#", "#", "._", ".~", "~$")
+
+
+def is_editor_file(name: str) -> bool:
+    """Whether a file name is an editor's lock, autosave or backup, never a case."""
+    return name.startswith(EDITOR_PREFIXES) or name.endswith(("~", "#"))
+
+
 def case_files(suite_dir: Path) -> list[Path]:
-    """Every case file under ``SUITE/cases/``, in a stable order."""
+    """Every case file under ``SUITE/cases/``, in a stable order (editors' lock and backup
+    files left out)."""
     folder = suite_dir / CASES_DIR
     if not folder.is_dir():
         return []
@@ -127,7 +194,9 @@ def case_files(suite_dir: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.rglob("*")
-        if p.suffix in CASE_SUFFIXES and (p.is_file() or (p.is_symlink() and not p.exists()))
+        if p.suffix in CASE_SUFFIXES
+        and not is_editor_file(p.name)
+        and (p.is_file() or (p.is_symlink() and not p.exists()))
     )
 
 
@@ -156,23 +225,40 @@ def iter_case_file(path: Path, model: type[Case] = Case) -> Iterator[LoadedCase 
 
 def _iter_jsonl(path: Path, model: type[Case]) -> Iterator[LoadedCase | Problem]:
     try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        yield Problem(path, 0, 0, "", f"cannot read: {exc.strerror}")
+        handle = path.open("rb")
+    except OSError:
+        try:
+            read_text(path)  # names what is wrong with it: missing, a link loop, unreadable
+        except CaseforgeError as exc:
+            yield from exc.problems
         return
     with handle:
-        for line_no, line in enumerate(handle, start=1):
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield not_utf8_problem(path, raw, exc, line_no)
+                continue
             if not line.strip():
                 continue
-            try:  # the fast path: pydantic parses and validates the JSON in one go
-                yield LoadedCase(model.model_validate_json(line), path, line_no)
-                continue
-            except ValidationError:
-                pass  # parse again below to say exactly what is wrong, and where
+            if may_exceed_json(line):  # rare: measured before anything nests into it
+                column = json_too_deep(line)
+                if column is not None:
+                    yield Problem(path, line_no, column, "", limit_message("depth"))
+                    continue
+            else:
+                try:  # the fast path: pydantic parses and validates the JSON in one go
+                    yield LoadedCase(model.model_validate_json(line), path, line_no)
+                    continue
+                except ValidationError:
+                    pass  # parse again below to say exactly what is wrong, and where
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
                 yield Problem(path, line_no, exc.colno, "", f"invalid JSON: {exc.msg}")
+                continue
+            if exceeded(data) is not None:
+                yield Problem(path, line_no, 1, "", limit_message("nodes"))
                 continue
             if not isinstance(data, dict):
                 yield Problem(path, line_no, 1, "", "each JSONL line must be a JSON object")

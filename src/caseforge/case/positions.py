@@ -11,11 +11,13 @@ import difflib
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
 from caseforge.errors import Problem
@@ -31,8 +33,15 @@ def round_trip_load(text: str) -> object:
     return YAML(typ="rt").load(text)
 
 
-def yaml_syntax_problem(path: Path, exc: MarkedYAMLError, line_offset: int = 0) -> Problem:
-    """A YAML syntax error as a one-line problem."""
+def yaml_syntax_problem(
+    path: Path, exc: MarkedYAMLError, line_offset: int = 0, text: str | None = None
+) -> Problem:
+    """A YAML syntax error as a one-line problem. A duplicate key is named on its second
+    occurrence's line, with the line of the first (given the file's ``text``)."""
+    if isinstance(exc, DuplicateKeyError) and text is not None:
+        found = duplicate_key_problem(path, text, exc, line_offset)
+        if found is not None:
+            return found
     mark = exc.problem_mark or exc.context_mark
     line = (mark.line + 1 + line_offset) if mark is not None else 0
     col = (mark.column + 1) if mark is not None else 0
@@ -40,6 +49,64 @@ def yaml_syntax_problem(path: Path, exc: MarkedYAMLError, line_offset: int = 0) 
     if mark is not None and _tab_at(path, mark.line + line_offset, mark.column):
         what = f"{what}: a tab (YAML indents with spaces only)"
     return Problem(path, line, col, "", f"YAML syntax error: {what}")
+
+
+def duplicate_key_problem(
+    path: Path, text: str, exc: DuplicateKeyError, line_offset: int = 0
+) -> Problem | None:
+    """``duplicate key 'x' (first at line 3)`` at the second ``x``: the mapping the loader
+    was building is found again among the composed nodes (which keep every key), by its
+    position, and its keys compared. None when it cannot be found."""
+    from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
+
+    context, second = exc.context_mark, exc.problem_mark
+    if context is None or second is None:
+        return None
+    try:
+        root = YAML(typ="rt").compose(text)
+    except Exception:  # a file the composer cannot read either (too deep, say)
+        return None
+    todo: list[tuple[Node, str]] = [(root, "")] if root is not None else []
+    seen: set[int] = set()
+    while todo:
+        node, where = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            start = node.start_mark
+            if (start.line, start.column) == (context.line, context.column):
+                found = _repeated_key(path, node, where, second, line_offset)
+                if found is not None:
+                    return found
+            for key, value in node.value:
+                name = str(key.value) if isinstance(key.value, str) else "?"
+                todo.append((value, f"{where}.{name}" if where else name))
+        elif isinstance(node, SequenceNode):
+            todo.extend(
+                (item, f"{where}.{index}" if where else str(index))
+                for index, item in enumerate(node.value)
+            )
+    return None
+
+
+def _repeated_key(
+    path: Path, mapping: Any, where: str, second: Any, line_offset: int
+) -> Problem | None:
+    keys = [key for key, _ in mapping.value]
+    at = (second.line, second.column)
+    dup = next((k for k in keys if (k.start_mark.line, k.start_mark.column) == at), None)
+    if dup is None:
+        return None
+    first = next((k for k in keys if k is not dup and k.value == dup.value), None)
+    if first is None:
+        return None
+    field = f"{where}.{dup.value}" if where else str(dup.value)
+    return Problem(
+        path, second.line + 1 + line_offset, second.column + 1, field,
+        f"duplicate key {dup.value!r} (first at line {first.start_mark.line + 1 + line_offset});"
+        " keep one of them",
+    )  # fmt: skip
 
 
 def _tab_at(path: Path, line: int, col: int) -> bool:

@@ -76,8 +76,9 @@ class Retired:
 
 def retire_case(root: Path, case_id: str, reason: str, today: dt.date | None = None) -> Retired:
     """Move case ``case_id`` from its file into ``retired.yaml`` with ``reason`` and the date."""
-    from caseforge.case.load import case_files, read_yaml
+    from caseforge.case.load import case_files, read_yaml, require_suite_folder
 
+    require_suite_folder(root)
     reason = reason.strip()
     if not reason:
         raise UsageError("retire needs a non-empty --reason")

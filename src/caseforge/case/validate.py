@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.case.fix import retired_keys
-from caseforge.case.load import CASES_DIR, LoadedCase, iter_cases, load_config, suite_modes
+from caseforge.case.load import (
+    CASES_DIR,
+    LoadedCase,
+    iter_cases,
+    load_config,
+    require_suite_folder,
+    suite_modes,
+)
 from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
 from caseforge.case.positions import locate_in_yaml
@@ -326,6 +333,7 @@ def validate_suite(
     """Validate a suite; the report holds every error and warning found. ``cache=False``
     recomputes every oracle instead of reusing the answers of an unchanged suite."""
     root = Path(suite_dir)
+    require_suite_folder(root)  # a wrong path is a usage error, not an invalid suite
     try:
         config = load_config(root)
     except CaseforgeError as exc:

@@ -48,7 +48,7 @@ def label(
 
     Keys: c conveyed, m missing, x contradicted, s skip the output, q quit.
     """
-    runs = RunStore(store_url(store, suite), create=False)
+    runs = RunStore(store_url(store, suite), read_only=True)
     try:
         run_id = runs.resolve_run(run_ref)
         suite_dir = suite or Path(runs.get_run(run_id).suite_path)

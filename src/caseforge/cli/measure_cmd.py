@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from caseforge.api import gate_run
-from caseforge.case.load import load_config
+from caseforge.case.load import load_config, require_suite_folder
 from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
 from caseforge.compare.baseline import write_baseline
 from caseforge.compare.gate import GateResult, gate_junit, gate_markdown, gate_text
@@ -53,9 +53,14 @@ def compare(
     b = outcomes_from_report(load_report(run_b, url))
     for warning in refuse_other_suite(a, b, force):
         err.print(warning, markup=False)
-    if a.run_id is not None and a.run_id == b.run_id:
-        err.print(f"warning: both sides are run {a.run_id}: nothing can differ", markup=False)
     result = compare_runs(a, b)
+    if a.run_id is not None and a.run_id == b.run_id:
+        why = (
+            ": nothing can differ"
+            if result.same_run
+            else ", read at two moments (a report.json from before a --resume?)"
+        )
+        err.print(f"warning: both sides are run {a.run_id}{why}", markup=False)
     if as_json:
         print(result.to_result().model_dump_json(indent=2))
     else:
@@ -160,6 +165,8 @@ def plan(
     for name, value in (("--alpha", alpha), ("--power", power), ("--discordance", discordance)):
         if not 0 < value < 1:
             raise UsageError(f"{name} must be between 0 and 1, not {value:g}")
+    if suite is not None:
+        require_suite_folder(suite)  # before anything is printed
     try:
         if paired:
             need = sample_size_paired(delta, discordance, alpha, power)

@@ -15,8 +15,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 
 from caseforge.agent.fixtures import FixtureMode
-from caseforge.case.load import load_config
-from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
+from caseforge.case.load import load_config, require_suite_folder
+from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, output_folder, store_url
 from caseforge.cli.signals import STOP
 from caseforge.compare.digest import save_digest
 from caseforge.compare.outcomes import outcomes_from_report
@@ -223,8 +223,7 @@ def run(
         workers=workers,
     )
     load_config(suite)  # not a suite: say so before a store is made beside it
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir}: is a file; name a folder for report.json")
+    output_folder(out_dir, "--out")  # before anything runs or is recorded
     store = RunStore(store_url or default_store_url(suite))
     display = _Display(quiet)
     cancellation = Cancellation()
@@ -338,6 +337,8 @@ def merge(
 
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir}: is a file; name a folder for report.json")
+    if suite is not None:
+        require_suite_folder(suite)
     merged = merge_reports(reports, suite)
     target = out_dir / "report.json"
     write_all_atomic({target: FORMATS["json"](merged)})
@@ -387,7 +388,7 @@ def show(
     store: StoreOpt = None,
 ) -> None:
     """Print one case-trial whole: input, output, reply, tool calls, every check, the error."""
-    runs = RunStore(store_url(store, suite), create=False)
+    runs = RunStore(store_url(store, suite), read_only=True)
     try:
         view = trial_view(runs, runs.resolve_run(run_ref), case_id, trial)
     finally:
@@ -414,7 +415,7 @@ def runs(
             markup=False,
         )
     try:
-        store = RunStore(store_url or default_store_url(start), create=False)
+        store = RunStore(store_url or default_store_url(start), read_only=True)
     except UsageError as exc:  # no store file yet: nothing to list, and none is made
         if "there is no store file yet" not in exc.text:
             raise

@@ -71,7 +71,7 @@ def serve(
     if editor_url is not None and ("{path}" not in editor_url):
         raise UsageError("--editor-url must hold {path} (and may hold {line})")
     guard = Guard.for_host(host, read_only, allow_host or (), token_uses)
-    catalog = Catalog.open(list(suites or []), store, editor_url, reviewer)
+    catalog = Catalog.open(list(suites or []), store, editor_url, reviewer, read_only)
     _check_port(host, port)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"?token={guard.token}" if guard.token else "")

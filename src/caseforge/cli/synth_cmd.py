@@ -115,11 +115,13 @@ def review(
     """Accept (a), edit in $EDITOR (e), reject with a reason (r), skip (s) or quit (q).
 
     Each decision is written at once, under the same lock the web app's review screen uses."""
+    from caseforge.case.load import require_suite_folder
     from caseforge.errors import CaseforgeError
     from caseforge.synth.review import Decision, decide, review_counts
     from caseforge.synth.writer import load_queue
     from caseforge.vcs import user_name
 
+    require_suite_folder(suite)
     name = reviewer or user_name(suite)
     drafts = load_queue(suite)
     if not stats:

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, field_va
 
 from caseforge.case.identity import SuiteIdentity
 from caseforge.compare.outcomes import CaseOutcome, RunOutcomes, outcomes_from_report
-from caseforge.errors import CaseforgeError, first_validation_error
-from caseforge.files import read_json_file, write_atomic
+from caseforge.errors import UsageError, first_validation_error
+from caseforge.files import json_kind, read_json_file, write_atomic
 from caseforge.report.model import RunReport
 from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import ItemCounts
@@ -145,16 +145,33 @@ def write_baseline(report: RunReport, path: Path) -> Baseline:
 
 
 def read_baseline(path: Path) -> Baseline:
-    """Read and check a committed baseline."""
+    """Read and check a committed baseline. A file that is not one this caseforge reads
+    (not JSON, truncated, a report, from a newer caseforge) is a usage error (2): the file
+    given is the mistake, which CI must not read as a regression (1)."""
     data = read_json_file(
         path, "baseline", f"make one with `caseforge baseline RUN --write {path}`"
     )
-    if not isinstance(data, dict) or data.get("caseforge_baseline") != BASELINE_VERSION:
-        raise CaseforgeError(f"{path}: not a caseforge baseline (version {BASELINE_VERSION})")
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: not a caseforge baseline: the file holds {json_kind(data)}")
+    if "schema_version" in data and "caseforge_baseline" not in data:
+        raise UsageError(
+            f"{path}: is a report.json, not a baseline: make the baseline from it with "
+            f"`caseforge baseline {path} --write FILE`, and give that FILE"
+        )
+    version = data.get("caseforge_baseline")
+    if isinstance(version, int) and not isinstance(version, bool) and version > BASELINE_VERSION:
+        raise UsageError(
+            f"{path}: written by a newer caseforge (baseline version {version}; this one reads "
+            f"{BASELINE_VERSION}): upgrade caseforge to read it"
+        )
+    if version != BASELINE_VERSION:
+        raise UsageError(f"{path}: not a caseforge baseline (version {BASELINE_VERSION})")
     try:
         return Baseline.model_validate(data)
     except ValidationError as exc:
-        raise CaseforgeError(f"{path}: {first_validation_error(exc)}") from None
+        raise UsageError(
+            f"{path}: not a valid caseforge baseline: {first_validation_error(exc)}"
+        ) from None
 
 
 def load_baseline(path: Path) -> RunOutcomes:

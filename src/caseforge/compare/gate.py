@@ -17,15 +17,17 @@ Rules (``gate.rules`` in caseforge.yaml):
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from caseforge.case.positions import locate_in_yaml
 from caseforge.case.suite import GateRule, gate_metrics, gate_rule_problems
 from caseforge.compare.outcomes import RunOutcomes, metric_value
 from caseforge.compare.pairing import compare_runs
-from caseforge.errors import DatasetError, Problem
+from caseforge.errors import DatasetError, Problem, UsageError
 from caseforge.report.junit import JUnitCase, JUnitOutcome, junit_xml
 from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import bootstrap_paired_ratio
@@ -201,9 +203,37 @@ def check_rules(rules: list[GateRule], run: RunOutcomes, config_path: Path) -> N
     tags = {tag for case in run.cases.values() for tag in case.tags}
     problems = gate_rule_problems(rules, gate_metrics(run.trials, fields), tags)
     if problems:
-        raise DatasetError(
-            [Problem(config_path, 0, 0, f"gate.rules.{i}.{key}", msg) for i, key, msg in problems]
-        )
+        found = []
+        for index, key, message in problems:
+            line, col = locate_in_yaml(config_path, ("gate", "rules", index, key))
+            found.append(Problem(config_path, line, col, f"gate.rules.{index}.{key}", message))
+        raise DatasetError(found)
+
+
+def selection(options: Mapping[str, object]) -> str | None:
+    """How a run was narrowed to some cases (``--case a --tag t``), from its recorded
+    options, or None for a run of the whole suite (``--split`` is not a selection)."""
+    flags = []
+    for key, flag in (("case_ids", "--case"), ("tags", "--tag")):
+        values = options.get(key)
+        flags += [f"{flag} {value}" for value in values] if isinstance(values, list) else []
+    return " ".join(flags) or None
+
+
+def refuse_selection(run: RunOutcomes, options: Mapping[str, object], base: RunOutcomes) -> None:
+    """A selection gated against a baseline of more cases would blame the rules for the
+    cases it left out (a must-pass tag none of its cases carries, a pass rate over a
+    handful of cases): refuse it, naming the selection and what of the baseline it lacks."""
+    narrowed = selection(options)
+    missing = sorted(set(base.cases) - set(run.cases))
+    if narrowed is None or not missing:
+        return
+    shown = ", ".join(missing[:8]) + (f" … ({len(missing)} in all)" if len(missing) > 8 else "")
+    raise UsageError(
+        f"run {run.run_id} is a selection ({narrowed}): it lacks {len(missing)} case(s) of the "
+        f"baseline ({shown}); gate a run of the whole suite (--split is fine), or against a "
+        "baseline made from the same selection"
+    )
 
 
 def gate(run: RunOutcomes, base: RunOutcomes, rules: list[GateRule]) -> GateResult:

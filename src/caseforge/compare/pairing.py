@@ -9,6 +9,7 @@ how large a difference this many cases could have seen.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Literal
@@ -54,6 +55,11 @@ class Comparison:
     @property
     def significant(self) -> bool:
         return self.p_value < ALPHA
+
+    @property
+    def same_run(self) -> bool:
+        """Both sides are one run, as it was: there is nothing to test, and no difference."""
+        return _same_run(self.a, self.b)
 
     def to_result(self) -> CompareResult:
         """The comparison as ``caseforge compare --json`` prints it."""
@@ -178,6 +184,13 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
         mde = (z_value(0.95) + power_z) * diff.se if n >= 2 and diff.se > 0 else None
     if ci is not None:  # a difference of two rates lies in [-1, 1]
         ci = (max(-1.0, ci[0]), min(1.0, ci[1]))
+    if mde is not None and not math.isfinite(mde):  # too few cases to detect anything
+        mde = None
+    if _same_run(a, b):
+        mde = None  # nothing was tested
+        notes = [f"both sides are run {a.run_id}: the same run, so there is no difference"]
+    elif mde is None:
+        notes = [n for n in notes if "the MDE assumes" not in n]
     for side in (a, b):
         if side.status is not RunStatus.FINISHED:
             notes.append(f"run {side.run_id} is {side.status.value}: some case-trials never ran")
@@ -206,6 +219,21 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
     )
 
 
+def _same_run(a: RunOutcomes, b: RunOutcomes) -> bool:
+    """One run on both sides, as it was: the same id and the same trials of the same cases
+    (a report.json written before a --resume is the same id, and not the same outcomes)."""
+    return (
+        a.run_id is not None
+        and a.run_id == b.run_id
+        and a.cases.keys() == b.cases.keys()
+        and all(
+            a.cases[cid].statuses == b.cases[cid].statuses
+            and a.cases[cid].digest == b.cases[cid].digest
+            for cid in a.cases
+        )
+    )
+
+
 def _points(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:+.1f} points"
 
@@ -227,7 +255,9 @@ def comparison_text(c: Comparison) -> str:
     test = "exact McNemar" if c.test == "mcnemar-exact" else "paired t on case means"
     verdict = "significant" if c.significant else "no significant difference"
     line = f"{test}: p = {c.p_value:.4g} → {verdict}"
-    if not c.significant and c.mde is not None:
+    if c.same_run:
+        line = f"no difference: both sides are run {c.a.run_id}, the same run (nothing to test)"
+    elif not c.significant and c.mde is not None:
         line += (
             f"; with {len(c.paired)} cases the smallest detectable difference "
             f"is ≈{100 * abs(c.mde):.1f} points"
@@ -243,5 +273,5 @@ def comparison_text(c: Comparison) -> str:
     for label, ids in (("added", c.added), ("removed", c.removed), ("changed", c.changed)):
         if ids:
             lines.append(f"  {label}: {', '.join(ids)}")
-    lines += [f"note: {n}" for n in c.notes]
+    lines += [f"note: {n}" for n in c.notes if not (c.same_run and "the same run" in n)]
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -279,8 +280,15 @@ def make_judge(
     http_client: httpx.AsyncClient | None = None,
 ) -> Judge | None:
     """The one judge factory of run, rescore and calibrate: ``client`` when given, else one
-    from the suite's ``judge:`` settings and the environment; None when neither is there."""
+    from the suite's ``judge:`` settings and the environment; None when neither is there.
+
+    ``CASEFORGE_MODEL`` names the judge's model: it overrides ``judge.model``, and without a
+    ``judge:`` block it configures the judge by itself (as it does ``synth:``), with the
+    default settings. A model needs an endpoint too (``OPENAI_API_KEY`` or
+    ``OPENAI_BASE_URL``)."""
     if client is None:
+        if settings is None and os.environ.get("CASEFORGE_MODEL"):
+            settings = ModelSettings(model=os.environ["CASEFORGE_MODEL"])
         if settings is None:
             return None  # no judge configured: the model client is not even built
         client = ModelClient.from_settings(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,11 +12,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from caseforge._version import __version__
 from caseforge.case.load import suite_modes
 from caseforge.case.model import Case, case_model
 from caseforge.checks import ModeTable, mode_table
 from caseforge.errors import CaseforgeError, UsageError, first_validation_error
-from caseforge.files import read_json_file
+from caseforge.files import json_kind, read_json_file
 from caseforge.report.model import (
     READABLE_VERSIONS,
     SCHEMA_VERSION,
@@ -183,25 +185,61 @@ def load_report(run: str, store_url: str | None = None, raw: bool = False) -> Ru
     """A report from a run id in the store, or from a path to a ``report.json``."""
     path = Path(run)
     if path.suffix == ".json" or path.is_file():
-        data = read_json_file(path, "report", "give a run id, `latest`, or a report.json")
-        if not isinstance(data, dict) or "schema_version" not in data:
-            raise CaseforgeError(f"{path}: not a caseforge report (no schema_version)")
-        if data["schema_version"] not in READABLE_VERSIONS:
-            raise CaseforgeError(
-                f"{path}: schema_version {data['schema_version']!r} is not one this caseforge "
-                f"reads ({SCHEMA_VERSION}); re-render it with the caseforge that wrote it"
-            )
-        try:
-            return RunReport.model_validate(data)
-        except ValidationError as exc:
-            raise CaseforgeError(
-                f"{path}: not a valid caseforge report: {first_validation_error(exc)}"
-            ) from None
-    store = RunStore(store_url, create=False)
+        return read_report_file(path)
+    store = RunStore(store_url, read_only=True)
     try:
         return build_report(store, store.resolve_run(run), raw)
     finally:
         store.close()
+
+
+def read_report_file(path: Path) -> RunReport:
+    """A ``report.json``, or one line saying why it is not one this caseforge reads: each a
+    usage error (2), since the file given is the mistake, not a regression."""
+    data = read_json_file(path, "report", "give a run id, `latest`, or a report.json")
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: not a caseforge report: the file holds {json_kind(data)}")
+    if "caseforge_baseline" in data:
+        raise UsageError(
+            f"{path}: is a caseforge baseline, not a report: give a run id, `latest`, or the "
+            "report.json the baseline was made from"
+        )
+    if "schema_version" not in data:
+        raise UsageError(f"{path}: not a caseforge report (no schema_version)")
+    version = data["schema_version"]
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise UsageError(
+            f"{path}: written by a newer caseforge (report schema_version {version}; this one "
+            f"reads {SCHEMA_VERSION}): upgrade caseforge to read it"
+        )
+    if version not in READABLE_VERSIONS:
+        raise UsageError(
+            f"{path}: schema_version {version!r} is not one this caseforge reads "
+            f"({', '.join(map(str, READABLE_VERSIONS))}); re-render it with the caseforge "
+            "that wrote it"
+        )
+    try:
+        return RunReport.model_validate(data)
+    except ValidationError as exc:
+        wrote = data.get("caseforge_version")
+        if isinstance(wrote, str) and written_by_newer(wrote):
+            raise UsageError(
+                f"{path}: written by a newer caseforge ({wrote}; this is {__version__}) and not "
+                f"readable here ({first_validation_error(exc)}): upgrade caseforge"
+            ) from None
+        raise UsageError(
+            f"{path}: not a valid caseforge report: {first_validation_error(exc)}"
+        ) from None
+
+
+def written_by_newer(version: str) -> bool:
+    """Whether a caseforge version (``0.2.0``, ``1.0.0rc1``) is newer than this one's, by
+    its leading numbers."""
+
+    def numbers(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in re.findall(r"\d+", text.split("+")[0])[:3])
+
+    return numbers(version) > numbers(__version__)
 
 
 def report_schema() -> dict[str, Any]:
@@ -216,10 +254,11 @@ def report_schema() -> dict[str, Any]:
 
 def _modes_of(suite_dir: Path) -> ModeTable:
     """The suite's check modes, its own included, or the built-in ones when the suite has
-    moved or its checks module no longer loads (the report only describes them)."""
+    moved, cannot be read by this user, or its checks module no longer loads (the report
+    only describes them)."""
     try:
         return suite_modes(suite_dir)
-    except CaseforgeError:
+    except (CaseforgeError, OSError):
         return mode_table()
 
 

@@ -97,6 +97,7 @@ class Catalog:
     _digests: OrderedDict[str, RunDigest] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notes: list[str] = field(default_factory=list)
+    read_only: bool = False  # `serve --read-only`: stores opened read-only, nothing stored
     calibrations: Calibrations = field(default_factory=Calibrations, repr=False)
     _names: list[tuple[int, str]] | None = field(default=None, repr=False)
 
@@ -107,6 +108,7 @@ class Catalog:
         store: str | None = None,
         editor_url: str | None = None,
         reviewer: str | None = None,
+        read_only: bool = False,
     ) -> Catalog:
         """The suites' own stores (each at its repository's top), or the one ``store`` names."""
         for suite in suites:
@@ -120,13 +122,14 @@ class Catalog:
             suites=[s.resolve() for s in suites],
             editor_url=editor_url,
             reviewer=name,
+            read_only=read_only,
         )
 
     def _store(self, url: str) -> RunStore | None:
         with self._lock:
             if url not in self._stores:
                 try:
-                    self._stores[url] = RunStore(url, create=False)
+                    self._stores[url] = RunStore(url, create=False, read_only=self.read_only)
                 except CaseforgeError as exc:
                     note = f"{shown_url(url)}: {exc.text}"
                     if note not in self.notes:
@@ -190,8 +193,8 @@ class Catalog:
         found = load_digest(store, run_id)
         if found is None:
             report = self.report(run_id)
-            built = save_digest(store, report)
-            if built is None:  # not finished: nothing is stored, the rows stay in memory
+            built = None if self.read_only else save_digest(store, report)
+            if built is None:  # not finished, or --read-only: the rows stay in memory
                 digest, cells = digest_of(report)
                 return digest, MemoryCells(cells)
             found = built[0]

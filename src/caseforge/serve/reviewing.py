@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from caseforge.case.limits import exceeded, limit_message
 from caseforge.case.load import load_config, load_suite
 from caseforge.case.model import Case
 from caseforge.case.neardup import jaccard, shingles
@@ -107,6 +108,11 @@ def parse_expect(text: str) -> dict[str, object]:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
         raise CaseforgeError(f"expect: not YAML at {where}: {exc.problem}") from None
+    except RecursionError:
+        raise CaseforgeError(f"expect: {limit_message('depth')}") from None
+    limit = exceeded(data)  # an alias bomb would hang the server expanding it
+    if limit is not None:
+        raise CaseforgeError(f"expect: {limit_message(limit)}")
     if not isinstance(data, dict) or not data:
         raise CaseforgeError("expect: needs at least one check, as `name: {mode: …}` lines")
     # Dates and such become strings, as they would in a case file read back as JSON.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import secrets
 import sqlite3
 import sys
@@ -19,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import (
     create_engine,
@@ -30,7 +32,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
 from caseforge.case.identity import SuiteIdentity
@@ -121,13 +123,21 @@ class CaseQuery:
         return found
 
 
+class DefaultStoreUrl(str):
+    """The URL of the default store, ``.caseforge/caseforge.db`` at the git top: the one
+    store whose folder caseforge creates without being asked. A store URL the user gave
+    (``--store``, ``CASEFORGE_STORE``) must name a folder that exists."""
+
+    __slots__ = ()
+
+
 def default_store_url(start: Path | None = None) -> str:
     """``CASEFORGE_STORE``, else SQLite in ``.caseforge/`` at the git top (or cwd)."""
     env = os.environ.get("CASEFORGE_STORE")
     if env:
         return env
 
-    return f"sqlite:///{suite_paths(start or Path.cwd()).db.resolve()}"
+    return DefaultStoreUrl(f"sqlite:///{suite_paths(start or Path.cwd()).db.resolve()}")
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:
@@ -155,29 +165,29 @@ def utcnow(precise: bool = False) -> str:
 _NOW: list[int | str] = [0, ""]
 
 
-def _engine(url: str) -> Engine:
+def _engine(url: str, read_only: bool = False) -> Engine:
     """An engine for ``url``, or a one-line error: a URL that does not parse or names no
-    database caseforge can reach is a usage error; a missing driver, an environment one."""
+    database caseforge can reach is a usage error; a missing driver, an environment one.
+    Only the default store's folder is created; a folder the user named must exist. With
+    ``read_only``, a SQLite file is opened read-only (see :func:`_read_only_engine`)."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         raise UsageError(
-            f"{url!r} is not a store URL: use sqlite:///PATH or postgresql+psycopg://HOST/DB "
-            "(in --store or CASEFORGE_STORE)"
+            f"{shown_url(url)!r} is not a store URL: use sqlite:///PATH or "
+            "postgresql+psycopg://HOST/DB (in --store or CASEFORGE_STORE)"
         ) from None
     if parsed.drivername.startswith("sqlite") and not parsed.database:
         raise UsageError(
-            f"{url!r} names no file, so every run would be lost when caseforge exits: "
-            "use sqlite:///PATH (in --store or CASEFORGE_STORE)"
+            f"{shown_url(url)!r} names no file, so every run would be lost when caseforge "
+            "exits: use sqlite:///PATH (in --store or CASEFORGE_STORE)"
         )
     if parsed.drivername.startswith("sqlite") and parsed.database != ":memory:":
-        folder = Path(str(parsed.database)).parent
-        try:
-            ensure_state_dir(folder)
-        except OSError as exc:
-            raise EnvError(
-                f"{folder}: cannot create the store's folder: {exc.strerror or exc}"
-            ) from None
+        database = Path(str(parsed.database))
+        if read_only:
+            return _read_only_engine(url, database)
+        _store_folder(url, database.parent)
+        _require_writable(url, database)
     if parsed.drivername in ("postgresql", "postgres"):  # psycopg 3, caseforge[postgres]
         parsed = parsed.set(drivername="postgresql+psycopg")
     try:
@@ -194,10 +204,81 @@ def _engine(url: str) -> Engine:
         ) from None
 
 
+def _store_folder(url: str, folder: Path) -> None:
+    """The folder of a SQLite store: the default one is made (with its ``.gitignore``); one
+    the user named must be there, or the URL is a usage error naming it."""
+    if isinstance(url, DefaultStoreUrl) or folder.is_dir():
+        try:
+            ensure_state_dir(folder)  # in an existing `.caseforge/`, only its .gitignore
+        except OSError as exc:
+            raise EnvError(
+                f"{folder}: cannot create the store's folder: {exc.strerror or exc}"
+            ) from None
+        return
+    what = "is a file, not a folder" if folder.exists() else "does not exist"
+    raise UsageError(
+        f"{folder}: the folder of the store {shown_url(url)} {what}: create it, or name "
+        "another store (--store, CASEFORGE_STORE); only the default store's folder, "
+        ".caseforge/ at the git top, is made for you"
+    )
+
+
+def _require_writable(url: str, database: Path) -> None:
+    """A command that writes runs needs the SQLite file, and its folder (where SQLite keeps
+    its WAL files), writable: say so in one line before SQLite fails halfway."""
+    if database.exists() and not os.access(database, os.W_OK):
+        where = f"{database} cannot be written"
+    elif not os.access(database.parent, os.W_OK | os.X_OK):
+        where = f"its folder {database.parent} cannot be written"
+    else:
+        return
+    raise EnvError(
+        f"{shown_url(url)}: the run store is read-only here ({where}): this command stores "
+        "runs, so give it a store it can write (--store, CASEFORGE_STORE); report, show, runs "
+        "and serve --read-only can read this one"
+    )
+
+
+def _read_only_engine(url: str, database: Path) -> Engine:
+    """A SQLite store opened only to read: ``mode=ro``, so a file and folder caseforge may
+    not write still open, and never a journal-mode change (the store is in WAL mode, which
+    a read-only connection cannot set). A WAL store whose folder cannot be written lacks the
+    shared-memory file a reader needs: then ``immutable=1``, which reads the file as it is
+    (a store that is not being written; SQLite checkpoints the WAL when a run closes it)."""
+    reason = ""
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        target = f"file:{quote(str(database))}?{flags}"
+        try:  # the probe: SQLite opens lazily, and says what is wrong at the first read
+            probe = sqlite3.connect(target, uri=True, timeout=BUSY_TIMEOUT_S)
+            try:
+                probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            finally:
+                probe.close()
+        except sqlite3.OperationalError as exc:  # SQLITE_READONLY_DIRECTORY, CANTOPEN…
+            reason = str(exc)
+            continue
+        except sqlite3.DatabaseError as exc:  # not a database at all: immutable will not help
+            reason = str(exc)
+            break
+
+        def connect(target: str = target) -> sqlite3.Connection:
+            return sqlite3.connect(
+                target, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+            )
+
+        engine = create_engine(make_url(url), creator=connect, future=True)
+        event.listen(engine, "handle_error", _sqlite_errors(shown_url(url)))
+        return engine
+    raise EnvError(
+        f"{shown_url(url)}: cannot open the run store: {reason} "
+        "(check the path or server, its permissions, and CASEFORGE_STORE / --store)"
+    )
+
+
 def _require_existing(url: str) -> None:
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return  # _engine names the mistake
     database = parsed.database
     on_disk = parsed.drivername.startswith("sqlite") and database not in (None, "", ":memory:")
@@ -208,40 +289,83 @@ def _require_existing(url: str) -> None:
         )
 
 
+_USER_PASSWORD = re.compile(r"^(?P<head>[^:/?#]+://[^:/?#@]*):[^/?#]*@")
+_QUERY_PASSWORD = re.compile(r"(?P<head>[?&](?:password|sslpassword)=)[^&#]*", re.IGNORECASE)
+
+
 def shown_url(url: str) -> str:
-    """The URL without its password, for messages."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+    """The URL without its password (``postgresql://user:***@host/db``), for every message
+    and every line printed; also a URL that does not parse, and a password given in the
+    query string."""
+    shown = _USER_PASSWORD.sub(r"\g<head>:***@", url)
+    return _QUERY_PASSWORD.sub(r"\g<head>***", shown)
 
 
 def _reason(exc: DatabaseError) -> str:
     return str(exc.orig).splitlines()[0] if exc.orig is not None else str(exc).splitlines()[0]
 
 
+BUSY_TIMEOUT_S = 5  # how long SQLite waits for another process's write lock
+
+
+def _sqlite_errors(shown: str) -> Any:
+    """A ``handle_error`` listener for a SQLite store: the two errors another process or
+    the file's permissions cause, wherever a statement meets them, become one line naming
+    the store (exit 5) instead of a traceback; others are left to the caller."""
+
+    def handle(context: ExceptionContext) -> None:
+        error = context.original_exception
+        if not isinstance(error, sqlite3.OperationalError):
+            return
+        text = str(error)
+        if "database is locked" in text or "database table is locked" in text:
+            raise EnvError(
+                f"{shown}: the run store is locked: another process held its write lock for "
+                f"more than {BUSY_TIMEOUT_S} s (another caseforge run, or a tool with the file "
+                "open); try again when it is done, or name another store (--store)"
+            )
+        if "readonly database" in text:
+            raise EnvError(
+                f"{shown}: the run store is read-only here (attempt to write a readonly "
+                "database): give a store this command can write (--store, CASEFORGE_STORE)"
+            )
+
+    return handle
+
+
 class RunStore:
     """Runs and results behind SQLAlchemy."""
 
     def __init__(
-        self, url: str | None = None, *, create: bool = True, check_schema: bool = True
+        self,
+        url: str | None = None,
+        *,
+        create: bool = True,
+        check_schema: bool = True,
+        read_only: bool = False,
     ) -> None:
         """Open the store at ``url``: a SQLite file is upgraded, a shared PostgreSQL store
         must be at this caseforge's schema (see ``migrate.require_current``). With
         ``create=False``, as commands that only read runs open it, a SQLite file that is not
         there is an error instead of a new empty store left behind. ``check_schema=False``
-        is for ``caseforge store upgrade``, which then calls :meth:`upgrade`."""
+        is for ``caseforge store upgrade``, which then calls :meth:`upgrade`. ``read_only``
+        (report, show, runs, serve --read-only) opens a SQLite file read-only, so a store
+        this user may not write still reads; it implies ``create=False``."""
         self.url = url or default_store_url()
-        if not create:
+        self.read_only = read_only
+        if not create or read_only:
             _require_existing(self.url)
-        self.engine: Engine = _engine(self.url)
-        if self.engine.dialect.name == "sqlite":
+        self.engine: Engine = _engine(self.url, read_only)
+        if self.engine.dialect.name == "sqlite" and not self._read_only_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "handle_error", _sqlite_errors(shown_url(self.url)))
         try:
             if not check_schema:
                 pass
             elif self.shared:
                 migrate.require_current(self.engine, shown_url(self.url))
+            elif self._read_only_sqlite:
+                self._require_readable_schema()
             else:
                 migrate.upgrade(self.engine, shown_url(self.url))
         except DatabaseError as exc:  # unreachable, locked, or a file that is no database
@@ -250,6 +374,31 @@ class RunStore:
                 f"{shown_url(self.url)}: cannot open the run store: {_reason(exc)} "
                 "(check the path or server, its permissions, and CASEFORGE_STORE / --store)"
             ) from None
+
+    @property
+    def _read_only_sqlite(self) -> bool:
+        return self.read_only and self.engine.dialect.name == "sqlite"
+
+    def _require_readable_schema(self) -> None:
+        """A store opened read-only is read at this caseforge's schema. A newer one is
+        refused (as on any open); an older one is upgraded first when this user can write
+        it, as opening it used to, else refused naming what would upgrade it."""
+        shown = shown_url(self.url)
+        current = migrate.current_revision(self.engine)
+        if current == migrate.head_revision():
+            return
+        if current is not None and current not in migrate.known_revisions():
+            migrate.upgrade(self.engine, shown)  # refuses a newer store, before any write
+        database = Path(str(self.engine.url.database))
+        if os.access(database, os.W_OK) and os.access(database.parent, os.W_OK | os.X_OK):
+            RunStore(self.url).close()  # upgraded in place, then read as it now is
+            return
+        raise EnvError(
+            f"{shown}: the store's schema is at revision {current or 'none (pre-migration)'} "
+            f"and this caseforge reads {migrate.head_revision()}, but the store is read-only "
+            "here, so it cannot be upgraded: run any caseforge command that writes it (or "
+            "`caseforge store upgrade --store URL`) where it can be written"
+        )
 
     @property
     def shared(self) -> bool:
@@ -631,5 +780,5 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S * 1000}")
     cursor.close()

@@ -132,8 +132,8 @@ def pairwise_tuples(
 
 def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> list[dict[str, Any]]:
     """Tuples with their input and oracle-computed expectations, ready for ``synth write``."""
+    config = load_config(suite_dir)  # first: a path that is no suite folder says so
     dims = load_dimensions(suite_dir)
-    config = load_config(suite_dir)
     axes = dims.axes()
     rows = pairwise_tuples(axes, seed) if pairwise else []
     if len(rows) < n:
