@@ -135,10 +135,11 @@ def first_validation_error(exc: ValidationError) -> str:
     return f"{where}: {message}{more}" if where else f"{message}{more}"
 
 
-class SuiteExit(Exception):
+class SuiteExit(DatasetError):
     """A suite's own code (an agent, oracle, check, hook or simulated user) raised
     ``SystemExit`` or ``KeyboardInterrupt``: that code's failure, never caseforge's. An
-    ordinary exception, so it is handled where that code's other failures are."""
+    ordinary exception, so it is handled where that code's other failures are (an agent's
+    is an error on its case-trial; one that reached the CLI would be the suite's: 1)."""
 
     def __init__(self, original: BaseException) -> None:
         self.original = original

@@ -6,7 +6,11 @@ Every row runs the real CLI on a small suite whose run and baseline are made onc
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,6 +23,7 @@ from typer.testing import CliRunner
 from caseforge.cli import app
 
 runner = CliRunner()
+REPO = Path(__file__).resolve().parents[2]
 
 CASES = [
     {
@@ -382,7 +387,7 @@ MISTAKES = [
         "a report.json of another schema version",
         in_tmp("report", "{tmp}/old.json", files={"old.json": '{"schema_version": 99}'}),
         2,
-        "old.json: written by a newer caseforge (report schema_version 99; this one reads 1): "
+        "old.json: written by a newer caseforge (report schema_version 99; this one reads 2): "
         "upgrade caseforge",
     ),
     Mistake(
@@ -1129,6 +1134,187 @@ def _gate_selection(w: World) -> list[str]:
     variant = w.variant("selection-rules", rules)
     report = str(out / "report.json")
     return ["gate", report, "--baseline", str(w.baseline), "--suite", str(variant)]
+
+
+# --- Issue 21: suite code that misbehaves, numbers and sizes from the agent ----------------
+
+ORACLE_HEAD = "from caseforge.oracle import oracle\n\n@oracle('o')\ndef o(input):\n"
+ORACLE_CASE = "id: oc\ninput: {n: 1}\nexpect: {x: {mode: exact, value: 1, oracle: o}}\n"
+
+
+def with_oracle(name: str, body: str, **config: object) -> Callable[[World], list[str]]:
+    """A variant suite whose oracle `o` runs ``body``; validate it (``--json`` for prints)."""
+
+    def make(w: World) -> list[str]:
+        suite = w.variant(name, {"oracles": "oracles.py", **config})
+        (suite / "oracles.py").write_text(ORACLE_HEAD + body, encoding="utf-8")
+        (suite / "cases" / "oc.yaml").write_text(ORACLE_CASE, encoding="utf-8")
+        return ["validate", str(suite), *(["--json"] if "print" in body else [])]
+
+    return make
+
+
+def with_agent(name: str, source: str, *flags: str) -> Callable[[World], list[str]]:
+    """A variant suite whose agent is ``agent.py``'s ``run``; run it."""
+
+    def make(w: World) -> list[str]:
+        suite = w.variant(name, {"agent": {"command": [sys.executable, "agent.py"]}})
+        (suite / "agent.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        return ["run", str(suite), "--store", f"sqlite:///{w.tmp / (name + '.db')}", *flags]
+
+    return make
+
+
+def _cut_actual(w: World) -> list[str]:
+    """Run an agent whose reply is 3 KB, then show the trial: the check keeps 2 KB of it."""
+    argv = with_agent("big-reply", BIG_REPLY, "-q")(w)
+    suite = Path(argv[1])
+    case = {"id": "a", "input": {}, "expect": {"reply": {"mode": "regex", "value": "^ok"}}}
+    for old in (suite / "cases").iterdir():
+        old.unlink()
+    (suite / "cases" / "a.yaml").write_text(json.dumps(case), encoding="utf-8")
+    assert runner.invoke(app, argv).exit_code == 0
+    return ["show", "latest", "a", "--store", argv[3]]
+
+
+BIG_REPLY = """
+    import json, sys
+    json.load(sys.stdin)
+    print(json.dumps({"output": {}, "reply": "ok " + "x" * 3000}))
+"""
+NAN_COST = """
+    import json, sys
+    json.load(sys.stdin)
+    print('{"output": {"category": "refund"}, "usage": {"cost_usd": NaN}}')
+"""
+
+MISTAKES += [
+    Mistake(
+        "an oracle calling sys.exit(0) (validate said nothing and exited 0: 'valid')",
+        with_oracle("oracle-exit", "    import sys\n    sys.exit(0)\n"),
+        1,
+        "oc.yaml:3:34: expect.x: oracle 'o' called sys.exit(0)",
+    ),
+    Mistake(
+        "an oracle that never returns (validate hung)",
+        with_oracle("oracle-hang", "    while True:\n        pass\n", oracle_timeout_s=2),
+        1,
+        "expect.x: oracle 'o' timed out after 2 s (oracle_timeout_s in caseforge.yaml)",
+    ),
+    Mistake(
+        "an oracle that prints (validate --json's stdout stopped parsing)",
+        with_oracle("oracle-print", "    print('thinking')\n    return 1\n"),
+        0,
+        "oracle o (case oc): thinking",
+    ),
+    Mistake(
+        "an agent answering a NaN cost (the store refused it: exit 5, no report)",
+        with_agent("nan-cost", NAN_COST),
+        4,
+        "invalid agent response at usage.cost_usd: Input should be a finite number",
+    ),
+    Mistake(
+        "a 3 KB reply graded: the check keeps 2 KB and says where the rest is",
+        _cut_actual,
+        0,
+        "(graded 3,003 bytes of reply; the result keeps 2 KB of it)",
+    ),
+]
+
+
+@dataclass
+class ProcessMistake:
+    """A mistake that needs caseforge's own process: its signal handling, or an agent
+    whose exit would end it. ``stop`` sends that signal once the agent has started, from a
+    shell script that started caseforge in the background (as CI does)."""
+
+    name: str
+    agent: str
+    code: int
+    says: str
+    flags: tuple[str, ...] = ()
+    stop: str | None = None  # TERM or INT
+
+
+SLOW_AGENT = """
+    import json, pathlib, sys, time
+    json.load(sys.stdin)
+    pathlib.Path(__file__).with_name("started").touch()
+    time.sleep(0.5)
+    print(json.dumps({"output": {"category": "refund"}}))
+"""
+IN_PROCESS_EXIT = """
+    import sys
+
+    def run(input, ctx):
+        sys.exit(3)
+
+    async def interrupted(input, ctx):
+        raise KeyboardInterrupt
+"""
+
+PROCESS_MISTAKES = [
+    ProcessMistake(
+        "SIGTERM to a run a script started in the background (it ran on and exited 0)",
+        SLOW_AGENT,
+        143,
+        "interrupted (SIGTERM); the run is saved as stopped: resume with --resume",
+        ("--trials", "40", "--concurrency", "1"),
+        stop="TERM",
+    ),
+    ProcessMistake(
+        "an agent calling sys.exit(3) (the run ended silently with 3, the budget code)",
+        IN_PROCESS_EXIT,
+        4,
+        "the agent called sys.exit(3)",
+        ("--agent", "agent:run"),
+    ),
+    ProcessMistake(
+        "an async agent raising KeyboardInterrupt (it is the agent's failure, not Ctrl-C)",
+        IN_PROCESS_EXIT,
+        4,
+        "the agent raised KeyboardInterrupt",
+        ("--agent", "agent:interrupted"),
+    ),
+    ProcessMistake(
+        "a command agent that floods stderr and fails: one line per case-trial, no flood",
+        """
+        import os, sys
+        for _ in range(4096):
+            os.write(2, b"noise " * 170 + b"\\n")
+        os.write(2, b"the real reason\\n")
+        sys.exit(2)
+        """,
+        4,
+        "the agent command exited with status 2",
+    ),
+]
+
+
+@pytest.mark.parametrize("mistake", PROCESS_MISTAKES, ids=[m.name for m in PROCESS_MISTAKES])
+def test_a_mistake_in_caseforge_s_own_process(world: World, mistake: ProcessMistake) -> None:
+    slug = "".join(c if c.isalnum() else "-" for c in mistake.name)[:40]
+    suite = world.variant(slug, {"agent": {"command": [sys.executable, "agent.py"]}})
+    (suite / "agent.py").write_text(textwrap.dedent(mistake.agent), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "caseforge", "run", str(suite), "--store",
+            f"sqlite:///{suite / 'store.db'}", *mistake.flags]  # fmt: skip
+    if mistake.stop is None:
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+        code, output = done.returncode, done.stdout + done.stderr
+    else:
+        errors = suite / "stderr.txt"
+        script = (
+            f"{shlex.join(argv)} >/dev/null 2>{shlex.quote(str(errors))} &\nP=$!\n"
+            f"while [ ! -e {shlex.quote(str(suite / 'started'))} ]; do sleep 0.02; done\n"
+            f"kill -{mistake.stop} $P\nwait $P\necho $?\n"
+        )
+        done = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True,
+                              timeout=300)  # fmt: skip
+        code, output = int(done.stdout.split()[-1]), errors.read_text(encoding="utf-8")
+    assert "Traceback" not in output
+    assert code == mistake.code, output
+    assert mistake.says in output, output
 
 
 def _no_cases(w: World) -> list[str]:

@@ -32,7 +32,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine, ExceptionContext, make_url
+from sqlalchemy.engine import Connection, Engine, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
 from caseforge.case.identity import SuiteIdentity
@@ -477,7 +477,13 @@ class RunStore:
     def end_shard(self, run_id: str, shard: int, status: str) -> str:
         """Record how shard ``shard`` ended, and mark the run from the whole ledger: finished
         once all of its shards are, stopped once none runs and one stopped, else running.
-        Returns the run's status."""
+        Returns the run's status.
+
+        One transaction, serialized per run, so two shards ending at once cannot each read
+        the other as running and leave a finished run marked running: its first statement is
+        a write (SQLite's write lock, taken before any read), then the run's row is locked
+        (``FOR UPDATE`` on PostgreSQL, where the second shard then reads the first's commit).
+        """
         with self.engine.begin() as conn:
             values: dict[str, Any] = {"status": status}
             if status == "finished":
@@ -487,20 +493,21 @@ class RunStore:
                 .where(run_shards.c.run_id == run_id, run_shards.c.shard == shard)
                 .values(**values)
             )
+            conn.execute(select(runs.c.id).where(runs.c.id == run_id).with_for_update())
             rows = conn.execute(
                 select(run_shards.c.shards, run_shards.c.status).where(
                     run_shards.c.run_id == run_id
                 )
             ).all()
-        count = rows[0][0] if rows else 1
-        statuses = [row[1] for row in rows]
-        if len(statuses) == count and all(s == "finished" for s in statuses):
-            overall = "finished"
-        elif "running" in statuses or (len(statuses) < count and "stopped" not in statuses):
-            overall = "running"
-        else:
-            overall = "stopped"
-        self.set_status(run_id, overall)
+            count = rows[0][0] if rows else 1
+            statuses = [row[1] for row in rows]
+            if len(statuses) == count and all(s == "finished" for s in statuses):
+                overall = "finished"
+            elif "running" in statuses or (len(statuses) < count and "stopped" not in statuses):
+                overall = "running"
+            else:
+                overall = "stopped"
+            self._set_status(conn, run_id, overall)
         return overall
 
     def shards(self, run_id: str) -> list[dict[str, Any]]:
@@ -512,14 +519,18 @@ class RunStore:
             return [dict(row._mapping) for row in rows]
 
     def set_status(self, run_id: str, status: str) -> None:
+        with self.engine.begin() as conn:
+            self._set_status(conn, run_id, status)
+
+    @staticmethod
+    def _set_status(conn: Connection, run_id: str, status: str) -> None:
         values: dict[str, Any] = {"status": status}
         if status == "finished":
             values["finished_at"] = utcnow()
-        with self.engine.begin() as conn:
-            conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
-            if status != "finished":  # resumed: its digest no longer describes it
-                conn.execute(delete(run_digests).where(run_digests.c.run_id == run_id))
-                conn.execute(delete(run_digest_cases).where(run_digest_cases.c.run_id == run_id))
+        conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
+        if status != "finished":  # resumed: its digest no longer describes it
+            conn.execute(delete(run_digests).where(run_digests.c.run_id == run_id))
+            conn.execute(delete(run_digest_cases).where(run_digest_cases.c.run_id == run_id))
 
     def save_digest(
         self, run_id: str, digest_json: str, case_rows: Sequence[dict[str, Any]] = ()
