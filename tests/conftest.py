@@ -93,7 +93,7 @@ def toy_suite(tmp_path: Path) -> MakeToySuite:
             "agent": {"callable": "tests.run.toy_agent:run"},
             "trials": 1,
             "concurrency": 4,
-            "timeout_s": 5,
+            "timeout_s": 120,  # generous: only tests about timeouts set a short one
             **config,
         }
         (root / "caseforge.yaml").write_text(json.dumps(settings), encoding="utf-8")

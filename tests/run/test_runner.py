@@ -362,7 +362,6 @@ def test_a_hung_sync_agent_does_not_keep_caseforge_alive(
     cases = [{"id": "hangs", "input": {"behaviour": "hang"}}, {"id": "fine", "input": {}}]
     root = toy_suite(cases, agent={"callable": "tests.run.toy_agent:run_sync"}, timeout_s=1)
     url = f"sqlite:///{tmp_path / 'hang.db'}"
-    started = time.monotonic()
     done = subprocess.run(
         [
             sys.executable,
@@ -381,7 +380,7 @@ def test_a_hung_sync_agent_does_not_keep_caseforge_alive(
         text=True,
         timeout=120,
     )
-    assert time.monotonic() - started < 60  # not the agent's 600 s
+    # Ending within the timeout at all is the point: the agent's call sleeps 600 s.
     assert done.returncode == 0, done.stderr
     store = RunStore(url)
     run = store.list_runs()[0]
