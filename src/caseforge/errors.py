@@ -5,9 +5,10 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # pydantic itself is imported by what raises one, not by every command
+    from pydantic import ValidationError
 
 Severity = Literal["error", "warning"]
 

@@ -13,6 +13,19 @@ from types import ModuleType
 
 from caseforge.errors import DatasetError, suite_exit
 
+# Packages no command may import before it needs them: each costs start-up time, and every
+# `caseforge` invocation (and a pytest run with the plugin installed) would pay it. The
+# start-up tests (tests/test_startup.py) hold `--version` and `--help` to none of them and
+# each command to its own budget; a new heavy dependency joins this set.
+HEAVY_MODULES = frozenset(
+    {
+        "openai", "sqlalchemy", "alembic", "scipy", "numpy", "fastapi", "uvicorn", "ray",
+        "opencc", "datasketch", "statsmodels",
+        # the interop, tracing and privacy work to come
+        "jieba", "wordfreq", "inspect_ai", "pyarrow", "py_mini_racer", "opentelemetry",
+    }
+)  # fmt: skip
+
 
 class SuiteImportError(DatasetError):
     """A suite's module failed to import; ``line`` is where in it, 0 if not known."""

@@ -1,62 +1,80 @@
-"""Check modes: the built-in ones, the table they are read from, and your own."""
+"""Check modes: the built-in ones, the table they are read from, and your own.
 
-from caseforge.checks.base import (
-    BaseCheck,
-    OptionOrder,
-    Reads,
-    Verdict,
-    failed,
-    passed,
-    show,
-)
-from caseforge.checks.builtin import (
-    BUILTIN_CHECKS,
-    ExactCheck,
-    ExactSetCheck,
-    IgnoreCheck,
-    IncludeShorthand,
-    JudgeCheck,
-    MustIncludeCheck,
-    MustNotIncludeCheck,
-    NumberCheck,
-    OutcomeCheck,
-    RegexCheck,
-    UndeclaredCheck,
-)
-from caseforge.checks.custom import CheckMode, declare, load_checks_file, mode_table
-from caseforge.checks.matching import outcome_matches
-from caseforge.checks.table import BUILTIN_MODES, Check, ModeSpec, ModeTable
-from caseforge.checks.tools import CallMatcher, ToolCallsCheck
+Names are imported on first use, so importing one module of the package does not
+load the others.
+"""
 
-__all__ = [
-    "BUILTIN_CHECKS",
-    "BUILTIN_MODES",
-    "BaseCheck",
-    "CallMatcher",
-    "Check",
-    "CheckMode",
-    "ExactCheck",
-    "ExactSetCheck",
-    "IgnoreCheck",
-    "IncludeShorthand",
-    "JudgeCheck",
-    "ModeSpec",
-    "ModeTable",
-    "MustIncludeCheck",
-    "MustNotIncludeCheck",
-    "NumberCheck",
-    "OptionOrder",
-    "OutcomeCheck",
-    "Reads",
-    "RegexCheck",
-    "ToolCallsCheck",
-    "UndeclaredCheck",
-    "Verdict",
-    "declare",
-    "failed",
-    "load_checks_file",
-    "mode_table",
-    "outcome_matches",
-    "passed",
-    "show",
-]
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from caseforge.imports import lazy_names
+
+if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
+    from caseforge.checks.base import BaseCheck as BaseCheck
+    from caseforge.checks.base import OptionOrder as OptionOrder
+    from caseforge.checks.base import Reads as Reads
+    from caseforge.checks.base import Verdict as Verdict
+    from caseforge.checks.base import failed as failed
+    from caseforge.checks.base import passed as passed
+    from caseforge.checks.base import show as show
+    from caseforge.checks.builtin import BUILTIN_CHECKS as BUILTIN_CHECKS
+    from caseforge.checks.builtin import ExactCheck as ExactCheck
+    from caseforge.checks.builtin import ExactSetCheck as ExactSetCheck
+    from caseforge.checks.builtin import IgnoreCheck as IgnoreCheck
+    from caseforge.checks.builtin import IncludeShorthand as IncludeShorthand
+    from caseforge.checks.builtin import JudgeCheck as JudgeCheck
+    from caseforge.checks.builtin import MustIncludeCheck as MustIncludeCheck
+    from caseforge.checks.builtin import MustNotIncludeCheck as MustNotIncludeCheck
+    from caseforge.checks.builtin import NumberCheck as NumberCheck
+    from caseforge.checks.builtin import OutcomeCheck as OutcomeCheck
+    from caseforge.checks.builtin import RegexCheck as RegexCheck
+    from caseforge.checks.builtin import UndeclaredCheck as UndeclaredCheck
+    from caseforge.checks.custom import CheckMode as CheckMode
+    from caseforge.checks.custom import declare as declare
+    from caseforge.checks.custom import load_checks_file as load_checks_file
+    from caseforge.checks.custom import mode_table as mode_table
+    from caseforge.checks.matching import outcome_matches as outcome_matches
+    from caseforge.checks.table import BUILTIN_MODES as BUILTIN_MODES
+    from caseforge.checks.table import Check as Check
+    from caseforge.checks.table import ModeSpec as ModeSpec
+    from caseforge.checks.table import ModeTable as ModeTable
+    from caseforge.checks.tools import CallMatcher as CallMatcher
+    from caseforge.checks.tools import ToolCallsCheck as ToolCallsCheck
+
+_WHERE = {
+    "BaseCheck": "caseforge.checks.base",
+    "OptionOrder": "caseforge.checks.base",
+    "Reads": "caseforge.checks.base",
+    "Verdict": "caseforge.checks.base",
+    "failed": "caseforge.checks.base",
+    "passed": "caseforge.checks.base",
+    "show": "caseforge.checks.base",
+    "BUILTIN_CHECKS": "caseforge.checks.builtin",
+    "ExactCheck": "caseforge.checks.builtin",
+    "ExactSetCheck": "caseforge.checks.builtin",
+    "IgnoreCheck": "caseforge.checks.builtin",
+    "IncludeShorthand": "caseforge.checks.builtin",
+    "JudgeCheck": "caseforge.checks.builtin",
+    "MustIncludeCheck": "caseforge.checks.builtin",
+    "MustNotIncludeCheck": "caseforge.checks.builtin",
+    "NumberCheck": "caseforge.checks.builtin",
+    "OutcomeCheck": "caseforge.checks.builtin",
+    "RegexCheck": "caseforge.checks.builtin",
+    "UndeclaredCheck": "caseforge.checks.builtin",
+    "CheckMode": "caseforge.checks.custom",
+    "declare": "caseforge.checks.custom",
+    "load_checks_file": "caseforge.checks.custom",
+    "mode_table": "caseforge.checks.custom",
+    "outcome_matches": "caseforge.checks.matching",
+    "BUILTIN_MODES": "caseforge.checks.table",
+    "Check": "caseforge.checks.table",
+    "ModeSpec": "caseforge.checks.table",
+    "ModeTable": "caseforge.checks.table",
+    "CallMatcher": "caseforge.checks.tools",
+    "ToolCallsCheck": "caseforge.checks.tools",
+}
+
+__all__ = sorted(_WHERE)
+
+__getattr__ = lazy_names("caseforge.checks", _WHERE)

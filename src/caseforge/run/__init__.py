@@ -1,17 +1,38 @@
-"""Running a suite: plans, the session that drives an executor, trials, replay for rescore."""
+"""Running a suite: plans, the session that drives an executor, trials, replay for rescore.
 
-from caseforge.run.executor import Executor, LocalExecutor, TrialOutcome, TrialTask, WorkerPool
-from caseforge.run.ray_executor import RayExecutor
-from caseforge.run.runner import Runner, RunOptions, RunOutcome
+Names are imported on first use, so importing one module of the package does not
+load the others.
+"""
 
-__all__ = [
-    "Executor",
-    "LocalExecutor",
-    "RayExecutor",
-    "RunOptions",
-    "RunOutcome",
-    "Runner",
-    "TrialOutcome",
-    "TrialTask",
-    "WorkerPool",
-]
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from caseforge.imports import lazy_names
+
+if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
+    from caseforge.run.executor import Executor as Executor
+    from caseforge.run.executor import LocalExecutor as LocalExecutor
+    from caseforge.run.executor import TrialOutcome as TrialOutcome
+    from caseforge.run.executor import TrialTask as TrialTask
+    from caseforge.run.executor import WorkerPool as WorkerPool
+    from caseforge.run.ray_executor import RayExecutor as RayExecutor
+    from caseforge.run.runner import Runner as Runner
+    from caseforge.run.runner import RunOptions as RunOptions
+    from caseforge.run.runner import RunOutcome as RunOutcome
+
+_WHERE = {
+    "Executor": "caseforge.run.executor",
+    "LocalExecutor": "caseforge.run.executor",
+    "TrialOutcome": "caseforge.run.executor",
+    "TrialTask": "caseforge.run.executor",
+    "WorkerPool": "caseforge.run.executor",
+    "RayExecutor": "caseforge.run.ray_executor",
+    "Runner": "caseforge.run.runner",
+    "RunOptions": "caseforge.run.runner",
+    "RunOutcome": "caseforge.run.runner",
+}
+
+__all__ = sorted(_WHERE)
+
+__getattr__ = lazy_names("caseforge.run", _WHERE)

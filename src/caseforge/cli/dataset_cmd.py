@@ -1,4 +1,4 @@
-"""The typer application and the dataset commands: schema, validate, split, retire."""
+"""The dataset commands: ``schema``, ``validate``, ``split``, ``retire`` and ``init``."""
 
 from __future__ import annotations
 
@@ -11,48 +11,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from caseforge._version import __version__
 from caseforge.case.fix import fix_suite
 from caseforge.case.model import case_json_schema
 from caseforge.case.retire import retire_case
 from caseforge.case.split import split_changes, write_split
 from caseforge.case.validate import ValidationReport, validate_suite
-from caseforge.cli.command import App
 from caseforge.errors import UsageError
 
-app = App(
-    name="caseforge",
-    help=(
-        "An agent's golden dataset as code: validate, run, grade, measure, gate, "
-        "synthesize and audit."
-    ),
-    epilog=(
-        "Exit codes, the same for every command: 0 success · 1 a regression, an invalid "
-        "dataset or audit findings · 2 a usage error (a bad flag, an unknown run) · 3 stopped "
-        "by budget · 4 too many agent errors · 5 an environment error (store, I/O, permission, "
-        "a missing optional dependency) · 130 SIGINT · 143 SIGTERM. When several apply: "
-        "interrupted, environment, usage, budget, agent errors, regression."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 SuiteArg = Annotated[Path, typer.Argument(help="The suite folder (holds caseforge.yaml).")]
 
 
-@app.callback(invoke_without_command=True)
-def _root(
-    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
-) -> None:
-    if version:
-        out.print(f"caseforge {__version__}")
-        raise typer.Exit()
-
-
-@app.command()
 def schema(
     report: Annotated[
         bool, typer.Option("--report", help="The schema of report.json instead.")
@@ -123,7 +94,6 @@ def _print_validation(report: ValidationReport, strict: bool) -> None:
         )
 
 
-@app.command()
 def validate(
     suite: SuiteArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -175,7 +145,6 @@ def validate(
         raise typer.Exit(1)
 
 
-@app.command()
 def split(
     suite: SuiteArg,
     write: Annotated[bool, typer.Option("--write", help="Edit the case files in place.")] = False,
@@ -205,7 +174,6 @@ def split(
         out.print(f"{len(changes)} change(s); run again with --write to apply them")
 
 
-@app.command()
 def retire(
     suite: SuiteArg,
     case_id: Annotated[str, typer.Argument(metavar="ID", help="The id of the case to retire.")],
@@ -218,7 +186,6 @@ def retire(
     )
 
 
-@app.command()
 def init(
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="A new or empty folder.")],
     example: Annotated[
@@ -243,43 +210,3 @@ def init(
         )
     else:
         out.print(f"next: caseforge validate {folder}; see {folder}/README.md", markup=False)
-
-
-from caseforge.cli import run_cmd  # noqa: E402  (commands registered after the app exists)
-
-app.command(name="run")(run_cmd.run)
-app.command(name="report")(run_cmd.report)
-app.command(name="merge")(run_cmd.merge)
-app.command(name="show")(run_cmd.show)
-app.command(name="runs")(run_cmd.runs)
-
-from caseforge.cli import measure_cmd  # noqa: E402
-
-app.command(name="compare")(measure_cmd.compare)
-app.command(name="baseline")(measure_cmd.baseline)
-app.command(name="gate")(measure_cmd.gate)
-app.command(name="history")(measure_cmd.history_cmd)
-app.command(name="plan")(measure_cmd.plan)
-app.command(name="rescore")(run_cmd.rescore_cmd)
-
-from caseforge.cli import calibrate_cmd  # noqa: E402
-
-app.command(name="label")(calibrate_cmd.label)
-app.command(name="calibrate")(calibrate_cmd.calibrate_cmd)
-
-from caseforge.cli import store_cmd, synth_cmd  # noqa: E402
-
-app.add_typer(synth_cmd.synth_app, name="synth")
-app.add_typer(store_cmd.store_app, name="store")
-app.command(name="review")(synth_cmd.review)
-
-from caseforge.cli import serve_cmd  # noqa: E402
-
-app.command(name="serve")(serve_cmd.serve)
-
-from caseforge.cli import audit_cmd  # noqa: E402
-
-app.command(name="scan")(audit_cmd.scan)
-app.command(name="resynth")(audit_cmd.resynth)
-app.command(name="verify")(audit_cmd.verify)
-app.command(name="audit")(audit_cmd.audit)
