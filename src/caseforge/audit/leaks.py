@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.decoding import Text, Unreadable
-from caseforge.synth.fold import FULL, is_separator
-from caseforge.synth.overlap import Settings, run_units
-from caseforge.synth.policy import (
+from caseforge.privacy.fold import FULL, is_separator
+from caseforge.privacy.overlap import Settings, run_units
+from caseforge.privacy.policy import (
     is_documentation_ip,
     is_fictional_phone,
     is_reserved_domain,
     redaction_marks,
 )
-from caseforge.synth.values import dates, numbers, prepare
+from caseforge.privacy.values import dates, numbers, prepare
 
 DATA_PARTS = ("cases", "fixtures", "labels")
 DATA_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
@@ -93,7 +93,7 @@ class Matcher:
     """Finds the private data in a text, in every fold."""
 
     def __init__(self, data: PrivateData, settings: Settings | None = None) -> None:
-        from caseforge.synth.identifiers import (
+        from caseforge.privacy.identifiers import (
             CLASSES,
             Glossary,
             IdentifierDetector,
@@ -210,7 +210,7 @@ def is_data_file(relative: Path) -> bool:
 
 def lint_text(origin: str, text: str) -> list[Leak]:
     """The lint over one data file's text."""
-    from caseforge.synth.identifiers import IdentifierDetector
+    from caseforge.privacy.identifiers import IdentifierDetector
 
     leaks = []
     for match in SHA40.finditer(text):

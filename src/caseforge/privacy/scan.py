@@ -1,7 +1,7 @@
 """Reading a file for ``caseforge scan``: a case field by field, anything else as text.
 
 Never a traceback: a folder, a missing file or a binary file is a one-line error; text in
-UTF-16 or a legacy encoding is decoded (``audit.sources.decode``) and the encoding named.
+UTF-16 or a legacy encoding is decoded (``caseforge.decoding``) and the encoding named.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from caseforge.errors import CaseforgeError, EnvError
-from caseforge.synth.overlap import fields_of
-from caseforge.synth.verify import content_fields
+from caseforge.privacy.overlap import fields_of
+from caseforge.privacy.verify import content_fields
 
 MAX_BYTES = 256 * 1024 * 1024
 

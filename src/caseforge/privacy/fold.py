@@ -389,7 +389,7 @@ def organization_stem(name: str) -> str:
     """An organisation's name without its legal or trade suffix or prefix (金蘭食品行 → 金蘭食品,
     Công ty TNHH Minh Phát → Minh Phát, Brightline Foods Ltd. → Brightline Foods), when what
     is left still names it (three Han characters or four letters); else ``""``."""
-    from caseforge.synth import pools
+    from caseforge.privacy import pools
 
     text = WIDTH(name).strip()
     for prefix in sorted(pools.ORG_PREFIXES_VI, key=len, reverse=True):

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from caseforge.case.positions import bad_scalar_problem
 from caseforge.errors import CaseforgeError, Problem
-from caseforge.synth import patterns as pat
-from caseforge.synth.fold import (
+from caseforge.privacy import patterns as pat
+from caseforge.privacy.fold import (
     FULL,
     HAN,
     WIDTH,
@@ -38,7 +38,7 @@ from caseforge.synth.fold import (
     phone_forms,
     romanisations,
 )
-from caseforge.synth.policy import language
+from caseforge.privacy.policy import language
 
 if TYPE_CHECKING:
     import numpy as np

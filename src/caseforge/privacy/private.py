@@ -215,7 +215,7 @@ class PrivateStore:
     def private_terms(self) -> list[tuple[str, str, str]]:
         """Every original string the store knows, as ``(class, string, source case)``:
         glossary entries, and the originals recorded in mappings."""
-        from caseforge.synth.identifiers import load_glossary
+        from caseforge.privacy.identifiers import load_glossary
 
         terms: list[tuple[str, str, str]] = []
         folder = self.root / "glossaries"

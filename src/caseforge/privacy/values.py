@@ -22,8 +22,8 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
-from caseforge.synth.fold import WIDTH
-from caseforge.synth.policy import SMALL_INTEGER
+from caseforge.privacy.fold import WIDTH
+from caseforge.privacy.policy import SMALL_INTEGER
 
 # --- numbers ----------------------------------------------------------------------------------
 

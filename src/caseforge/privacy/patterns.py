@@ -26,8 +26,8 @@ from typing import Protocol
 
 import regex
 
-from caseforge.synth import values
-from caseforge.synth.policy import is_reserved_domain
+from caseforge.privacy import values
+from caseforge.privacy.policy import is_reserved_domain
 
 _L = r"(?<![0-9A-Za-z])"  # no ASCII letter or digit just before
 _R = r"(?![0-9A-Za-z])"  # no ASCII letter or digit just after

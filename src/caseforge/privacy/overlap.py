@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from caseforge.errors import CaseforgeError
-from caseforge.synth.fold import (
+from caseforge.privacy.fold import (
     FULL,
     HAN,
     WIDTH,
@@ -44,7 +44,7 @@ from caseforge.synth.fold import (
     strip_marks,
     vietnamese_name_parts,
 )
-from caseforge.synth.values import Dates, dates, is_distinctive, numbers, prepare
+from caseforge.privacy.values import Dates, dates, is_distinctive, numbers, prepare
 
 DEFAULT_CJK_RUN = 7
 DEFAULT_WORD_RUN = 6

@@ -1,27 +1,27 @@
-"""Verifying a re-synthesised variant, cell by cell, before it may enter the suite.
+"""Verifying a re-synthesised variant, or any rewrite of a case, against its original, field
+by field, before it may enter the suite:
 
-- structure: the remapped goal state has the same number of flags, the same
-  multi-flagged item with the same kinds, and the same kinds overall;
 - overlap: no field of the variant shares a distinctive unit with any field of the original
   (``overlap``: runs of text, numbers, dates, names and identifiers, in every fold) — safety
   that does not depend on what a scanner found;
 - redaction: no field carries a redaction mark (``policy``), which would make the input
   unlike anything a person writes.
+
+These hold whatever the goal state (``caseforge verify``). A re-synthesised variant is also
+held to its structure contract: ``check_structure`` in ``synth/contract.py``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from caseforge.synth.contract import flag_structure
-from caseforge.synth.overlap import Original, Settings, fields_of
-from caseforge.synth.policy import redaction_marks
+from caseforge.privacy.overlap import Original, Settings, fields_of
+from caseforge.privacy.policy import redaction_marks
 
 if TYPE_CHECKING:
-    from caseforge.synth.identifiers import Glossary, Span
+    from caseforge.privacy.identifiers import Glossary, Span
 
 # Case keys that say nothing about the ticket: compared neither way.
 META_KEYS = ("id", "split", "added", "source", "clock", "seed")
@@ -83,7 +83,7 @@ def know_original(
 ) -> KnownOriginal:
     """Everything distinctive about the original case ``data`` (a case as JSON), its recorded
     ``fixtures`` (texts) included; ``safe`` texts are already public (other committed cases)."""
-    from caseforge.synth.identifiers import IdentifierDetector
+    from caseforge.privacy.identifiers import IdentifierDetector
 
     fields = list(content_fields(data))
     fields += [(f"fixtures[{i}]", text) for i, text in enumerate(fixtures)]
@@ -105,37 +105,6 @@ def verify_variant(original: Original, variant: Mapping[str, object]) -> list[Ve
     """The checks every variant passes, whatever its goal state: overlap and redaction."""
     fields = list(content_fields(variant))
     return [check_overlap(original, fields), check_redaction(fields)]
-
-
-def check_structure(
-    original: list[str], variant: list[str], items: int | None = None
-) -> Verification:
-    """Same number of flags, same multi-flagged item shape, same kinds; items in range."""
-    before, after = flag_structure(original), flag_structure(variant)
-    problems = []
-    if len(original) != len(variant):
-        problems.append(f"{len(original)} flags became {len(variant)}")
-    multi_before = sorted(tuple(k) for k in before.values() if len(k) > 1)
-    multi_after = sorted(tuple(k) for k in after.values() if len(k) > 1)
-    if multi_before != multi_after:
-        problems.append(
-            f"multi-flagged items {multi_before or 'none'} became {multi_after or 'none'}"
-        )
-    kinds_before = Counter(k for ks in before.values() for k in ks)
-    kinds_after = Counter(k for ks in after.values() for k in ks)
-    if kinds_before != kinds_after:
-        problems.append(f"kinds {dict(kinds_before)} became {dict(kinds_after)}")
-    if items is not None:
-        outside = sorted(n for n in after if not 1 <= n <= items)
-        if outside:
-            problems.append(f"flags on items {outside} that the {items}-item variant lacks")
-    if problems:
-        return Verification("structure", False, "; ".join(problems))
-    return Verification(
-        "structure",
-        True,
-        f"{len(variant)} flags, multi-flagged {multi_after or 'none'}, kinds {dict(kinds_after)}",
-    )
 
 
 def check_overlap(original: Original, variant_fields: Iterable[tuple[str, str]]) -> Verification:

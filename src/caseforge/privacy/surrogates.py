@@ -40,20 +40,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from caseforge.synth import pools
-from caseforge.synth.identifiers import CLASSES, MONTHS_EN, NUMBER, TICKET_STOP, Span
-from caseforge.synth.patterns import WEEKDAY_AFTER, WEEKDAY_LEAD, tw_national_id_valid
-from caseforge.synth.policy import (
+from caseforge.privacy import pools
+from caseforge.privacy.identifiers import CLASSES, MONTHS_EN, NUMBER, TICKET_STOP, Span
+from caseforge.privacy.patterns import WEEKDAY_AFTER, WEEKDAY_LEAD, tw_national_id_valid
+from caseforge.privacy.policy import (
     DOC_NETS_V4,
     RESERVED_DOMAINS,
     RESERVED_SUFFIXES,
     faker_locale,
     has_redaction,
 )
-from caseforge.synth.policy import (
+from caseforge.privacy.policy import (
     LOCALES as _LANGUAGE_LOCALES,
 )
-from caseforge.synth.values import numbers, parse_number, prepare
+from caseforge.privacy.values import numbers, parse_number, prepare
 
 if TYPE_CHECKING:
     from faker import Faker

@@ -11,7 +11,7 @@ import pytest
 
 from caseforge import vcs
 from caseforge.errors import CaseforgeError
-from caseforge.synth.private import PrivateStore, suite_identity
+from caseforge.privacy.private import PrivateStore, suite_identity
 from tests.gitrepo import git
 
 

@@ -22,7 +22,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from caseforge.errors import CaseforgeError
-from caseforge.synth.overlap import Finding, Original
+from caseforge.privacy.overlap import Finding, Original
 
 SendMode = Literal["structure", "substituted"]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
