@@ -7,9 +7,11 @@ every outbound payload, rejected drafts, and the original ↔ variant mappings.
 
 It lives outside the repository — ``$CASEFORGE_PRIVATE`` or the user data folder
 (``$XDG_DATA_HOME/caseforge/private``, ``~/.local/share/caseforge/private``) — in a folder
-keyed by the suite's *identity*: its folder relative to the repository top plus the
-repository's root commit. Two suites that share a ``name:`` never share a secret or a
-glossary, and a clone at another path finds the same store.
+named by the suite's :class:`PrivateStoreKey`: its folder relative to the repository top plus
+the repository's root commit. Two suites that share a ``name:`` never share a secret or a
+glossary, and a clone at another path finds the same store. The store's ``identity.json``
+records the key, so a shallow clone, which lacks the root commit, finds its store by the
+suite's name and folder.
 
 caseforge refuses to write the store inside a git work tree unless the path is git-ignored,
 and fails closed when it cannot tell (a ``.git`` above the path but no ``git`` to ask).
@@ -33,7 +35,7 @@ from caseforge.jsontypes import JSONObject, JSONValue
 from caseforge.vcs import is_ignored, is_shallow, root_commit, work_tree
 
 SECRET_FILE = "secret.key"
-IDENTITY_FILE = "identity.json"
+IDENTITY_FILE = "identity.json"  # the store's PrivateStoreKey: {"name", "relative", "root"}
 
 
 def default_root() -> Path:
@@ -53,34 +55,47 @@ def inside_unignored_work_tree(path: Path) -> Path | None:
 
 
 @dataclass(frozen=True)
-class SuiteIdentity:
-    """Which suite a private store belongs to: not its ``name:``, which two suites may share."""
+class PrivateStoreKey:
+    """Which suite a private store belongs to, and so the name of its folder: not the suite's
+    ``name:``, which two suites may share.
+
+    Nor is it ``case.identity.SuiteIdentity``, the identity runs and reports carry: that one is
+    the same on every machine and matches two suites outside git by their name alone, while
+    two suites must never share a secret, so outside git this key holds the absolute path. A
+    shallow clone's root commit is only where the clone was cut, so there the key says
+    ``shallow`` and the store is looked up by the suite's name and folder."""
 
     name: str
     relative: str  # the suite folder relative to the repository top (or its absolute path)
     root: str  # the repository's root commit, ``path`` outside git, ``shallow`` in a shallow clone
 
     @property
-    def key(self) -> str:
+    def folder(self) -> str:
+        """The store's folder under the stores' base: ``<name slug>-<12 hex digits>``."""
         digest = hashlib.sha256(f"{self.root}\0{self.relative}".encode()).hexdigest()[:12]
         slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "suite"
         return f"{slug}-{digest}"
 
+    def to_json(self) -> str:
+        """The store's ``identity.json``."""
+        data = {"name": self.name, "relative": self.relative, "root": self.root}
+        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
-def suite_identity(suite_dir: Path, name: str) -> SuiteIdentity:
-    """The identity of the suite in ``suite_dir`` (see :class:`SuiteIdentity`)."""
+
+def private_store_key(suite_dir: Path, name: str) -> PrivateStoreKey:
+    """The key of the private store of the suite in ``suite_dir`` (see :class:`PrivateStoreKey`)."""
     folder = suite_dir.expanduser().resolve()
     top = work_tree(folder)
     if top is None:
-        return SuiteIdentity(name, str(folder), "path")
+        return PrivateStoreKey(name, str(folder), "path")
     relative = folder.relative_to(top.resolve()).as_posix() or "."
     if is_shallow(top):  # its "first" commit is only where the clone was cut
-        return SuiteIdentity(name, relative, "shallow")
+        return PrivateStoreKey(name, relative, "shallow")
     commit = root_commit(top)
-    return SuiteIdentity(name, relative, commit or f"unborn:{top.resolve()}")
+    return PrivateStoreKey(name, relative, commit or f"unborn:{top.resolve()}")
 
 
-def _read_identity(folder: Path) -> JSONObject | None:
+def _read_key(folder: Path) -> JSONObject | None:
     try:
         data: JSONValue = json.loads((folder / IDENTITY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -91,9 +106,9 @@ def _read_identity(folder: Path) -> JSONObject | None:
 class PrivateStore:
     """One suite's private folder."""
 
-    def __init__(self, root: Path, identity: SuiteIdentity | None = None) -> None:
+    def __init__(self, root: Path, key: PrivateStoreKey | None = None) -> None:
         self.root = root
-        self.identity = identity
+        self.key = key
 
     @classmethod
     def for_suite(
@@ -102,21 +117,21 @@ class PrivateStore:
         """The store of the suite in ``suite_dir`` under ``base`` (default: ``default_root``).
 
         ``base`` may also be a store folder itself (it holds ``identity.json``). In a shallow
-        clone, which lacks the root commit, the one store under ``base`` whose identity has
+        clone, which lacks the root commit, the one store under ``base`` whose key has
         the suite's name and folder is used, and none or several are an error — unless
         ``lookup`` (only reading, as the audit does): then a store that does not exist."""
-        identity = suite_identity(suite_dir, name)
+        key = private_store_key(suite_dir, name)
         base = base or default_root()
         if (base / IDENTITY_FILE).is_file() or (base / SECRET_FILE).is_file():
-            return cls(base, identity)
-        if identity.root == "shallow":
+            return cls(base, key)
+        if key.root == "shallow":
             try:
-                return cls._in_shallow_clone(identity, base)
+                return cls._in_shallow_clone(key, base)
             except CaseforgeError:
                 if not lookup:
                     raise
-                return cls(base / f"{identity.key}-not-found", identity)
-        store = cls(base / identity.key, identity)
+                return cls(base / f"{key.folder}-not-found", key)
+        store = cls(base / key.folder, key)
         legacy = base / name
         if not store.root.exists() and (legacy / SECRET_FILE).is_file():
             raise CaseforgeError(
@@ -127,19 +142,19 @@ class PrivateStore:
         return store
 
     @classmethod
-    def _in_shallow_clone(cls, identity: SuiteIdentity, base: Path) -> PrivateStore:
+    def _in_shallow_clone(cls, key: PrivateStoreKey, base: Path) -> PrivateStore:
         matches = [
             folder
             for folder in (sorted(base.iterdir()) if base.is_dir() else [])
-            if (found := _read_identity(folder))
-            and found.get("name") == identity.name
-            and found.get("relative") == identity.relative
+            if (found := _read_key(folder))
+            and found.get("name") == key.name
+            and found.get("relative") == key.relative
         ]
         if len(matches) == 1:
-            return cls(matches[0], identity)
+            return cls(matches[0], key)
         what = "no store" if not matches else f"{len(matches)} stores"
         raise EnvError(
-            f"{base}: {what} for suite {identity.name!r} ({identity.relative}), and this shallow "
+            f"{base}: {what} for suite {key.name!r} ({key.relative}), and this shallow "
             "clone lacks the root commit that names it; fetch the whole history (git fetch "
             "--unshallow, fetch-depth: 0 in CI) or pass the store folder itself"
         )
@@ -157,11 +172,8 @@ class PrivateStore:
     def write(self, relative: str, text: str) -> Path:
         path = self.root / relative
         self._guard(path)
-        if self.identity is not None and not (self.root / IDENTITY_FILE).is_file():
-            write_atomic(
-                self.root / IDENTITY_FILE,
-                json.dumps(self.identity.__dict__, ensure_ascii=False, indent=1) + "\n",
-            )
+        if self.key is not None and not (self.root / IDENTITY_FILE).is_file():
+            write_atomic(self.root / IDENTITY_FILE, self.key.to_json())
         write_atomic(path, text)
         return path
 
