@@ -1,0 +1,8 @@
+"""Deprecated: ``caseforge.synth.surrogates`` moved to ``caseforge.privacy.surrogates``.
+
+The old path goes in 0.3.0; until then it re-exports the new module's names."""
+
+from caseforge.privacy.surrogates import *  # noqa: F403
+from caseforge.synth._moved import warn_moved
+
+warn_moved(__name__)
