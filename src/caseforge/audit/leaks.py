@@ -2,8 +2,8 @@
 
 With the suite's private store, everything it knows is searched for in every file git would
 publish from the repository and in its whole history (``sources``), with the folds of the
-overlap check (``overlap``): glossary entries and recorded originals in every width, case,
-script and spelling (``林 佩萱``, ``陈佩萱``, ``Lin Pei-Hsuan``), amounts and dates by value
+overlap check (``privacy.overlap``): glossary entries and recorded originals in every width,
+case, script and spelling (``林 佩萱``, ``陈佩萱``, ``Lin Pei-Hsuan``), amounts and dates by value
 (``1,280,000`` = ``128萬``), and runs of text of the sensitive source cases the store keeps.
 A finding names the class, ``file:line`` and a short HMAC of the original keyed by the
 store's secret — never the original, and never a plain hash of it, which a two-character
@@ -14,8 +14,8 @@ original, as the shipped ``ac-conflict-001``) are not private: their file is not
 and what only they contribute to the store is not searched for.
 
 The lint needs no store, and always runs on the suites' data files (cases, fixtures, labels,
-``retired.yaml``): redaction marks (``policy``), 40-hex commit SHAs, e-mail addresses on
-domains that are not reserved, and identifiers of the classes that never belong in a
+``retired.yaml``): redaction marks (``privacy.policy``), 40-hex commit SHAs, e-mail addresses
+on domains that are not reserved, and identifiers of the classes that never belong in a
 committed case unless it was re-synthesised (national and business ids, messaging ids,
 phones, IPs outside the documentation ranges). Templates, workflows and code may hold
 ``{{…}}`` or ``${…}`` and are not linted.

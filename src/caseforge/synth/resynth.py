@@ -8,11 +8,11 @@ same way — never by redaction, and by default without any original text leavin
    failure's shape in abstract words from the private store. With ``privacy.send:
    substituted`` (an explicit opt-in, allow-listed endpoints only) it also carries the
    original text with every identifier swapped for a surrogate.
-3. Check the exact payload against the original (``outbound``), keep it in the private
-   store, and block the send on any overlap; ``dry_run`` stops here and sends nothing.
+3. Check the exact payload against the original (``privacy.outbound``), keep it in the
+   private store, and block the send on any overlap; ``dry_run`` stops here and sends nothing.
 4. Build the variant from the model's answer, then verify it field by field against the
-   original: structure, overlap (``overlap``: runs, numbers, dates, names, identifiers in
-   every fold), redaction marks.
+   original: structure (``contract.check_structure``), overlap (``privacy.overlap``: runs,
+   numbers, dates, names, identifiers in every fold), redaction marks (``privacy.verify``).
 5. Re-run the agent configuration that failed on the original and the variant, and confirm
    the same miss reproduces under the item mapping.
 
