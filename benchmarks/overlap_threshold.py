@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from caseforge.synth.overlap import Settings, run_units
+from caseforge.privacy.overlap import Settings, run_units
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,7 @@ def longest_shared(a: str, b: str) -> tuple[int, int]:
 
 
 def main() -> None:
-    corpora = ROOT / "tests" / "synth"
+    corpora = ROOT / "tests" / "privacy"
     folders = [Path(p) for p in sys.argv[1:]] or [
         corpora / name for name in ("corpus", "corpus_b", "corpus_c")
     ]

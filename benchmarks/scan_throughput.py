@@ -1,6 +1,6 @@
 """Scanner throughput and memory: a 10 MB ticket dump and a 1 MB text on one line.
 
-The text is the fictional test corpus (tests/synth/corpus: sensitive and clean tickets in
+The text is the fictional test corpus (tests/privacy/corpus: sensitive and clean tickets in
 four languages, about one identifier every 60 characters) repeated, scanned with the union
 of its glossaries. Each workload runs in a fresh process so its peak RSS is its own. Targets
 (issue 9): 10 MB in under 10 s, memory bounded on a single 1 MB line.
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "tests" / "synth" / "corpus"
+CORPUS = ROOT / "tests" / "privacy" / "corpus"
 
 
 def corpus_text() -> tuple[str, dict[str, list[str]]]:
@@ -41,7 +41,7 @@ def corpus_text() -> tuple[str, dict[str, list[str]]]:
 
 
 def workload(size: int, one_line: bool) -> dict[str, float]:
-    from caseforge.synth.identifiers import Glossary, IdentifierDetector
+    from caseforge.privacy.identifiers import Glossary, IdentifierDetector
 
     base, glossary = corpus_text()
     per_char = len(base.encode("utf-8")) / len(base)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from caseforge.synth.private import PrivateStore
+from caseforge.privacy.private import PrivateStore
 from tests.gitrepo import git
 
 NAME = "林佩萱"

@@ -23,10 +23,10 @@ from ruamel.yaml import YAML
 from caseforge.case.load import load_suite
 from caseforge.errors import CaseforgeError
 from caseforge.llm import ModelClient
-from caseforge.synth.overlap import Original, fields_of
-from caseforge.synth.private import PrivateStore
+from caseforge.privacy.overlap import Original, fields_of
+from caseforge.privacy.private import PrivateStore
+from caseforge.privacy.verify import content_fields
 from caseforge.synth.resynth import resynth
-from caseforge.synth.verify import content_fields
 from tests.llm.wire import completion
 
 CLARIFIER = Path(__file__).resolve().parents[2] / "examples" / "ac-clarifier"
@@ -304,7 +304,7 @@ def test_fields_of_walks_every_leaf() -> None:
     assert leaves == {"a.b[0]": "1", "a.b[1]": "x", "e": "y"}
 
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[1] / "privacy" / "corpus"
 
 
 def test_no_planted_identifier_of_the_corpus_reaches_the_request(

@@ -2,8 +2,8 @@
 
 With the suite's private store, everything it knows is searched for in every file git would
 publish from the repository and in its whole history (``sources``), with the folds of the
-overlap check (``overlap``): glossary entries and recorded originals in every width, case,
-script and spelling (``林 佩萱``, ``陈佩萱``, ``Lin Pei-Hsuan``), amounts and dates by value
+overlap check (``privacy.overlap``): glossary entries and recorded originals in every width,
+case, script and spelling (``林 佩萱``, ``陈佩萱``, ``Lin Pei-Hsuan``), amounts and dates by value
 (``1,280,000`` = ``128萬``), and runs of text of the sensitive source cases the store keeps.
 A finding names the class, ``file:line`` and a short HMAC of the original keyed by the
 store's secret — never the original, and never a plain hash of it, which a two-character
@@ -14,8 +14,8 @@ original, as the shipped ``ac-conflict-001``) are not private: their file is not
 and what only they contribute to the store is not searched for.
 
 The lint needs no store, and always runs on the suites' data files (cases, fixtures, labels,
-``retired.yaml``): redaction marks (``policy``), 40-hex commit SHAs, e-mail addresses on
-domains that are not reserved, and identifiers of the classes that never belong in a
+``retired.yaml``): redaction marks (``privacy.policy``), 40-hex commit SHAs, e-mail addresses
+on domains that are not reserved, and identifiers of the classes that never belong in a
 committed case unless it was re-synthesised (national and business ids, messaging ids,
 phones, IPs outside the documentation ranges). Templates, workflows and code may hold
 ``{{…}}`` or ``${…}`` and are not linted.
@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.decoding import Text, Unreadable
-from caseforge.synth.fold import FULL, is_separator
-from caseforge.synth.overlap import Settings, run_units
-from caseforge.synth.policy import (
+from caseforge.privacy.fold import FULL, is_separator
+from caseforge.privacy.overlap import Settings, run_units
+from caseforge.privacy.policy import (
     is_documentation_ip,
     is_fictional_phone,
     is_reserved_domain,
     redaction_marks,
 )
-from caseforge.synth.values import dates, numbers, prepare
+from caseforge.privacy.values import dates, numbers, prepare
 
 DATA_PARTS = ("cases", "fixtures", "labels")
 DATA_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
@@ -93,7 +93,7 @@ class Matcher:
     """Finds the private data in a text, in every fold."""
 
     def __init__(self, data: PrivateData, settings: Settings | None = None) -> None:
-        from caseforge.synth.identifiers import (
+        from caseforge.privacy.identifiers import (
             CLASSES,
             Glossary,
             IdentifierDetector,
@@ -210,7 +210,7 @@ def is_data_file(relative: Path) -> bool:
 
 def lint_text(origin: str, text: str) -> list[Leak]:
     """The lint over one data file's text."""
-    from caseforge.synth.identifiers import IdentifierDetector
+    from caseforge.privacy.identifiers import IdentifierDetector
 
     leaks = []
     for match in SHA40.finditer(text):

@@ -19,9 +19,9 @@ from caseforge.audit.leaks import Leak, Matcher, PrivateData, is_data_file, lint
 from caseforge.case.load import load_case, load_suite
 from caseforge.decoding import Text, Unreadable
 from caseforge.errors import CaseforgeError, EnvError
-from caseforge.synth.overlap import Settings
-from caseforge.synth.private import PrivateStore
-from caseforge.synth.verify import content_fields
+from caseforge.privacy.overlap import Settings
+from caseforge.privacy.private import PrivateStore
+from caseforge.privacy.verify import content_fields
 from caseforge.vcs import is_shallow
 
 
@@ -78,7 +78,7 @@ def _private_case(path: Path) -> dict[str, object]:
 
 def private_data(store: PrivateStore, fictional: set[str]) -> PrivateData:
     """What the store knows, minus what only fictional originals contribute."""
-    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
+    from caseforge.privacy.identifiers import IdentifierDetector, load_glossary
 
     try:
         raw = store.private_terms()

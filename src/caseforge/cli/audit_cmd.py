@@ -18,7 +18,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _check_lang(lang: str | None) -> None:
-    from caseforge.synth.policy import language
+    from caseforge.privacy.policy import language
 
     if lang is not None:
         try:
@@ -40,8 +40,8 @@ def scan(
     A case file (YAML or JSON) is scanned field by field, its escapes decoded; other files
     as text, decoded from UTF-8, UTF-16 or a legacy encoding (Big5, GB18030, …).
     """
-    from caseforge.synth.identifiers import IdentifierDetector, load_glossary
-    from caseforge.synth.scan import read_for_scan
+    from caseforge.privacy.identifiers import IdentifierDetector, load_glossary
+    from caseforge.privacy.scan import read_for_scan
 
     _check_lang(lang)
     fields, note = read_for_scan(file)
@@ -93,8 +93,8 @@ def resynth(
     ] = None,
 ) -> None:
     """Re-synthesise a sensitive failed case into a new domain, keeping what made it fail."""
+    from caseforge.privacy.private import PrivateStore
     from caseforge.synth.client import synth_client
-    from caseforge.synth.private import PrivateStore
     from caseforge.synth.resynth import resynth as run_resynth
 
     if not domain.strip():
@@ -177,10 +177,10 @@ def verify(
     number, date, name or identifier in any fold, and no redaction mark. Exit 1 on a finding;
     the original is never printed."""
     from caseforge.case.load import load_case, load_suite
-    from caseforge.synth.identifiers import load_glossary
-    from caseforge.synth.overlap import Settings
-    from caseforge.synth.private import PrivateStore
-    from caseforge.synth.verify import content_fields, know_original, verify_variant
+    from caseforge.privacy.identifiers import load_glossary
+    from caseforge.privacy.overlap import Settings
+    from caseforge.privacy.private import PrivateStore
+    from caseforge.privacy.verify import content_fields, know_original, verify_variant
 
     for given in (original, variant):
         if not given.exists():
@@ -256,8 +256,8 @@ def audit(
     """Fail on loosened criteria without a Criteria-change reason, and on private data leaks."""
     from caseforge.audit.criteria import loosenings
     from caseforge.audit.privacy import audit_privacy
-    from caseforge.synth.overlap import Settings
-    from caseforge.synth.private import PrivateStore
+    from caseforge.privacy.overlap import Settings
+    from caseforge.privacy.private import PrivateStore
     from caseforge.vcs import work_tree
 
     config = load_config(suite)

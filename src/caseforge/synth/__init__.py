@@ -1,23 +1,14 @@
-"""Synthesis: two-step tuples and drafts, the review queue, identifiers, surrogates,
-structure-preserving re-synthesis, its verification, and the private store."""
+"""Synthesis: two-step tuples and drafts, the review queue, the model synthesis uses, and
+structure-preserving re-synthesis with its structure contract.
+
+What keeps re-synthesis private (the scanner, surrogates, the overlap check, verification,
+the private store) is ``caseforge.privacy``."""
 
 __all__ = [
     "client",
     "contract",
-    "fold",
-    "identifiers",
-    "outbound",
-    "overlap",
-    "patterns",
-    "policy",
-    "pools",
-    "private",
     "resynth",
     "review",
-    "scan",
-    "surrogates",
     "tuples",
-    "values",
-    "verify",
     "writer",
 ]

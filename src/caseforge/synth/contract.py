@@ -14,12 +14,16 @@ By default the request carries *structure* and never a value of the original:
 Every value of the new case comes back from the model. Goal states other than
 ``exact_set`` flags on numbered items have no contract yet: ``derive`` refuses them with a
 one-line reason naming the check.
+
+``check_structure`` holds a variant to the contract: its remapped goal state has the same
+number of flags, the same multi-flagged item with the same kinds, and the same kinds overall.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,9 +39,10 @@ from caseforge.checks import (
     ToolCallsCheck,
 )
 from caseforge.errors import CaseforgeError
-from caseforge.synth.fold import HAN
-from caseforge.synth.policy import detect_language
-from caseforge.synth.policy import language as canonical_language
+from caseforge.privacy.fold import HAN
+from caseforge.privacy.policy import detect_language
+from caseforge.privacy.policy import language as canonical_language
+from caseforge.privacy.verify import Verification
 
 ITEM_LINE = re.compile(r"(?m)^\s*AC\s*(\d+)\b")
 FLAG = re.compile(r"^(\d+):(\w+)$")
@@ -72,6 +77,37 @@ def flag_structure(values: list[str]) -> dict[int, list[str]]:
         if match:
             by_item.setdefault(int(match.group(1)), []).append(match.group(2))
     return {k: sorted(v) for k, v in by_item.items()}
+
+
+def check_structure(
+    original: list[str], variant: list[str], items: int | None = None
+) -> Verification:
+    """Same number of flags, same multi-flagged item shape, same kinds; items in range."""
+    before, after = flag_structure(original), flag_structure(variant)
+    problems = []
+    if len(original) != len(variant):
+        problems.append(f"{len(original)} flags became {len(variant)}")
+    multi_before = sorted(tuple(k) for k in before.values() if len(k) > 1)
+    multi_after = sorted(tuple(k) for k in after.values() if len(k) > 1)
+    if multi_before != multi_after:
+        problems.append(
+            f"multi-flagged items {multi_before or 'none'} became {multi_after or 'none'}"
+        )
+    kinds_before = Counter(k for ks in before.values() for k in ks)
+    kinds_after = Counter(k for ks in after.values() for k in ks)
+    if kinds_before != kinds_after:
+        problems.append(f"kinds {dict(kinds_before)} became {dict(kinds_after)}")
+    if items is not None:
+        outside = sorted(n for n in after if not 1 <= n <= items)
+        if outside:
+            problems.append(f"flags on items {outside} that the {items}-item variant lacks")
+    if problems:
+        return Verification("structure", False, "; ".join(problems))
+    return Verification(
+        "structure",
+        True,
+        f"{len(variant)} flags, multi-flagged {multi_after or 'none'}, kinds {dict(kinds_after)}",
+    )
 
 
 def flag_fields(case: Case) -> dict[str, list[str]]:

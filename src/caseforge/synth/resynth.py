@@ -8,11 +8,11 @@ same way — never by redaction, and by default without any original text leavin
    failure's shape in abstract words from the private store. With ``privacy.send:
    substituted`` (an explicit opt-in, allow-listed endpoints only) it also carries the
    original text with every identifier swapped for a surrogate.
-3. Check the exact payload against the original (``outbound``), keep it in the private
-   store, and block the send on any overlap; ``dry_run`` stops here and sends nothing.
+3. Check the exact payload against the original (``privacy.outbound``), keep it in the
+   private store, and block the send on any overlap; ``dry_run`` stops here and sends nothing.
 4. Build the variant from the model's answer, then verify it field by field against the
-   original: structure, overlap (``overlap``: runs, numbers, dates, names, identifiers in
-   every fold), redaction marks.
+   original: structure (``contract.check_structure``), overlap (``privacy.overlap``: runs,
+   numbers, dates, names, identifiers in every fold), redaction marks (``privacy.verify``).
 5. Re-run the agent configuration that failed on the original and the variant, and confirm
    the same miss reproduces under the item mapping.
 
@@ -36,22 +36,21 @@ from caseforge.case.model import Case, case_model
 from caseforge.checks import IgnoreCheck, IncludeShorthand
 from caseforge.errors import CaseforgeError, UsageError
 from caseforge.files import write_yaml
-from caseforge.synth import contract as contracts
-from caseforge.synth.outbound import Payload, check_payload, require_allowed
-from caseforge.synth.overlap import Original, Settings
-from caseforge.synth.private import PrivateStore
-from caseforge.synth.verify import (
+from caseforge.privacy.outbound import Payload, check_payload, require_allowed
+from caseforge.privacy.overlap import Original, Settings
+from caseforge.privacy.private import PrivateStore
+from caseforge.privacy.verify import (
     KnownOriginal,
     Verification,
-    check_structure,
     content_fields,
     know_original,
     verify_variant,
 )
+from caseforge.synth import contract as contracts
 
 if TYPE_CHECKING:
     from caseforge.llm.client import ModelClient
-    from caseforge.synth.identifiers import Span
+    from caseforge.privacy.identifiers import Span
 
 
 class Reproduction(TypedDict, total=False):
@@ -141,7 +140,7 @@ def _original(
     settings: Settings,
     safe: list[str],
 ) -> KnownOriginal:
-    from caseforge.synth.identifiers import load_glossary
+    from caseforge.privacy.identifiers import load_glossary
 
     glossary_path = glossary_file or private.glossary_path(case.id)
     glossary = load_glossary(glossary_path) if glossary_path.is_file() else None
@@ -157,8 +156,8 @@ def _substituted_section(
 ) -> tuple[str, dict[str, object]]:
     """For ``privacy.send: substituted``: the input fields and wording values with every
     identifier swapped, and the surrogate mapping."""
-    from caseforge.synth.policy import faker_locale
-    from caseforge.synth.surrogates import SurrogateMaker
+    from caseforge.privacy.policy import faker_locale
+    from caseforge.privacy.surrogates import SurrogateMaker
 
     maker = SurrogateMaker(
         private.secret(), case_key=case.id, locale=faker_locale(contract.language)
@@ -324,7 +323,7 @@ async def resynth(
     items = len(set(contracts.ITEM_LINE.findall(text))) or int(answer["items"])
     checks = [blocked]
     checks += [
-        check_structure(contract.flags[name], variant["expect"][name]["values"], items)
+        contracts.check_structure(contract.flags[name], variant["expect"][name]["values"], items)
         for name in contract.flags
     ]
     checks += verify_variant(original, variant)

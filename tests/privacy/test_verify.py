@@ -7,13 +7,9 @@ import unicodedata
 
 import pytest
 
-from caseforge.synth.overlap import Original, Settings, fields_of
-from caseforge.synth.verify import (
-    check_overlap,
-    check_redaction,
-    check_structure,
-    content_fields,
-)
+from caseforge.privacy.overlap import Original, Settings, fields_of
+from caseforge.privacy.verify import check_overlap, check_redaction, content_fields
+from caseforge.synth.contract import check_structure
 
 FLAGS = ["3:conflict", "3:mismatch", "4:unverifiable", "7:unverifiable"]
 ORIGINAL = {

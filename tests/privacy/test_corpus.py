@@ -1,5 +1,5 @@
 """Three fictional four-language corpora, each written by another author without sight of
-the scanner (tests/synth/corpus, corpus_b, corpus_c; corpus_c was measured before anything
+the scanner (tests/privacy/corpus, corpus_b, corpus_c; corpus_c was measured before anything
 was tuned on it, see the README): scan recall per class, false alarms on clean tickets, the
 overlap verdict on every disguised and honest variant, and the redaction-mark families.
 
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from caseforge.synth.identifiers import Glossary, IdentifierDetector
-from caseforge.synth.overlap import Original
-from caseforge.synth.policy import redaction_marks
+from caseforge.privacy.identifiers import Glossary, IdentifierDetector
+from caseforge.privacy.overlap import Original
+from caseforge.privacy.policy import redaction_marks
 
 HERE = Path(__file__).parent
 _YAML = YAML(typ="safe", pure=True)

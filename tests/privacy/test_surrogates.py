@@ -10,15 +10,15 @@ import re
 
 import pytest
 
-from caseforge.synth.identifiers import IdentifierDetector, Span
-from caseforge.synth.policy import has_redaction
-from caseforge.synth.surrogates import (
+from caseforge.privacy.identifiers import IdentifierDetector, Span
+from caseforge.privacy.policy import has_redaction
+from caseforge.privacy.surrogates import (
     SurrogateMaker,
     parse_date,
     parse_money,
     shift_date,
 )
-from tests.synth.test_identifiers import GLOSSARY, TICKETS
+from tests.privacy.test_identifiers import GLOSSARY, TICKETS
 
 LOCALE = {"zh-TW": "zh_TW", "zh-CN": "zh_CN", "vi": "vi_VN", "en": "en_US"}
 SECRET = b"local-test-secret"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from caseforge.errors import CaseforgeError
-from caseforge.synth.identifiers import (
+from caseforge.privacy.identifiers import (
     Glossary,
     IdentifierDetector,
     Span,

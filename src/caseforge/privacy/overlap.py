@@ -1,0 +1,432 @@
+"""Overlap between a variant and its original: what the variant still shares, in any disguise.
+
+Safety here does not depend on a scanner having found anything. Every field of the variant
+(inputs of any type, tags, note, expectation values, regexes, fixtures) is compared with
+every field of the original, both sides folded first (``fold.FULL``: NFKC, zero-width and
+bidi characters out, case folded, Traditional → Simplified, Vietnamese diacritics out;
+separators collapsed), and the variant fails on any distinctive unit in common:
+
+- a **run**: ``cjk_run`` Han characters in a row, or ``word_run`` words (Latin script,
+  Vietnamese, numbers) in a row, punctuation and spacing ignored;
+- a **number** or **amount** of the same value in any notation (``values``), outside the
+  structural values of ``policy`` (small integers that are not amounts, zero);
+- a **date**: the same calendar day in any format or calendar, or the same month-day where
+  one side gives no year;
+- a **term**: a glossary entry or an identifier the scanner found in the original, folded,
+  with separators removed; a person's name also by its given name or distinctive words, and
+  a Han name by its Pinyin or Wade–Giles spelling (and by Pinyin when rewritten in other
+  characters of the same sound).
+
+Runs that also occur in ``safe`` texts (the suite's other committed cases, already public)
+are boilerplate, not the original's; numbers, dates and terms are never excused that way.
+
+A finding names the variant's field and the class of what is shared, never the shared text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from caseforge.errors import CaseforgeError
+from caseforge.privacy.fold import (
+    FULL,
+    HAN,
+    WIDTH,
+    is_separator,
+    name_parts,
+    organization_stem,
+    phone_forms,
+    pinyin,
+    romanisations,
+    squashed,
+    strip_marks,
+    vietnamese_name_parts,
+)
+from caseforge.privacy.values import Dates, dates, is_distinctive, numbers, prepare
+
+DEFAULT_CJK_RUN = 7
+DEFAULT_WORD_RUN = 6
+# A Han character, or a run of other letters and digits; separators are skipped.
+_TOKEN = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\n。！？:]"
+)
+# What ends a Han run: a line break, a sentence end, a colon after a label (问题描述：客户…).
+# Commas, spaces, ellipses and dashes do not: a copied clause broken up by them is a copy.
+_CJK_BREAKS = frozenset("\n。！？:")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How long a shared run must be to count (see ``benchmarks/overlap_threshold.py``)."""
+
+    cjk_run: int = DEFAULT_CJK_RUN
+    word_run: int = DEFAULT_WORD_RUN
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a variant field shares with the original: the field and the class only."""
+
+    field: str
+    cls: str
+
+    def message(self) -> str:
+        what = DESCRIPTIONS.get(self.cls, f"an identifier of class {self.cls}")
+        return f"{self.field}: shares {what} with the original"
+
+
+DESCRIPTIONS = {
+    "run": "a run of text",
+    "number": "a number (same value, any notation)",
+    "date": "a calendar date (any format or calendar)",
+    "name": "part of a person's name",
+    "romanised name": "a person's name spelled in Latin letters",
+    "homophone name": "a person's name written with characters of the same sound",
+}
+
+
+# Keys that name structure wherever they appear: the case's and the checks' own fields.
+STRUCTURAL_KEYS = frozenset(
+    [
+        "id",
+        "input",
+        "expect",
+        "tags",
+        "source",
+        "split",
+        "added",
+        "note",
+        "provenance",
+        "clock",
+        "seed",
+        "group",
+        "conversation",
+        "mode",
+        "value",
+        "values",
+        "must_include",
+        "must_not_include",
+        "must_call",
+        "must_not_call",
+        "order",
+        "reason",
+        "field",
+        "oracle",
+        "args",
+        "rubric",
+        "tolerance",
+        "case_sensitive",
+        "normalize",
+        "word",
+        "any_of",
+        "strict_types",
+        "name",
+        "count",
+        "max_calls",
+        "script",
+        "user",
+        "max_turns",
+    ]
+)
+MAX_FIELDS = 200_000
+
+
+def fields_of(data: object, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every leaf of a case (or any JSON-like value) as ``(path, text)``.
+
+    The keys that name structure — the case's fields, the input's field names, the checks'
+    names and options — are part of the path. Any other key (``{"林佩萱": "VIP"}`` inside an
+    input) is content: a leaf of its own, and the path names it by position (``{0}``), never
+    by its text. Shared YAML anchors are walked once; a value with more than ``MAX_FIELDS``
+    leaves is refused (nested aliases can expand without end)."""
+    budget = [MAX_FIELDS]
+    yield from _fields(data, prefix, 0, set(), budget)
+
+
+def _fields(
+    data: object, prefix: str, depth: int, seen: set[int], budget: list[int]
+) -> Iterator[tuple[str, str]]:
+    if isinstance(data, Mapping | list | tuple | set | frozenset):
+        if id(data) in seen:
+            return
+        seen.add(id(data))
+    if isinstance(data, Mapping):
+        for index, (key, value) in enumerate(data.items()):
+            structural = depth < 2 or str(key) in STRUCTURAL_KEYS
+            if structural:
+                path = f"{prefix}.{key}" if prefix else str(key)
+            else:
+                path = f"{prefix}{{{index}}}"
+                yield from _leaf(f"{path}.key", str(key), budget)
+            yield from _fields(value, path, depth + 1, seen, budget)
+    elif isinstance(data, list | tuple | set | frozenset):
+        for index, value in enumerate(data):
+            yield from _fields(value, f"{prefix}[{index}]", depth + 1, seen, budget)
+    elif data is None or isinstance(data, bool):
+        return
+    else:
+        yield from _leaf(prefix, str(data), budget)
+
+
+def _leaf(path: str, text: str, budget: list[int]) -> Iterator[tuple[str, str]]:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise CaseforgeError(
+            f"more than {MAX_FIELDS:,} fields in one value (YAML aliases nested in each other?)"
+        )
+    yield path, text
+
+
+# --- units of one text ------------------------------------------------------------------------
+
+
+@dataclass
+class Units:
+    """What is distinctive in one text."""
+
+    cjk: set[str] = field(default_factory=set)
+    words: set[tuple[str, ...]] = field(default_factory=set)
+    numbers: set[float] = field(default_factory=set)
+    dates: Dates = field(default_factory=Dates)
+
+
+# Standard names of documents and ids, which any ticket of the kind may write out: cut from
+# both sides before runs are counted (a shared 统一社会信用代码 says nothing about a ticket).
+BOILERPLATE = (
+    "统一社会信用代码",
+    "統一社會信用代碼",
+    "营业执照",
+    "營業執照",
+    "统一编号",
+    "統一編號",
+    "增值税专用发票",
+    "增值稅專用發票",
+    "增值税普通发票",
+    "身份证号码",
+    "身分證字號",
+    "身分證統一編號",
+    "验收条件",
+    "驗收條件",
+    "验收标准",
+    "驗收標準",
+    "重现步骤",
+    "重現步驟",
+    "复现步骤",
+    "預期結果",
+    "预期结果",
+    "實際結果",
+    "实际结果",
+)
+_BOILERPLATE = re.compile("|".join(sorted({FULL(b) for b in BOILERPLATE}, key=len, reverse=True)))
+
+
+def _runs(folded: str, settings: Settings) -> tuple[set[str], set[tuple[str, ...]]]:
+    """Han n-grams and word n-grams of a folded text; separators do not break a run, other
+    scripts do, and so does a standard term (``BOILERPLATE``)."""
+    folded = _BOILERPLATE.sub("\n", folded)
+    cjk: set[str] = set()
+    words: set[tuple[str, ...]] = set()
+    han_run: list[str] = []
+    word_run: list[str] = []
+
+    def close_han() -> None:
+        text = "".join(han_run)
+        n = settings.cjk_run
+        cjk.update(text[i : i + n] for i in range(len(text) - n + 1))
+        han_run.clear()
+
+    def close_words() -> None:
+        n = settings.word_run
+        words.update(tuple(word_run[i : i + n]) for i in range(len(word_run) - n + 1))
+        word_run.clear()
+
+    for token in _TOKEN.finditer(folded):
+        text = token.group()
+        if text in _CJK_BREAKS:  # a new sentence, line or field: a Han run ends here
+            close_han()
+            continue
+        if HAN.match(text):
+            close_words()
+            han_run.append(text)
+        else:
+            close_han()
+            word_run.append(text)
+    close_han()
+    close_words()
+    return cjk, words
+
+
+def run_units(text: str, settings: Settings) -> tuple[set[str], set[tuple[str, ...]]]:
+    """The Han and word runs of ``text`` (folded), as the overlap check counts them."""
+    return _runs(FULL(text), settings)
+
+
+def units(text: str, settings: Settings) -> Units:
+    prepared = prepare(text)
+    found_dates = dates(prepared)
+    masked = list(prepared)
+    for start, end in found_dates.spans:
+        masked[start:end] = " " * (end - start)
+    values = {round(v.value, 6) for v in numbers("".join(masked)) if is_distinctive(v)}
+    cjk, words = _runs(FULL(text), settings)
+    return Units(cjk, words, values, found_dates)
+
+
+# --- terms ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Needle:
+    text: str  # squashed (FULL fold, separators out)
+    cls: str
+    bounded: bool  # a short Latin needle: must stand as a word of its own
+    marked: str = ""  # a Vietnamese name part: its words with their diacritics
+
+
+def _needles(cls: str, term: str) -> list[_Needle]:
+    out: list[_Needle] = []
+    base = squashed(term)
+    if len(base) >= 2 and not (base.isdigit() and len(base) < 4):
+        out.append(_Needle(base, cls, _short_latin(base)))
+    if cls == "commit_sha" and len(base) > 7:  # a short SHA is a prefix of the full one
+        out.append(_Needle(base[:7], cls, False))
+    if cls in ("phone", "messaging_id"):
+        out.extend(_Needle(form, cls, False) for form in phone_forms(term))
+    if cls == "organization" and (stem := organization_stem(term)):
+        out.append(_Needle(squashed(stem), cls, _short_latin(squashed(stem))))
+    if cls in ("person", "handle"):
+        bare = term.lstrip("@")
+        vietnamese = vietnamese_name_parts(bare)
+        for marked in vietnamese:
+            out.append(_Needle(squashed(marked), "name", True, marked))
+        for part in name_parts(bare) if not vietnamese else ():
+            if len(part) >= 2:
+                out.append(_Needle(part, "name", _short_latin(part)))
+        for spelling in romanisations(bare):
+            out.append(_Needle(spelling, "romanised name", len(spelling) < 6))
+    return out
+
+
+def _short_latin(text: str) -> bool:
+    return not HAN.search(text) and len(text) < 6
+
+
+@dataclass
+class _Spaced:
+    """A folded text with separators collapsed to one space, and its squashed form."""
+
+    spaced: str
+    squashed: str
+    marked: str = ""  # folded like ``spaced`` but keeping diacritics
+
+
+def _spaced(text: str) -> _Spaced:
+    folded = FULL(text)
+    spaced = "".join(" " if is_separator(ch) else ch for ch in folded)
+    spaced = re.sub(r" +", " ", spaced)
+    return _Spaced(f" {spaced} ", spaced.replace(" ", ""), f" {WIDTH(text).casefold()} ")
+
+
+def _contains(hay: _Spaced, needle: _Needle) -> bool:
+    if needle.marked:
+        # the words with the name's own diacritics, or written without any (Thu Ha for Thu Hà)
+        spelled = [r"\s?".join(map(re.escape, w)) for w in needle.marked.split()]
+        bare = [r"\s?".join(map(re.escape, strip_marks(w))) for w in needle.marked.split()]
+        gap = r"[^\w]{0,3}"
+        pattern = rf"(?<![^\W_])(?:{gap.join(spelled)}|{gap.join(bare)})(?![^\W_])"
+        return re.search(pattern, hay.marked) is not None
+    if not needle.bounded:
+        if needle.text not in hay.squashed:
+            return False
+        if not (needle.text[0].isdigit() or needle.text[-1].isdigit()):
+            return True
+        # a needle that starts or ends with a digit is not in a longer number (150 in 1500)
+        body = r"\s?".join(map(re.escape, needle.text))
+        left = r"(?<![0-9])" if needle.text[0].isdigit() else ""
+        right = r"(?!\s?[0-9])" if needle.text[-1].isdigit() else ""
+        return re.search(left + body + right, hay.spaced) is not None
+    # A short Latin needle must be whole words of the spaced text (An is not in Anh).
+    pattern = r"(?<![^\W_])" + r"\s?".join(map(re.escape, needle.text)) + r"(?![^\W_])"
+    return re.search(pattern, hay.spaced) is not None
+
+
+def _homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """Pinyin syllables of the original's Han person names of three or more characters."""
+    out = []
+    for cls, term in terms:
+        if cls not in ("person", "handle"):
+            continue
+        han = "".join(HAN.findall(FULL(term)))
+        if len(han) >= 3:
+            out.append(tuple(pinyin(han)))
+    return out
+
+
+# --- the comparison ---------------------------------------------------------------------------
+
+
+class Original:
+    """What is distinctive about one original case, computed once, to test variants against.
+
+    ``fields`` are the original's ``(path, text)`` leaves; ``terms`` its ``(class, string)``
+    glossary entries and scanned identifiers; ``safe`` texts already public in the repo.
+    """
+
+    def __init__(
+        self,
+        fields: Iterable[tuple[str, str]],
+        terms: Iterable[tuple[str, str]] = (),
+        safe: Iterable[str] = (),
+        settings: Settings | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self._cjk: set[str] = set()
+        self._words: set[tuple[str, ...]] = set()
+        self._numbers: set[float] = set()
+        self._dates = Dates()
+        for _, text in fields:
+            found = units(text, self.settings)
+            self._cjk |= found.cjk
+            self._words |= found.words
+            self._numbers |= found.numbers
+            self._dates.full |= found.dates.full
+            self._dates.partial |= found.dates.partial
+        for text in safe:
+            cjk, words = _runs(FULL(text), self.settings)
+            self._cjk -= cjk
+            self._words -= words
+        term_list = [(c, t) for c, t in terms if t.strip()]
+        self._needles = sorted(
+            {n for c, t in term_list for n in _needles(c, t)}, key=lambda n: -len(n.text)
+        )
+        self._homophones = _homophone_names(term_list)
+
+    def findings(
+        self, fields: Iterable[tuple[str, str]], *, runs: bool = True, values: bool = True
+    ) -> list[Finding]:
+        """Everything the variant's ``fields`` share with the original, one finding per field
+        and class. ``runs=False`` skips shared runs (for a payload that is the original text
+        with its identifiers swapped); ``values=False`` skips numbers and dates."""
+        out: list[Finding] = []
+        for path, text in fields:
+            classes: list[str] = []
+            hay = _spaced(text)
+            for needle in self._needles:
+                if needle.cls not in classes and _contains(hay, needle):
+                    classes.append(needle.cls)
+            if self._homophones and "homophone name" not in classes:
+                sounds = " " + " ".join(pinyin(FULL(text))) + " "
+                if any(" " + " ".join(name) + " " in sounds for name in self._homophones):
+                    classes.append("homophone name")
+            if runs or values:
+                found = units(text, self.settings)
+                if runs and (found.cjk & self._cjk or found.words & self._words):
+                    classes.append("run")
+                if values and found.numbers & self._numbers:
+                    classes.append("number")
+                if values and found.dates.shares_with(self._dates):
+                    classes.append("date")
+            out.extend(Finding(path, cls) for cls in classes)
+        return out

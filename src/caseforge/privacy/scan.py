@@ -1,0 +1,60 @@
+"""Reading a file for ``caseforge scan``: a case field by field, anything else as text.
+
+Never a traceback: a folder, a missing file or a binary file is a one-line error; text in
+UTF-16 or a legacy encoding is decoded (``caseforge.decoding``) and the encoding named.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from caseforge.errors import CaseforgeError, EnvError
+from caseforge.privacy.overlap import fields_of
+from caseforge.privacy.verify import content_fields
+
+MAX_BYTES = 256 * 1024 * 1024
+
+
+def read_for_scan(path: Path) -> tuple[list[tuple[str, str]], str]:
+    """``([(field path or "", text)], note)`` for ``path``; ``CaseforgeError`` when it is not
+    a readable text file."""
+    from caseforge.decoding import Text, decode
+
+    if path.is_dir():
+        raise CaseforgeError(f"{path}: is a folder; scan one file (a ticket or a case file)")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES)
+    except FileNotFoundError:
+        raise CaseforgeError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise EnvError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    texts = [t for t in decode(str(path), data) if isinstance(t, Text)]
+    if not texts:
+        why = next((getattr(t, "why", "") for t in decode(str(path), data)), "binary content")
+        raise CaseforgeError(f"{path}: not a text file ({why}); scan a text, YAML or JSON file")
+    text = texts[0]
+    note = "" if text.encoding == "utf-8" else f" (read as {text.encoding})"
+    if path.suffix.lower() in (".yaml", ".yml", ".json"):
+        data_tree = _parse(path, text.text)
+        if isinstance(data_tree, dict) and "input" in data_tree and "expect" in data_tree:
+            return list(content_fields(data_tree)), note + " (a case, field by field)"
+        if isinstance(data_tree, dict | list):
+            return list(fields_of(data_tree)), note + " (field by field)"
+    return [("", text.text)], note
+
+
+def _parse(path: Path, text: str) -> object:
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except (YAMLError, ValueError):  # not YAML, or a date that does not exist: scan it as text
+        return None
