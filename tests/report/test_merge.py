@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import MakeToySuite
-from tests.conftest import caseforge_process as caseforge
+from tests.helpers import caseforge_process as caseforge
 
 
 def _suite(toy_suite: MakeToySuite) -> Path:
