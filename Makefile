@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.installed-dev
 
 .PHONY: demo test test-loaded lint schema format bench screenshots clean
 
-$(STAMP): pyproject.toml
+# _version.py too: the installed metadata's version is read from it (pyproject.toml, dynamic).
+$(STAMP): pyproject.toml src/caseforge/_version.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
