@@ -4,9 +4,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test test-loaded lint schema format bench screenshots clean
+.PHONY: demo test test-loaded lint package schema format bench screenshots clean
 
-$(STAMP): pyproject.toml
+# _version.py too: the installed metadata's version is read from it (pyproject.toml, dynamic).
+$(STAMP): pyproject.toml src/caseforge/_version.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
@@ -31,10 +32,12 @@ demo: $(STAMP)
 	  echo "gate exit code $$code (1 = regression: CI would stop this change)"; test $$code -eq 1
 	@echo "in a browser: $(BIN)/caseforge serve examples/support-refund examples/ac-clarifier"
 
-## test: install what the tests need, run them all, then lint and type-check src/
+## test: install what the tests need, run them all (listing the 25 slowest), then lint and
+# type-check src/, then build and check the sdist and the wheel
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory package
 
 ## test-loaded: `make test` with two CPU-bound processes running beside it, as on a busy
 # shared CI runner: no test may depend on the machine's speed. Not part of .ci/run; its wall
@@ -53,6 +56,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+
+## package: build the sdist, then the wheel from it, into dist/ and `twine check` both.
+# Offline: --no-isolation builds with the hatchling in .venv instead of downloading one.
+# Nothing is uploaded; docs/ci/release.yml publishes on a v* tag.
+package: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/twine check --strict dist/*
 
 ## schema: regenerate the shipped report.schema.json from the typed RunReport model
 schema: $(STAMP)
@@ -76,4 +87,4 @@ screenshots: $(STAMP)
 	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py tests/serve/test_live.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist

@@ -3,10 +3,6 @@ the runner tests) written into a temporary folder, and a run store."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +11,7 @@ from typing import Any
 import pytest
 
 from caseforge.store.db import RunStore
+from tests.helpers import write_toy_suite
 from tests.postgres import Cluster, fresh_database, start_cluster
 from tests.raycluster import RayCluster, start_ray
 
@@ -79,6 +76,7 @@ def good_case(case_id: str, ticket: str = "我想问一下退款", category: str
 
 
 MakeToySuite = Callable[..., Path]
+TOY_EXPECT = {"category": {"mode": "exact", "value": "refund"}}
 
 
 @pytest.fixture
@@ -86,8 +84,6 @@ def toy_suite(tmp_path: Path) -> MakeToySuite:
     """``toy_suite([{"id": ..., "input": {...}, "expect": {...}}, ...], config=...)``."""
 
     def make(cases: list[dict[str, Any]], **config: Any) -> Path:
-        root = tmp_path / "toy"
-        (root / "cases").mkdir(parents=True, exist_ok=True)
         settings = {
             "name": "toy",
             "agent": {"callable": "tests.run.toy_agent:run"},
@@ -96,13 +92,7 @@ def toy_suite(tmp_path: Path) -> MakeToySuite:
             "timeout_s": 120,  # generous: only tests about timeouts set a short one
             **config,
         }
-        (root / "caseforge.yaml").write_text(json.dumps(settings), encoding="utf-8")
-        for case in cases:
-            case.setdefault("expect", {"category": {"mode": "exact", "value": "refund"}})
-            (root / "cases" / f"{case['id']}.yaml").write_text(
-                json.dumps(case, ensure_ascii=False), encoding="utf-8"
-            )
-        return root
+        return write_toy_suite(tmp_path / "toy", cases, settings, expect=TOY_EXPECT)
 
     return make
 
@@ -110,18 +100,6 @@ def toy_suite(tmp_path: Path) -> MakeToySuite:
 @pytest.fixture
 def store(tmp_path: Path) -> RunStore:
     return RunStore(f"sqlite:///{tmp_path / 'store.db'}")
-
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-def caseforge_process(*argv: str) -> subprocess.CompletedProcess[str]:
-    """`python -m caseforge ARGV...` in a process of its own (a shard, a separate store)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "caseforge", *argv],
-        env=env, capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
 
 
 @pytest.fixture(scope="session")

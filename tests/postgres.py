@@ -16,7 +16,6 @@ import glob
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -24,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import free_port
 
 PASSWORD = "pg-" + secrets.token_hex(6)  # each session's own; tests check it never shows
 
@@ -57,12 +58,6 @@ def _bindir() -> Path | None:
     return Path(initdb).parent if initdb else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _as_postgres(argv: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
 
@@ -93,7 +88,7 @@ def start_cluster() -> Iterator[Cluster]:
     run = lambda argv: subprocess.run(  # noqa: E731
         _as_postgres(argv), check=True, capture_output=True, text=True
     )
-    port = _free_port()
+    port = free_port()
     try:
         run([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "scram-sha-256",
              f"--pwfile={password_file}", "--no-sync", "-E", "UTF8"])  # fmt: skip

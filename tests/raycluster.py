@@ -15,7 +15,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import free_port
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -35,19 +36,13 @@ class RayCluster:
     env: dict[str, str]  # what a driver needs to reach it (RAY_ADDRESS and the token)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start_ray() -> Iterator[RayCluster]:
     ray = Path(sys.executable).with_name("ray")
     if not ray.exists():
         if os.environ.get("CI") == "true":
             pytest.fail("Ray is needed in CI: `make test` installs caseforge[dev], which has it")
         pytest.skip("Ray not installed (pip install 'caseforge[ray]')")
-    port = _free_port()
+    port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="cfray-"))
     env = {
         "RAY_ADDRESS": f"127.0.0.1:{port}",

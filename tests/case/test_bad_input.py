@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from typer.testing import CliRunner
 
 from caseforge.cli import app
 from tests.conftest import SuiteFactory, dedent, good_case
+from tests.helpers import caseforge_process
 
 runner = CliRunner()
 LOCATED = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<rest>.+)$")
@@ -117,12 +116,7 @@ def test_bad_suite_config(make_suite: SuiteFactory) -> None:
 def test_cli_prints_one_line_errors_without_traceback(make_suite: SuiteFactory) -> None:
     text = good_case("a").replace("{mode: ignore, reason: wording varies}", "{mode: ignore}")
     root = make_suite({"cases/a.yaml": text})
-    proc = subprocess.run(
-        [sys.executable, "-m", "caseforge", "validate", str(root)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = caseforge_process("validate", str(root))
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -133,12 +127,7 @@ def test_cli_prints_one_line_errors_without_traceback(make_suite: SuiteFactory) 
 
 def test_retire_unknown_id_is_a_one_line_error(make_suite: SuiteFactory) -> None:
     root = make_suite({"cases/a.yaml": good_case("a")})
-    proc = subprocess.run(
-        [sys.executable, "-m", "caseforge", "retire", str(root), "nope", "--reason", "x"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = caseforge_process("retire", str(root), "nope", "--reason", "x")
     assert proc.returncode == 2  # an unknown case named on the command line: usage
     assert proc.stderr.strip().count("\n") == 0 and "nope" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -15,7 +14,8 @@ import pytest
 from caseforge.case.limits import MAX_DEPTH, MAX_NODES, exceeded, json_too_deep
 from caseforge.case.load import load_case, load_suite
 from caseforge.errors import CaseforgeError
-from tests.conftest import REPO_ROOT, SuiteFactory, good_case
+from tests.conftest import SuiteFactory, good_case
+from tests.helpers import REPO_ROOT, caseforge_process
 
 # The classic "billion laughs": nine levels of nine aliases, 9^9 strings once expanded.
 BOMB = (
@@ -38,14 +38,7 @@ def nested(levels: int) -> object:
 def validate_process(suite: Path) -> subprocess.CompletedProcess[str]:
     """`caseforge validate` in a process of its own. The timeout is generous: a hang (the
     alias bomb used to never return) fails it; a busy machine does not."""
-    return subprocess.run(
-        [sys.executable, "-m", "caseforge", "validate", str(suite)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return caseforge_process("validate", str(suite), cwd=REPO_ROOT, timeout=120)
 
 
 def test_the_bomb_is_1_kb() -> None:

@@ -6,8 +6,6 @@ imports inside or outside the suite folder, a data file it opens)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -17,37 +15,23 @@ from typer.testing import CliRunner
 
 from caseforge.case.validate import validate_suite
 from caseforge.cli import app
+from tests.helpers import caseforge_process, write_toy_suite
 
-REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 
 def _suite(tmp_path: Path, oracles: str, cases: dict[str, str], **config: object) -> Path:
-    root = tmp_path / "suite"
-    (root / "cases").mkdir(parents=True)
     settings = {"name": "o", "oracles": "oracles.py", **config}
-    (root / "caseforge.yaml").write_text(json.dumps(settings), encoding="utf-8")
-    (root / "oracles.py").write_text(
-        "from caseforge.oracle import oracle\n" + textwrap.dedent(oracles), encoding="utf-8"
-    )
-    for case_id, oracle_name in cases.items():
-        case = {
+    written = [
+        {
             "id": case_id,
             "input": {"n": 2},
             "expect": {"x": {"mode": "exact", "value": 4, "oracle": oracle_name}},
         }
-        (root / "cases" / f"{case_id}.yaml").write_text(json.dumps(case), encoding="utf-8")
-    return root
-
-
-def _cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "caseforge", *argv],
-        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+        for case_id, oracle_name in cases.items()
+    ]
+    source = "from caseforge.oracle import oracle\n" + textwrap.dedent(oracles)
+    return write_toy_suite(tmp_path / "suite", written, settings, files={"oracles.py": source})
 
 
 GOOD = """
@@ -64,7 +48,7 @@ def test_an_oracle_calling_sys_exit_0_is_its_failure_not_a_valid_suite(tmp_path:
         GOOD + "\n@oracle('quits')\ndef quits(input):\n    import sys\n    sys.exit(0)\n",
         {"a": "double", "b": "quits"},
     )
-    done = _cli("validate", str(root))
+    done = caseforge_process("validate", str(root))
     assert done.returncode == 1, done
     assert "b.yaml:1:" in done.stderr and "oracle 'quits' called sys.exit(0)" in done.stderr
     assert "a.yaml" not in done.stderr  # the other case is fine
@@ -93,7 +77,7 @@ def test_an_oracle_that_never_returns_is_killed_and_named(tmp_path: Path) -> Non
         {"a": "double", "b": "hangs", "c": "double"},
         oracle_timeout_s=3,
     )
-    done = _cli("validate", str(root))
+    done = caseforge_process("validate", str(root))
     assert done.returncode == 1, done
     [line] = [x for x in done.stderr.splitlines() if "hangs" in x]
     assert "b.yaml" in line and "expect.x" in line
@@ -103,7 +87,7 @@ def test_an_oracle_that_never_returns_is_killed_and_named(tmp_path: Path) -> Non
 
 def test_an_oracles_module_that_exits_while_importing_is_one_line(tmp_path: Path) -> None:
     root = _suite(tmp_path, "import sys\nsys.exit(2)\n", {"a": "double"})
-    done = _cli("validate", str(root))
+    done = caseforge_process("validate", str(root))
     assert done.returncode == 1, done
     assert "importing the oracles module failed: called sys.exit(2)" in done.stderr
     assert "Traceback" not in done.stderr
@@ -121,7 +105,7 @@ def test_what_an_oracle_prints_goes_to_stderr_named_and_json_still_parses(
         "    return input['n'] * 2\n",
         {"a": "double"},
     )
-    done = _cli("validate", str(root), "--json")
+    done = caseforge_process("validate", str(root), "--json")
     assert done.returncode == 0, done
     data = json.loads(done.stdout)  # nothing the oracle wrote is in it
     assert data["ok"] is True and data["oracle_checks"] == 1

@@ -16,6 +16,7 @@ from caseforge.checks.custom import load_checks_file, mode_table
 from caseforge.cli import app
 from caseforge.errors import CaseforgeError
 from tests.gitrepo import git
+from tests.helpers import write_toy_suite
 
 runner = CliRunner()
 
@@ -56,7 +57,6 @@ class Explodes(CheckMode):
 
 
 def write_suite(root: Path, cases: dict[str, dict[str, object]], checks: str = CHECKS) -> Path:
-    (root / "cases").mkdir(parents=True, exist_ok=True)
     config = {
         "name": "custom",
         "checks": "checks.py",
@@ -64,12 +64,11 @@ def write_suite(root: Path, cases: dict[str, dict[str, object]], checks: str = C
         "trials": 1,
         "configs": {"default": {"fail": ["wrong"]}},
     }
-    (root / "caseforge.yaml").write_text(json.dumps(config), encoding="utf-8")
-    (root / "checks.py").write_text(checks, encoding="utf-8")
-    for case_id, expect in cases.items():
-        case = {"id": case_id, "input": {"ticket": "退款"}, "expect": expect}
-        (root / "cases" / f"{case_id}.yaml").write_text(json.dumps(case), encoding="utf-8")
-    return root
+    written = [
+        {"id": case_id, "input": {"ticket": "退款"}, "expect": expect}
+        for case_id, expect in cases.items()
+    ]
+    return write_toy_suite(root, written, config, files={"checks.py": checks})
 
 
 CASES: dict[str, dict[str, object]] = {

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from caseforge.store.db import RunStore
+from tests.helpers import caseforge_process, write_toy_suite
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -22,25 +23,10 @@ MB = 1024 * 1024
 
 
 def _suite(root: Path, cases: list[dict[str, Any]], files: dict[str, str], **config: Any) -> Path:
-    (root / "cases").mkdir(parents=True)
     settings = {"name": "bad", "trials": 1, "timeout_s": 120, **config}
-    (root / "caseforge.yaml").write_text(json.dumps(settings), encoding="utf-8")
-    for case in cases:
-        case.setdefault("expect", {"x": {"mode": "exact", "value": 1}})
-        (root / "cases" / f"{case['id']}.yaml").write_text(json.dumps(case), encoding="utf-8")
-    for name, text in files.items():
-        (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
-
-
-def _caseforge(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "caseforge", *argv],
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    expect = {"x": {"mode": "exact", "value": 1}}
+    dedented = {name: textwrap.dedent(text) for name, text in files.items()}
+    return write_toy_suite(root, cases, settings, expect=expect, files=dedented)
 
 
 def _peak_rss_mb(*argv: str) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -139,7 +125,7 @@ def test_sys_exit_and_keyboard_interrupt_in_suite_code_fail_only_their_case_tria
     )
     out = tmp_path / "out"
     store = f"sqlite:///{tmp_path / 'store.db'}"
-    done = _caseforge(
+    done = caseforge_process(
         "run", str(root), "-q", "--store", store, "--out", str(out), "--max-error-rate", "1"
     )
     assert done.returncode == 0, done
@@ -157,14 +143,14 @@ def test_sys_exit_and_keyboard_interrupt_in_suite_code_fail_only_their_case_tria
     [run] = RunStore(store).list_runs()
     assert run.status == "finished"
 
-    async_agent = _caseforge(
+    async_agent = caseforge_process(
         "run", str(root), "-q", "--store", store, "--agent", "agent:run_async",
         "--case", "exit", "--case", "ok0", "--max-error-rate", "1",
     )  # fmt: skip
     assert async_agent.returncode == 0, async_agent
     assert (
         "the agent called sys.exit(4)"
-        in _caseforge("show", "latest", "exit", "--store", store).stdout
+        in caseforge_process("show", "latest", "exit", "--store", store).stdout
     )
 
 
@@ -175,7 +161,7 @@ def test_an_agent_module_that_exits_on_import_is_one_line(tmp_path: Path) -> Non
         {"agent.py": "import sys\nsys.exit(0)\n"},
         agent={"callable": "agent:run"},
     )
-    done = _caseforge("run", str(root), "-q", "--store", f"sqlite:///{tmp_path / 's.db'}")
+    done = caseforge_process("run", str(root), "-q", "--store", f"sqlite:///{tmp_path / 's.db'}")
     assert done.returncode == 1, done  # an invalid suite: the agent cannot be loaded
     assert done.stderr.strip() == "'agent:run': importing 'agent' called sys.exit(0)"
 
@@ -191,17 +177,17 @@ def test_what_in_process_suite_code_prints_is_kept_with_its_trial_not_on_stdout(
         workspace_setup="agent:setup",
     )
     store = f"sqlite:///{tmp_path / 'store.db'}"
-    done = _caseforge("run", str(root), "--store", store)
+    done = caseforge_process("run", str(root), "--store", store)
     assert done.returncode == 0, done
     for printed in ("PRINTED-BY-THE-AGENT", "TO-STDERR-BY-THE-AGENT", "HOOK-PRINTED"):
         assert printed not in done.stdout and printed not in done.stderr
     assert "FROM-A-THREAD-OF-ITS-OWN" not in done.stdout  # a stray thread: stderr at most
-    shown = _caseforge("show", "latest", "talks", "--store", store)
+    shown = caseforge_process("show", "latest", "talks", "--store", store)
     assert shown.returncode == 0, shown
     log = shown.stdout.split("log (what the agent's side wrote):", 1)[1]
     assert "PRINTED-BY-THE-AGENT talks" in log and "TO-STDERR-BY-THE-AGENT" in log
     assert "HOOK-PRINTED talks" in log
-    quiet = _caseforge("show", "latest", "quiet", "--store", store).stdout
+    quiet = caseforge_process("show", "latest", "quiet", "--store", store).stdout
     assert "HOOK-PRINTED quiet" in quiet and "PRINTED-BY-THE-AGENT" not in quiet
 
 
@@ -228,7 +214,7 @@ def test_a_command_agent_writing_without_end_to_stderr_costs_no_memory(tmp_path:
     peak, done = _peak_rss_mb("run", str(root), "-q", "--store", store)
     assert done.returncode == 0, done
     assert peak < 200, f"caseforge peaked at {peak:.0f} MB for 600 MB of stderr"
-    shown = _caseforge("show", "latest", "chatty", "--store", store)
+    shown = caseforge_process("show", "latest", "chatty", "--store", store)
     assert f"{600 * MB - 128 * 1024:,} bytes dropped between head and tail" in shown.stdout
     with sqlite3.connect(tmp_path / "store.db") as db:
         [(log,)] = db.execute("SELECT log_json FROM results").fetchall()
@@ -317,7 +303,7 @@ def test_nan_and_infinity_from_the_agent(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'store.db'}"
     out = tmp_path / "out"
     argv = ["run", str(root), "-q", "--store", store, "--out", str(out), "--raw"]
-    done = _caseforge(*argv, "--max-error-rate", "1")
+    done = caseforge_process(*argv, "--max-error-rate", "1")
     assert done.returncode == 0, done
     text = (out / "report.json").read_text(encoding="utf-8")
     json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))  # strict
@@ -332,10 +318,10 @@ def test_nan_and_infinity_from_the_agent(tmp_path: Path) -> None:
     assert wanted["status"] == "fail"
     assert wanted["checks"][0]["reason"] == "NaN is not a finite number; expected 5 ± 1"
     assert trials["finite"]["status"] == "pass"
-    rescored = _caseforge("rescore", "latest", "--store", store, "-q")
+    rescored = caseforge_process("rescore", "latest", "--store", store, "-q")
     assert rescored.returncode == 0, rescored
     again = tmp_path / "again.json"  # the stored NaN is a float again when graded again
-    shown = _caseforge(
+    shown = caseforge_process(
         "report", "latest", "--store", store, "--format", "json", "--out", str(again)
     )
     assert shown.returncode == 0, shown

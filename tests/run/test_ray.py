@@ -20,7 +20,7 @@ from caseforge.run.ray_executor import RayExecutor
 from caseforge.run.runner import RunOptions
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite, report_json
-from tests.conftest import caseforge_process as caseforge
+from tests.helpers import caseforge_process as caseforge
 from tests.raycluster import RayCluster
 from tests.run.fake_model import fake_model
 

@@ -22,6 +22,7 @@ from caseforge.run.runner import Runner, RunOptions, RunOutcome
 from caseforge.run.trial import RetryPolicy
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite, report_json
+from tests.helpers import caseforge_process
 
 FAST_RETRY = RetryPolicy(attempts=3, backoff_s=0.001)
 REPO = Path(__file__).resolve().parents[2]
@@ -182,13 +183,7 @@ def test_kill_9_then_resume_runs_only_what_was_not_stored(
     before = store.count(run_id)
     assert 6 <= before < 40
     assert store.get_run(run_id).status == "running"  # killed: never marked finished
-    resumed = subprocess.run(
-        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "--resume", "latest"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    resumed = caseforge_process("run", str(root), "--store", url, "--resume", "latest")
     assert resumed.returncode == 0, resumed.stderr
     assert f"resumed: {before} case-trials were already stored" in resumed.stdout
     assert store.count(run_id) == 40
@@ -290,13 +285,7 @@ def test_sigterm_saves_the_run_as_stopped_kills_command_agents_and_resume_finish
     time.sleep(0.2)
     grandchildren = [int(p.read_text()) for p in markers.iterdir() if p.read_text().strip()]
     assert grandchildren and not any(_alive(pid) for pid in grandchildren)  # gone with groups
-    resumed = subprocess.run(
-        [sys.executable, "-m", "caseforge", "run", str(root), "--store", url, "--resume", run_id],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    resumed = caseforge_process("run", str(root), "--store", url, "--resume", run_id)
     assert resumed.returncode == 0, resumed.stderr
     assert store.count(run_id) == 30
     assert store.get_run(run_id).status == "finished"
@@ -463,9 +452,8 @@ def test_a_store_that_refuses_a_write_stops_the_run_in_one_line_and_resume_finis
             "CREATE TRIGGER refuse BEFORE INSERT ON results "
             "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
         )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    argv = [sys.executable, "-m", "caseforge", "run", str(root), "--store", f"sqlite:///{db}"]
-    refused = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    argv = ["run", str(root), "--store", f"sqlite:///{db}"]
+    refused = caseforge_process(*argv)
     assert refused.returncode == 5, refused.stderr
     assert "Traceback" not in refused.stderr
     lines = [line for line in refused.stderr.splitlines() if "cannot store" in line]
@@ -476,8 +464,6 @@ def test_a_store_that_refuses_a_write_stops_the_run_in_one_line_and_resume_finis
     assert store.get_run(run_id).status == "stopped" and store.count(run_id) == 0
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TRIGGER refuse")
-    resumed = subprocess.run(
-        [*argv, "--resume", run_id], env=env, capture_output=True, text=True, check=False
-    )
+    resumed = caseforge_process(*argv, "--resume", run_id)
     assert resumed.returncode == 0, resumed.stderr
     assert store.count(run_id) == 5 and store.get_run(run_id).status == "finished"

@@ -16,7 +16,7 @@ from caseforge.run.plan import Shard
 from caseforge.run.runner import RunOptions
 from caseforge.store.db import RunStore
 from tests.conftest import MakeToySuite, report_json
-from tests.conftest import caseforge_process as caseforge
+from tests.helpers import caseforge_process as caseforge
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}

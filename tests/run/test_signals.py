@@ -22,6 +22,7 @@ from caseforge.case.model import Case
 from caseforge.run.cancel import Cancellation
 from caseforge.run.plan import SHARD_COUNTED, RunHandle, RunPlan, Shard
 from caseforge.store.db import RunStore
+from tests.helpers import write_toy_suite
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -29,19 +30,16 @@ GENEROUS_S = 120  # how long a stop may take on a very busy machine; it takes we
 
 
 def _suite(root: Path, agent: str, cases: int = 2, jsonl: bool = False) -> Path:
-    (root / "cases").mkdir(parents=True)
     config = {"name": "sig", "agent": {"callable": agent}, "trials": 1, "timeout_s": 900}
-    (root / "caseforge.yaml").write_text(json.dumps(config), encoding="utf-8")
     rows = [
         {"id": f"c{i:04d}", "input": {}, "expect": {"x": {"mode": "exact", "value": 1}}}
         for i in range(cases)
     ]
-    if jsonl:
-        text = "".join(json.dumps(row) + "\n" for row in rows)
-        (root / "cases" / "all.jsonl").write_text(text, encoding="utf-8")
-    else:
-        for row in rows:
-            (root / "cases" / f"{row['id']}.yaml").write_text(json.dumps(row), encoding="utf-8")
+    if not jsonl:
+        return write_toy_suite(root, rows, config)
+    write_toy_suite(root, [], config)
+    text = "".join(json.dumps(row) + "\n" for row in rows)
+    (root / "cases" / "all.jsonl").write_text(text, encoding="utf-8")
     return root
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from typer.testing import CliRunner  # noqa: E402
 
 from caseforge.cli import app as cli  # noqa: E402
 from caseforge.serve import Catalog, Guard, create_app  # noqa: E402
+from tests.helpers import free_port  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -38,14 +38,8 @@ class Served:
     artifacts: Path
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start_server(catalog: Catalog, guard: Guard | None = None) -> tuple[str, object]:
-    port = _free_port()
+    port = free_port()
     config = uvicorn.Config(
         create_app(catalog, guard), host="127.0.0.1", port=port, log_level="warning"
     )

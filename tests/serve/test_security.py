@@ -27,7 +27,8 @@ from caseforge.network import host_of_header
 from caseforge.serve import Catalog, Guard, create_app
 from caseforge.serve.security import CSRF_COOKIE, SESSION_COOKIE, HostNames
 from caseforge.synth.writer import load_queue
-from tests.serve.conftest import REPO, Served, _free_port
+from tests.helpers import free_port
+from tests.serve.conftest import REPO, Served
 
 EVIL = "evil.example:8471"
 LOOPBACK_HOSTS = [
@@ -290,7 +291,7 @@ def test_the_real_server_answers_its_names_and_refuses_a_rebound_one(
 ) -> None:
     suite = tmp_path / "support-refund"
     shutil.copytree(REPO / "examples" / "support-refund", suite)
-    port = _free_port()
+    port = free_port()
     server = Serving(
         [str(suite), "--store", f"sqlite:///{tmp_path / 'none.db'}", "--port", str(port),
          "--reviewer", "ana", "--allow-host", "caseforge.test"]

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 from caseforge.cli import app
 from caseforge.store.db import RunStore, shown_url
+from tests.helpers import caseforge_process, write_toy_suite
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,10 +32,7 @@ CONFIG = {"name": "access", "agent": {"callable": "tests.run.toy_agent:run"}, "t
 
 
 def write_suite(root: Path) -> Path:
-    (root / "cases").mkdir(parents=True)
-    (root / "caseforge.yaml").write_text(json.dumps(CONFIG), encoding="utf-8")
-    (root / "cases" / "a.yaml").write_text(json.dumps(CASE), encoding="utf-8")
-    return root
+    return write_toy_suite(root, [CASE], CONFIG)
 
 
 def one_run(suite: Path, url: str) -> str:
@@ -50,17 +48,8 @@ def one_run(suite: Path, url: str) -> str:
 
 def caseforge(*argv: str, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
     """The CLI in a process of its own (as ``user``, a command prefix, when given)."""
-    env = {k: v for k, v in os.environ.items() if k != "CASEFORGE_STORE"}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return subprocess.run(
-        [*(user or []), sys.executable, "-m", "caseforge", *argv],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
+    env = {"CASEFORGE_STORE": None, "PYTHONDONTWRITEBYTECODE": "1"}
+    return caseforge_process(*argv, env=env, prefix=user or (), cwd=ROOT)
 
 
 def one_line(result: subprocess.CompletedProcess[str]) -> str:

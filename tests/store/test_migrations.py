@@ -16,6 +16,7 @@ from caseforge.errors import CaseforgeError
 from caseforge.store import migrate
 from caseforge.store.db import RunStore
 from caseforge.store.schema import metadata
+from tests.helpers import caseforge_process
 
 
 def schema_diff(url: str) -> list[object]:
@@ -72,12 +73,7 @@ def test_a_store_written_by_a_newer_caseforge_is_refused(tmp_path: Path) -> None
     assert raised.value.exit_code == 5
     assert "9999_from_the_future" in str(raised.value) and "newer caseforge" in str(raised.value)
 
-    result = subprocess.run(
-        [sys.executable, "-m", "caseforge", "runs", "--store", url],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = caseforge_process("runs", "--store", url)
     assert result.returncode == 5
     assert "newer caseforge" in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

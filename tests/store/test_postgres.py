@@ -16,6 +16,7 @@ from caseforge.cli import app
 from caseforge.errors import EnvError
 from caseforge.store import migrate
 from caseforge.store.db import RunStore
+from tests.helpers import caseforge_process, free_port
 from tests.postgres import Cluster
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,20 +132,14 @@ def test_connection_problems_are_one_line_exit_5_without_the_password(
         url = f"postgresql://postgres:{secret}@127.0.0.1:{port}/postgres"
         says = "password authentication failed"
     elif problem == "nothing listening":
-        with __import__("socket").socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         url = f"postgresql://postgres:{secret}@127.0.0.1:{port}/postgres"
         says = "127.0.0.1"
     else:
         url = f"postgresql://postgres:{pg_cluster.password}@127.0.0.1:{port}/nowhere"
         secret = pg_cluster.password
         says = "nowhere"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
-        [sys.executable, "-m", "caseforge", "runs", "--store", url],
-        env=env, capture_output=True, text=True, check=False, timeout=60,
-    )  # fmt: skip
+    done = caseforge_process("runs", "--store", url)
     output = done.stdout + done.stderr
     assert done.returncode == 5, output
     assert "Traceback" not in output and secret not in output
