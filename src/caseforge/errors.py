@@ -117,6 +117,9 @@ class Interrupted(BaseException):
         self.detail = detail
         super().__init__(self.text)
 
+    def __str__(self) -> str:
+        return self.text
+
     @property
     def text(self) -> str:
         """``interrupted (SIGTERM); the run is saved as stopped: …``"""

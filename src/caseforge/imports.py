@@ -3,6 +3,7 @@ loaded on first use."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -57,7 +58,10 @@ def import_suite_file(path: Path, kind: str) -> ModuleType:
     if added:
         sys.path.insert(0, folder)
     try:
-        spec.loader.exec_module(module)
+        # What the module prints while it loads is not caseforge's output: stderr (so
+        # `validate --json` and `report --format json` still parse).
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
         raise SuiteImportError(path, exc, _line_in(exc, path)) from exc

@@ -201,3 +201,116 @@ def test_a_nan_the_oracle_still_gives_is_no_drift(tmp_path: Path) -> None:
     )
     result = runner.invoke(app, ["validate", str(root)])
     assert result.exit_code == 0, result.output
+
+
+READS = """
+import json, pathlib, sqlite3, subprocess, sys
+
+HERE = pathlib.Path(__file__).parent
+CALLS = HERE / "calls.log"
+
+
+@oracle("sibling")
+def sibling(input):  # a folder beside the suite whose name starts like the suite's
+    with CALLS.open("a") as log:
+        log.write("s")
+    return input["n"] * int((HERE.parent / "suite_data" / "factor.txt").read_text())
+
+
+@oracle("database")
+def database(input):
+    with CALLS.open("a") as log:
+        log.write("d")
+    db = sqlite3.connect(str(HERE.parent / "policy.db"))
+    [(factor,)] = db.execute("SELECT factor FROM policy").fetchall()
+    return input["n"] * factor
+
+
+@oracle("shells_out")
+def shells_out(input):
+    with CALLS.open("a") as log:
+        log.write("p")
+    out = subprocess.run([sys.executable, "-c", "print(2)"], capture_output=True, text=True)
+    return input["n"] * int(out.stdout)
+
+
+@oracle("flaky")
+def flaky(input):
+    with CALLS.open("a") as log:
+        log.write("f")
+    raise RuntimeError("the policy service is down")
+"""
+
+
+def test_what_an_oracle_reads_outside_files_is_in_the_key_or_not_cached(tmp_path: Path) -> None:
+    """A review found a sibling folder (`suite_data` beside `suite`) taken for the suite's
+    own, a SQLite database not keyed, and a process's output cached as if it were a file."""
+    import sqlite3
+
+    (tmp_path / "suite_data").mkdir()
+    (tmp_path / "suite_data" / "factor.txt").write_text("2", encoding="utf-8")
+    with sqlite3.connect(tmp_path / "policy.db") as db:
+        db.execute("CREATE TABLE policy (factor INTEGER)")
+        db.execute("INSERT INTO policy VALUES (2)")
+    root = _suite(
+        tmp_path,
+        READS,
+        {"s": "sibling", "d": "database", "p": "shells_out", "f": "flaky"},
+    )
+    calls = root / "calls.log"
+
+    def validate() -> tuple[str, list[str]]:
+        calls.unlink(missing_ok=True)
+        report = validate_suite(root)
+        made = "".join(sorted(calls.read_text())) if calls.exists() else ""
+        return made, sorted(str(p.case_id) for p in report.errors)
+
+    assert validate() == ("dfps", ["f"])
+    # Unchanged: the process's answer and the error are computed again, the rest is not.
+    assert validate() == ("fp", ["f"])
+    (tmp_path / "suite_data" / "factor.txt").write_text("3", encoding="utf-8")
+    with sqlite3.connect(tmp_path / "policy.db") as db:
+        db.execute("UPDATE policy SET factor = 3")
+    made, errors = validate()
+    assert made == "dfps" and errors == ["d", "f", "s"]  # both drifts found
+
+
+def test_an_oracle_that_starts_a_process_and_hangs_is_killed_with_it(tmp_path: Path) -> None:
+    """Killing the worker left the process it started alive, holding caseforge's stderr:
+    `validate` waited for it to end."""
+    root = _suite(
+        tmp_path,
+        GOOD + "\n@oracle('waits')\ndef waits(input):\n    import subprocess\n"
+        "    subprocess.run(['sleep', '600'])\n",
+        {"a": "double", "b": "waits"},
+        oracle_timeout_s=3,
+    )
+    done = caseforge_process("validate", str(root), timeout=300)  # far less than 600 s
+    assert done.returncode == 1, done
+    assert "oracle 'waits' timed out after 3 s" in done.stderr
+
+
+def test_a_replacement_worker_that_cannot_load_answers_the_rest_as_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first call kills its worker; the module then takes too long to import in the
+    replacement: every case left gets an error naming why, never a crash (it was exit 5,
+    'handle is closed')."""
+    root = _suite(
+        tmp_path,
+        "import os, pathlib, time\n"
+        "MARK = pathlib.Path(__file__).with_name('loaded-once')\n"
+        "if MARK.exists():\n    time.sleep(600)\n"
+        "MARK.touch()\n\n"
+        "@oracle('dies')\ndef dies(input):\n    os._exit(3)\n\n"
+        "@oracle('double')\ndef double(input):\n    return input['n'] * 2\n",
+        {"a": "dies", "b": "double", "c": "double"},
+        oracle_timeout_s=3,
+    )
+    from caseforge.case import validate
+
+    monkeypatch.setattr(validate, "pool_size", lambda calls: 1)  # one worker, then a replacement
+    report = validate_suite(root, cache=False)
+    messages = {p.case_id: p.message for p in report.errors}
+    assert "its process ended (exit code 3)" in messages["a"]
+    assert messages["b"] == messages["c"] == "oracle 'double' no worker process could start"

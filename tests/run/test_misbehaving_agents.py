@@ -215,10 +215,11 @@ def test_a_command_agent_writing_without_end_to_stderr_costs_no_memory(tmp_path:
     assert done.returncode == 0, done
     assert peak < 200, f"caseforge peaked at {peak:.0f} MB for 600 MB of stderr"
     shown = caseforge_process("show", "latest", "chatty", "--store", store)
-    assert f"{600 * MB - 128 * 1024:,} bytes dropped between head and tail" in shown.stdout
+    # A passing trial keeps 8 KB of each end of its log (a failing one 64 KB).
+    assert f"{600 * MB - 16 * 1024:,} bytes dropped between head and tail" in shown.stdout
     with sqlite3.connect(tmp_path / "store.db") as db:
         [(log,)] = db.execute("SELECT log_json FROM results").fetchall()
-    assert len(log) < 200 * 1024  # the head and the tail, 64 KB each
+    assert len(log) < 20 * 1024  # the head and the tail, 8 KB each
 
 
 HUGE = """
@@ -329,3 +330,68 @@ def test_nan_and_infinity_from_the_agent(tmp_path: Path) -> None:
     assert statuses == {
         "nan-cost": "error", "nan-output": "pass", "nan-wanted-5": "fail", "finite": "pass"
     }  # fmt: skip
+
+
+def test_an_exit_in_a_task_the_agent_started_is_still_its_own_failure(tmp_path: Path) -> None:
+    """asyncio re-raises SystemExit and KeyboardInterrupt out of the event loop from a task
+    of the agent's own (gather, create_task, wait_for): it ended the run with exit 0 and
+    nothing stored."""
+    agent = """
+        import asyncio, sys
+
+        async def tool(what):
+            await asyncio.sleep(0)
+            if what == "exit":
+                sys.exit(0)
+            if what == "interrupt":
+                raise KeyboardInterrupt
+            return 1
+
+        async def run(input, ctx):
+            await asyncio.gather(tool("ok"), tool(input.get("do", "ok")))
+            return {"output": {"x": 1}}
+    """
+    cases = [{"id": "ok", "input": {}}, {"id": "exit", "input": {"do": "exit"}},
+             {"id": "interrupt", "input": {"do": "interrupt"}}]  # fmt: skip
+    root = _suite(tmp_path / "suite", cases, {"agent.py": agent}, agent={"callable": "agent:run"})
+    out = tmp_path / "out"
+    done = caseforge_process("run", str(root), "-q", "--store", f"sqlite:///{tmp_path / 's.db'}",
+                             "--out", str(out), "--max-error-rate", "1")  # fmt: skip
+    assert done.returncode == 0, done
+    trials = _trials(out / "report.json")
+    assert trials["ok"]["status"] == "pass"
+    assert trials["exit"]["error"] == "the agent called sys.exit(0)"
+    assert trials["interrupt"]["error"] == "the agent raised KeyboardInterrupt"
+
+
+def test_a_check_mode_of_the_suites_own_that_prints_stays_off_stdout(tmp_path: Path) -> None:
+    """A `print` in checks.py, at import or while grading, landed in `validate --json`'s
+    and `run`'s stdout."""
+    checks = """
+        from typing import Literal
+        from caseforge import CheckMode, passed
+
+        print("CHECKS-MODULE-LOADING")
+
+        class Loud(CheckMode):
+            mode: Literal["loud"]
+            strength = 10
+
+            def grade(self, actual):
+                print("GRADING-OUT-LOUD")
+                return passed()
+    """
+    root = _suite(
+        tmp_path / "suite",
+        [{"id": "a", "input": {}, "expect": {"x": {"mode": "loud"}}}],
+        {"checks.py": checks, "agent.py": MISBEHAVING},
+        agent={"callable": "agent:run"},
+        checks="checks.py",
+    )
+    validated = caseforge_process("validate", str(root), "--json")
+    assert json.loads(validated.stdout)["ok"] is True  # stdout is the JSON, whole
+    assert "CHECKS-MODULE-LOADING" in validated.stderr
+    ran = caseforge_process("run", str(root), "--store", f"sqlite:///{tmp_path / 's.db'}")
+    assert ran.returncode == 0, ran
+    assert "GRADING-OUT-LOUD" not in ran.stdout and "CHECKS-MODULE-LOADING" not in ran.stdout
+    assert "GRADING-OUT-LOUD" in ran.stderr

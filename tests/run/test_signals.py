@@ -251,3 +251,54 @@ def test_a_cancellation_from_another_thread_stops_a_library_run(tmp_path: Path) 
         sys.path[:] = [p for p in sys.path if p != str(suite.resolve())]
     [run] = store.list_runs()
     assert run.status == "stopped" and store.count(run.id) < 80
+
+
+def test_a_stop_while_the_run_starts_or_closes_never_leaves_it_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two windows a review found: a signal while the progress display starts (before the
+    drive) left the run `running`; one while the session stores its last rows for longer
+    than the loop's grace was re-sent and cut the close short, leaving it `running` too."""
+    import asyncio
+    import os as _os
+
+    from caseforge.cli.signals import SignalStop
+    from caseforge.errors import Interrupted
+    from caseforge.run.runner import Runner, RunOptions
+    from caseforge.run.session import RunSession
+
+    suite = _suite(tmp_path / "suite", "agent:run")
+    _agent(suite, "def run(input, ctx):\n    return {'output': {'x': 1}}\n")
+    store = RunStore(f"sqlite:///{tmp_path / 'store.db'}")
+
+    def starting(*_: object) -> None:  # what the handler does outside the drive: raise
+        raise Interrupted("SIGTERM")
+
+    runner = Runner(RunOptions(suite_dir=suite), store, on_start=starting)
+    with pytest.raises(Interrupted, match="the run is saved as stopped"):
+        asyncio.run(runner.run())
+    assert [r.status for r in store.list_runs()] == ["stopped"]
+
+    stop = SignalStop()
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, stop._handle)
+    flush = RunSession.flush
+    finished_waiting = threading.Event()
+
+    def slow_flush(self: RunSession) -> None:  # the signal lands, then storing takes long
+        _os.kill(_os.getpid(), signal.SIGTERM)
+        finished_waiting.wait(2)  # longer than the loop's 0.5 s grace: nothing sets it
+        flush(self)
+
+    monkeypatch.setattr(RunSession, "flush", slow_flush)
+    try:
+        cancel = Cancellation()
+        runner = Runner(RunOptions(suite_dir=suite), store, cancellation=cancel)
+        with stop.cancelling(cancel), pytest.raises(Interrupted, match="had finished"):
+            asyncio.run(runner.run())
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        sys.modules.pop("agent", None)
+        sys.path[:] = [p for p in sys.path if p != str(suite.resolve())]
+    latest = store.list_runs()[0]
+    assert latest.status == "finished" and store.count(latest.id) == 2

@@ -20,6 +20,7 @@ may return that dict or an :class:`AgentResult`.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -124,7 +125,15 @@ class AgentProtocolError(CaseforgeError):
 
 def parse_response(data: Any) -> AgentResult:
     """Validate an agent's response (a dict, an ``AgentResult``, or anything else)."""
-    if isinstance(data, AgentResult):
+    if isinstance(data, AgentResult):  # built in code: its numbers were never validated
+        for where, usage in (("usage", data.usage), ("user_usage", data.user_usage)):
+            if usage is not None and not all(
+                math.isfinite(v) for v in (usage.input_tokens, usage.output_tokens, usage.cost_usd)
+            ):
+                raise AgentProtocolError(
+                    f"invalid agent response at {where}: a number in it is not finite "
+                    f"({usage.input_tokens}, {usage.output_tokens}, {usage.cost_usd})"
+                )
         return data
     if not isinstance(data, dict):
         raise AgentProtocolError(

@@ -16,15 +16,16 @@ by that code are its failure, never caseforge's: they reach the caller wrapped i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
-from caseforge.errors import SuiteExit
+from caseforge.errors import SuiteExit, suite_exit
 
 T = TypeVar("T")
 
@@ -72,3 +73,36 @@ async def in_thread(pool: Executor, fn: Callable[..., T], /, *args: Any) -> T:
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     return await loop.run_in_executor(pool, functools.partial(context.run, fn, *args))
+
+
+@contextlib.contextmanager
+def exits_contained(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """While the block runs, a task created on ``loop`` (an async agent's own, from
+    ``gather``, ``create_task`` or ``wait_for``) that raises ``SystemExit`` or
+    ``KeyboardInterrupt`` fails with :class:`SuiteExit` instead: asyncio re-raises those
+    two out of the event loop, which would end caseforge with the agent's exit code. A real
+    Ctrl-C under Python's own SIGINT handler (a library caller's) still stops the run."""
+    previous = loop.get_task_factory()
+
+    def factory(
+        loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], **kwargs: Any
+    ) -> asyncio.Future[Any]:
+        if previous is not None:
+            return previous(loop, _contained(coro), **kwargs)
+        return asyncio.Task(_contained(coro), loop=loop, **kwargs)
+
+    loop.set_task_factory(factory)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        loop.set_task_factory(previous)
+
+
+async def _contained(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return await coro
+    except (SystemExit, KeyboardInterrupt) as exc:
+        failure = suite_exit(exc)
+        if failure is None:
+            raise
+        raise failure from None

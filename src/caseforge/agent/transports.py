@@ -262,7 +262,8 @@ def import_object(spec: str, suite_dir: Path) -> Any:
     if folder not in sys.path:
         sys.path.insert(0, folder)
     try:
-        module = importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):  # its import-time prints: not stdout
+            module = importlib.import_module(module_name)
     except ImportError as exc:
         raise CaseforgeError(f"{spec!r}: cannot import {module_name!r}: {exc}") from None
     except (SystemExit, KeyboardInterrupt) as exc:  # the module's own exit, at import

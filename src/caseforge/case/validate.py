@@ -75,6 +75,7 @@ class ValidationReport:
     sources: dict[str, int] = field(default_factory=dict)
     near_duplicates: list[DuplicatePair] = field(default_factory=list)
     oracle_checks: int = 0
+    oracle_cached: int = 0  # of those, answered from the cache (oracle/cache.py)
     oracle_output: list[OracleOutput] = field(default_factory=list)  # what oracles printed
 
     def ok(self, strict: bool = False) -> bool:
@@ -97,6 +98,7 @@ class ValidationReport:
                 for d in self.near_duplicates
             ],
             "oracle_checks": self.oracle_checks,
+            "oracle_cached": self.oracle_cached,
         }
 
 
@@ -223,6 +225,7 @@ class _OracleChecker:
                 found = cache.get(call)
                 if found is not None:
                     answers[call.key] = found
+            self.report.oracle_cached = len(answers)
         missing = [c for c in self.calls if c.key not in answers]
         if names is None or missing:
             with OraclePool(

@@ -24,9 +24,14 @@ def main() -> None:
         return
     from caseforge.cli.root import app
     from caseforge.cli.signals import install
+    from caseforge.errors import Interrupted
 
     install()
-    app()
+    try:
+        app()
+    except Interrupted as stop:  # a signal outside any command (while parsing, say)
+        sys.stderr.write(stop.text + "\n")
+        sys.exit(stop.exit_code)
 
 
 def __getattr__(name: str) -> object:

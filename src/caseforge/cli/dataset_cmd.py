@@ -83,7 +83,13 @@ def _print_validation(report: ValidationReport, strict: bool) -> None:
         out.print("sources: " + " · ".join(f"{k} {v}" for k, v in report.sources.items()))
     if report.oracle_checks:
         drift = sum(1 for p in report.errors if "oracle drift" in p.message)
-        out.print(f"oracle checks: {report.oracle_checks} recomputed, {drift} drifted")
+        fresh = report.oracle_checks - report.oracle_cached
+        how = (
+            f"{report.oracle_checks} recomputed"
+            if not report.oracle_cached
+            else f"{fresh} recomputed, {report.oracle_cached} unchanged (cached)"
+        )
+        out.print(f"oracle checks: {how}, {drift} drifted", markup=False)
     if report.ok(strict):
         note = f" ({len(report.warnings)} warning(s))" if report.warnings else ""
         out.print(f"[green]valid[/green]{note}")

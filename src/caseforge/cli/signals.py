@@ -44,6 +44,8 @@ class SignalStop:
         self.received: str | None = None  # the first signal's name, once one came
         self._target: Cancellation | None = None
         self._forced = False  # the signal re-sent because the run's loop did not take it
+        self._asked = threading.Event()  # set by the handler: the watcher starts its clock
+        self._signum = signal.SIGTERM.value
 
     def install(self) -> None:
         """Handle SIGTERM, and SIGINT unless the process was started with it ignored."""
@@ -57,17 +59,32 @@ class SignalStop:
     @contextlib.contextmanager
     def cancelling(self, cancellation: Cancellation) -> Iterator[None]:
         """While the block runs, a signal cancels ``cancellation`` when the run it belongs
-        to stops by itself, and interrupts the main thread otherwise."""
+        to stops by itself, and interrupts the main thread otherwise.
+
+        The thread that watches whether the run's loop takes the stop is started here, not
+        in the handler: starting a thread takes a lock the interrupted main thread may
+        hold."""
+        asked, over = threading.Event(), threading.Event()
+        watcher = threading.Thread(
+            target=self._unless_taken, args=(cancellation, asked, over), name="stop", daemon=True
+        )
+        watcher.start()
+        self._asked = asked
         self._target = cancellation
         try:
             yield
         finally:
-            self._target = None
+            self._target = None  # first: a signal from here on raises, touching no event
+            over.set()
+            asked.set()
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         name = _NAMES.get(signal.Signals(signum), f"signal {signum}")
         if self._forced:  # the run's loop is blocked: interrupt what blocks it
             self._forced = False
+            target = self._target
+            if target is not None and target.taken.is_set():
+                return  # the loop took the stop meanwhile: it stops by itself
             raise Interrupted(name)
         if self.received is not None:  # a second stop while the first is handled
             code = EXIT_TERMINATED if name == "SIGTERM" else EXIT_INTERRUPTED
@@ -78,22 +95,24 @@ class SignalStop:
         target = self._target
         if target is not None and target.stops_itself:
             target.cancel(name)
-            threading.Thread(
-                target=self._unless_taken, args=(target, signum), name="stop", daemon=True
-            ).start()
+            self._signum = signum
+            self._asked.set()
             return
         if target is not None:
             target.cancel(name)  # so a phase that starts meanwhile stops at once too
         raise Interrupted(name)
 
-    def _unless_taken(self, target: Cancellation, signum: int) -> None:
-        """If the run's event loop has not taken the stop within TAKE_S, something blocks
-        it (an async agent that never awaits): send the signal again to the main thread,
-        whose handler then raises Interrupted inside whatever blocks it."""
-        if target.taken.wait(TAKE_S):
+    def _unless_taken(
+        self, target: Cancellation, asked: threading.Event, over: threading.Event
+    ) -> None:
+        """Once a stop is asked for: if the run's event loop has not taken it within
+        TAKE_S, something blocks it (an async agent that never awaits), so send the signal
+        again to the main thread, whose handler then raises Interrupted inside it."""
+        asked.wait()
+        if over.is_set() or target.taken.wait(TAKE_S) or over.is_set():
             return
         self._forced = True
-        signal.pthread_kill(threading.main_thread().ident or 0, signum)
+        signal.pthread_kill(threading.main_thread().ident or 0, self._signum)
 
 
 # How long the run's event loop has to take a stop before the main thread is interrupted.

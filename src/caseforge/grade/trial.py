@@ -231,6 +231,10 @@ def _verdict(
     kept = result.actual
     if type(kept) is str and len(kept) <= ACTUAL_BYTES // 4:  # the common case: it fits
         return result
+    if getattr(check, "items_field", None) is not None:
+        # An item check's actual is the list its precision and recall are counted from
+        # (the summary, compare, baselines): it is kept whole, never cut into text.
+        return result
     if isinstance(kept, str | dict | list):
         return result.cut(response_ref(field, turn))
     return result

@@ -9,11 +9,17 @@ the oracle could read changes:
   caseforge and Python versions; and the installed packages (the modification times of
   the ``site-packages`` folders, which every install or upgrade changes);
 - the files outside the suite folder (and outside the installed Python) that the oracle
-  module imported or opened when the answers were computed, each by its content: the
+  module imported, opened or connected to as a SQLite database when the answers were
+  computed, each by its content (a file that was not there, by its absence): the
   workers report them (``oracle/pool.py``), the cache keeps them in a *manifest* beside
   the fingerprint, and an answer counts only while each of them is unchanged. A key that
   missed an imported helper would hide exactly the drift ``validate`` exists to find;
 - the oracle's name, its arguments and the case's input.
+
+What has no key is not kept: an answer computed after the oracle started a process or
+reached the network (the workers watch for it), and an oracle's error (it may not happen
+twice). Environment variables and the clock are not part of the key either; an oracle that
+reads them is not deterministic, and ``--no-cache`` is the way to recompute it.
 
 A file's content hash is reused while its size and modification time are the same (as
 git does), so an unchanged suite costs a ``stat`` per file. Only the newest fingerprint's
@@ -37,7 +43,10 @@ from caseforge.oracle.pool import OracleAnswer, OracleCall
 
 # Folders of a suite that are not the oracle's inputs: its cases (each answer's key holds
 # its case's input), caseforge's state, and tools' caches.
-SKIPPED = {"cases", ".caseforge", "__pycache__", ".git", ".hg", ".pytest_cache", ".mypy_cache"}
+SKIPPED = {
+    "cases", ".caseforge", "__pycache__", ".git", ".hg", ".pytest_cache", ".mypy_cache",
+    ".venv", "venv", "node_modules", ".tox", ".nox",
+}  # fmt: skip
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, sha TEXT);

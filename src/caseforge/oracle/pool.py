@@ -156,14 +156,14 @@ class OraclePool:
                     del busy[conn]
                     assign(worker)
                     continue
-                if pending:
-                    assign(self._fresh(pending))
+                if pending and (fresh := self._fresh()) is not None:
+                    assign(fresh)
             for conn, worker in list(busy.items()):
                 if worker.deadline(self.timeout_s) <= time.monotonic():
                     del busy[conn]
                     yield self._replace(worker, pending, timed_out=True)
-                    if pending:
-                        assign(self._fresh(pending))
+                    if pending and (fresh := self._fresh()) is not None:
+                        assign(fresh)
             if not busy and pending and not self._workers:  # no worker could start
                 for call in pending:
                     yield call, OracleAnswer(error="no worker process could start", cacheable=False)
@@ -188,12 +188,14 @@ class OraclePool:
             error = f"its process ended (exit code {code}): os._exit(), or a crash"
         return call, OracleAnswer(error=error, cacheable=False)
 
-    def _fresh(self, pending: deque[OracleCall]) -> _Worker:
-        """A replacement worker, loaded; if it cannot load, the calls left cannot run."""
+    def _fresh(self) -> _Worker | None:
+        """A replacement worker, loaded; None if it cannot load (the calls left then go to
+        the workers still alive, or are answered as unable to run)."""
         worker = self._start()
         if worker.wait_loaded(self.timeout_s).names is None:
             worker.kill()
             self._workers.remove(worker)
+            return None
         return worker
 
     def _start(self) -> _Worker:
@@ -264,18 +266,21 @@ class _Worker:
         return self.last + timeout_s
 
     def answered(self, message: tuple[Any, ...]) -> tuple[OracleCall, OracleAnswer]:
-        _, key, value, others, error, output, files = message
+        _, key, value, others, error, output, files, keyed = message
         call = self.batch.popleft()
         assert call.key == key, "a worker answers its batch in order"
         self.last = time.monotonic()
         self._files += files
-        return call, OracleAnswer(value, others, error, output)
+        return call, OracleAnswer(value, others, error, output, cacheable=keyed)
 
     def take_files(self) -> list[str]:
         files, self._files = self._files, []
         return files
 
     def kill(self) -> int | None:
+        """Kill the worker and whatever it started (its own process group)."""
+        with contextlib.suppress(Exception):
+            os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             self.process.kill()
         self.process.join(30)
@@ -285,7 +290,10 @@ class _Worker:
         return code
 
     def stop(self) -> None:
-        """Ask it to end; kill it if it does not at once (it may be in a call)."""
+        """Ask an idle worker to end; kill one still in a call, and one that does not end."""
+        if self.batch:
+            self.kill()
+            return
         with contextlib.suppress(Exception):
             self.conn.send(None)
         self.process.join(1)
@@ -301,6 +309,8 @@ class _Worker:
 def _serve(conn: Connection, module: str, suite_root: str) -> None:
     """A worker's life: load the module, then answer batches until told to stop."""
     _die_with_parent()
+    with contextlib.suppress(OSError):
+        os.setsid()  # its own process group: what an oracle starts is killed with it
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # caseforge stops the workers itself
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with contextlib.suppress(OSError):
@@ -341,7 +351,9 @@ def _serve(conn: Connection, module: str, suite_root: str) -> None:
                     failure = f"failed: {exc!r}"
                 except (SystemExit, KeyboardInterrupt) as exc:  # its own exit: its failure
                     failure = describe_exit(exc)
-            conn.send(("answer", key, value, others, failure, printed.text(), reads.take()))
+            keyed = not reads.outside and failure is None  # an error may not happen twice
+            answer = ("answer", key, value, others, failure, printed.text(), reads.take(), keyed)
+            conn.send(answer)
 
 
 def _normal(value: object) -> JSONValue:
@@ -376,20 +388,41 @@ def _captured() -> Iterator[_Printed]:
         yield printed
 
 
+# Audit events after which an answer depends on more than files: another process, the
+# network. (Environment variables and the clock have no event: the docs say so.)
+_UNKEYED = frozenset(
+    {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+     "socket.connect", "socket.getaddrinfo", "urllib.Request"}
+)  # fmt: skip
+
+
 class _Reads:
     """Files an oracle imports or opens outside the suite folder and outside the installed
     Python (its standard library and site-packages): they belong in the cache's key."""
 
     def __init__(self, suite_root: Path) -> None:
         self.skip = tuple(
-            {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+            os.path.join(folder, "")  # a whole component: /srv/suite is not /srv/suite_data
+            for folder in {
+                str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)
+            }
             | {str(suite_root)}
         )
         self.found: set[str] = set()
         self.new: list[str] = []
+        # Set once the oracle reached outside files: a process, the network. What it read
+        # there has no key, so no answer computed from then on is kept in the cache.
+        self.outside = False
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
-        if event != "open" or not args or not isinstance(args[0], str | bytes):
+        if event in _UNKEYED:
+            self.outside = True
+            return
+        if event == "sqlite3.connect":  # a database file is read as a file is
+            args = (args[0], "r") if args else args
+        elif event != "open":
+            return
+        if not args or not isinstance(args[0], str | bytes) or not args[0]:
             return
         mode = args[1] if len(args) > 1 else "r"
         if isinstance(mode, str) and any(c in mode for c in "wax+"):
@@ -399,7 +432,8 @@ class _Reads:
             return
         self.found.add(path)
         real = os.path.realpath(path)
-        if real.startswith(self.skip) or not os.path.isfile(real):
+        # A file not there counts too (its absence is what was read); a folder does not.
+        if (real + os.sep).startswith(self.skip) or os.path.isdir(real):
             return
         self.new.append(real)
 

@@ -7,8 +7,9 @@ user, on the event loop or on one of the suite's threads, which run in a copy of
 trial's context) lands in that trial's :class:`~caseforge.logs.BoundedLog`, found through
 a context variable; the log is stored with the trial and ``caseforge show`` prints it.
 Anything else written on the main thread is caseforge's own and goes where it always did;
-a thread the suite started itself, outside any case-trial, writes to stderr, so stdout
-carries only caseforge's output (a report a script reads, say).
+a thread the suite started itself, outside any case-trial, writes to stderr, and so does
+the session itself while it drives (a check mode of the suite's own that prints while it
+grades), so stdout carries only caseforge's output (a report a script reads, say).
 
 What code writes to file descriptors 1 and 2 directly (a C library, a subprocess it
 starts without pipes) is not seen here: only a command agent's own stdout and stderr are
@@ -30,6 +31,9 @@ from caseforge.logs import BoundedLog
 _TRIAL_LOG: contextvars.ContextVar[BoundedLog | None] = contextvars.ContextVar(
     "caseforge_trial_log", default=None
 )
+# Set while the session drives: what the suite's code prints outside any case-trial's own
+# context (a check mode of its own grading, say) goes to stderr, never to stdout.
+_DRIVING: contextvars.ContextVar[bool] = contextvars.ContextVar("caseforge_driving", default=False)
 
 
 class _Routed(io.TextIOBase):
@@ -44,7 +48,7 @@ class _Routed(io.TextIOBase):
         if log is not None:
             log.write(text.encode("utf-8", "replace"))
             return len(text)
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread() and not _DRIVING.get():
             return self.real.write(text)
         return self.stray.write(text)
 
@@ -99,8 +103,22 @@ def routed() -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def driving() -> Iterator[None]:
+    """While the block runs, this context's own prints go to stderr (the session's: it
+    grades with the suite's check modes and runs the judge)."""
+    token = _DRIVING.set(True)
+    try:
+        yield
+    finally:
+        _DRIVING.reset(token)
+
+
+@contextlib.contextmanager
 def trial_log(log: BoundedLog) -> Iterator[BoundedLog]:
-    """What is printed in this context (and the threads it starts) goes to ``log``."""
+    """What is printed in this context goes to ``log``: the case-trial's code on the event
+    loop, and what caseforge runs on its own threads for it (they run in a copy of this
+    context). A thread the suite's code starts itself does not inherit it: its prints go to
+    stderr."""
     token = _TRIAL_LOG.set(log)
     try:
         yield log

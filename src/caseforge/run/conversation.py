@@ -23,7 +23,7 @@ from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.transports import import_object
 from caseforge.case.conversation import Conversation, SimulatedUser
 from caseforge.case.model import Case
-from caseforge.errors import CaseforgeError, SuiteExit
+from caseforge.errors import CaseforgeError, SuiteExit, suite_exit
 
 if TYPE_CHECKING:
     from caseforge.llm.client import ModelClient  # the SDK is imported only when used
@@ -80,6 +80,10 @@ class Users:
     _callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
     _threads: DaemonThreadPool = field(default_factory=lambda: DaemonThreadPool(8, "user"))
 
+    def close(self) -> None:
+        """Let the threads of sync users end (one still in a call is abandoned)."""
+        self._threads.shutdown()
+
     def callable(self, spec: str) -> Callable[..., Any]:
         if spec not in self._callables:
             self._callables[spec] = import_object(spec, self.suite_root)
@@ -99,7 +103,13 @@ class Users:
                 fn, messages, instruction=user.instruction, facts=dict(user.facts)
             )
             if inspect.iscoroutinefunction(fn):
-                found = await call()
+                try:
+                    found = await call()
+                except (SystemExit, KeyboardInterrupt) as exc:  # its own exit: its failure
+                    failure = suite_exit(exc)
+                    if failure is None:
+                        raise
+                    raise CaseforgeError(f"the simulated user {user.callable} {failure}") from None
             else:  # off the event loop: a user that blocks must not stop every case-trial
                 try:
                     found = await in_thread(self._threads, call)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from caseforge.grade.trial import GradeOptions, grade_trial
@@ -17,6 +18,9 @@ def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
     task = outcome.task
     result = outcome.result
     usage = result.usage if result is not None else None
+    if usage is not None and not math.isfinite(usage.cost_usd):  # set after it was parsed
+        outcome.error = f"the agent's usage.cost_usd is not a finite number ({usage.cost_usd})"
+        result = outcome.result = usage = None
     if result is None:
         status, checks = TrialStatus.ERROR, list[CheckResult]()
     else:
@@ -47,7 +51,22 @@ def store_row(outcome: TrialOutcome, record: TrialRecord) -> dict[str, Any]:
         finite_text(result.model_dump_json()) if result is not None else None,
         json_text(outcome.outcomes) if outcome.outcomes is not None else None,
         json.dumps(outcome.fixtures, ensure_ascii=False) if outcome.fixtures else None,
-        json.dumps({"text": outcome.log, "dropped": outcome.log_dropped}, ensure_ascii=False)
-        if outcome.log
-        else None,
+        _log_json(outcome, record) if outcome.log else None,
     )
+
+
+PASSING_LOG_CHARS = 8 * 1024  # a passing trial keeps this much of its log's head and tail
+
+
+def _log_json(outcome: TrialOutcome, record: TrialRecord) -> str:
+    """The trial's log as stored: all that was kept (64 KB each end) for a trial that did
+    not pass, where it is read; 8 KB each end for one that passed, so a chatty agent does
+    not grow the store by a gigabyte every 10,000 case-trials."""
+    text, dropped = outcome.log, outcome.log_dropped
+    if record.status is TrialStatus.PASS and len(text) > 2 * PASSING_LOG_CHARS:
+        kept = text.replace(f"\n[… {dropped:,} bytes dropped …]\n", "", 1) if dropped else text
+        head, tail = kept[:PASSING_LOG_CHARS], kept[-PASSING_LOG_CHARS:]
+        written = len(kept.encode("utf-8")) + dropped
+        dropped = written - len(head.encode("utf-8")) - len(tail.encode("utf-8"))
+        text = f"{head}\n[… {dropped:,} bytes dropped …]\n{tail}"
+    return json.dumps({"text": text, "dropped": dropped}, ensure_ascii=False)

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DatabaseError
 
 from caseforge._version import __version__
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
+from caseforge.agent.threads import exits_contained
 from caseforge.agent.transports import import_object, resolve_agent
 from caseforge.case.context import load_context
 from caseforge.case.identity import suite_identity
@@ -246,9 +247,20 @@ class Runner:
             if isinstance(exc, Interrupted) and self._recorded:
                 exc.detail = self._stopped_detail()
             raise
-        if self.on_start:
-            self.on_start(plan.handles, session.progress)
-        report = await self._drive(session, plan)
+        try:
+            if self.on_start:
+                self.on_start(plan.handles, session.progress)
+            report = await self._drive(session, plan)
+        except BaseException as exc:
+            if not session.marked:  # stopped before the session could mark its runs
+                session.status = "stopped"
+                with contextlib.suppress(BaseException):
+                    await session.close()
+                if not session.marked:
+                    self._stop_recorded(plan)
+            if isinstance(exc, Interrupted) and not exc.detail:
+                exc.detail = self._stopped_detail(session.status)
+            raise
         return RunOutcome(
             plan.suite,
             plan.handles,
@@ -277,7 +289,7 @@ class Runner:
         report: JSONObject | None = None
         cancel.stops_itself = True
         try:
-            with cancel.watch(lambda: _schedule(loop, stop_driving)):
+            with cancel.watch(lambda: _schedule(loop, stop_driving)), exits_contained(loop):
                 try:
                     await session.drive()
                 except asyncio.CancelledError:
@@ -289,6 +301,9 @@ class Runner:
                         raise
                 finally:
                     driving = False
+                    # The loop is free again: a stop from here on waits for close() (it
+                    # stores and marks the runs) rather than interrupting it (cli/signals.py).
+                    cancel.taken.set()
                     await session.close()
                     with (
                         contextlib.suppress(Exception)

@@ -23,7 +23,7 @@ from caseforge.grade.trial import GradeOptions
 from caseforge.llm.budget import CostBudget
 from caseforge.results import TrialRecord, TrialStatus, needs_judge
 from caseforge.run.cancel import Cancellation
-from caseforge.run.capture import routed
+from caseforge.run.capture import driving, routed
 from caseforge.run.executor import Executor, TrialOutcome, TrialTask
 from caseforge.run.plan import Progress, RunHandle, Shard
 from caseforge.run.record import grade_outcome, store_row
@@ -70,6 +70,8 @@ class RunSession:
     _fatal: BaseException | None = None
     _full: asyncio.Event = field(default_factory=asyncio.Event)  # FLUSH_ROWS are waiting
     _closing: bool = False
+    closed: bool = False  # close() has run (or is running): it runs once
+    marked: bool = False  # every run of the session has its status
 
     async def drive(self) -> None:
         """Run every task to a stored, graded record (or stop, resumably)."""
@@ -87,7 +89,8 @@ class RunSession:
         # cases). They are handed back when the session ends.
         gc.freeze()
         try:
-            with self.clock_freezer, routed():  # suite code's prints go to its trial's log
+            # What the suite's code prints goes to its trial's log, or to stderr.
+            with self.clock_freezer, routed(), driving():
                 async for outcome in self.executor.run(self.tasks, execute):
                     if outcome.over_budget or outcome.not_started:
                         continue  # never started, or cut short: not stored, --resume runs it
@@ -120,17 +123,21 @@ class RunSession:
 
         A store that refuses the last rows still gets the runs marked if it can, and the
         agents and clients are closed all the same; the refusal is raised at the end."""
+        if self.closed:
+            return
+        self.closed = True
         refused: EnvError | None = None
         try:
             self.flush()
         except EnvError as exc:
             refused, self.status = exc, "stopped"
-        configs = [h.config_name for h in self.handles]
+        except BaseException:  # stopped while storing the last rows: still marked
+            self.status = "stopped"
+            with contextlib.suppress(Exception):
+                self._mark_all()
+            raise
         with contextlib.suppress(Exception) if refused else contextlib.nullcontext():
-            for handle in self.handles:
-                self._mark(handle.run_id)
-                if self.judge is not None:
-                    self._record_judge(handle.run_id, self.judge, configs)
+            self._mark_all()
         if self.fixtures is not None:
             self.fixtures.flush()
         if self.agent is not None:
@@ -143,6 +150,14 @@ class RunSession:
             shutil.rmtree(self.work_dir, ignore_errors=True)
         if refused is not None:
             raise refused
+
+    def _mark_all(self) -> None:
+        configs = [h.config_name for h in self.handles]
+        for handle in self.handles:
+            self._mark(handle.run_id)
+            if self.judge is not None:
+                self._record_judge(handle.run_id, self.judge, configs)
+        self.marked = True
 
     def _mark(self, run_id: str) -> None:
         """The run's status; a sharded run's comes from its shard ledger (finished only when

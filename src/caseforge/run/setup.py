@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
+from caseforge.agent.threads import DaemonThreadPool
 from caseforge.agent.transports import import_object, resolve_agent
 from caseforge.case.context import load_context
 from caseforge.case.suite import SuiteConfig
@@ -104,4 +105,5 @@ class TrialSetup:
             context=load_context(root),
             users=users or self.users()[0],
             freeze_each=self.freeze_each,
+            hooks=DaemonThreadPool(self.threads, "hook"),  # as many as run at once
         )

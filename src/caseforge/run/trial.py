@@ -233,6 +233,8 @@ class TrialRunner:
         """Close what the runner opened (the agent is the session's to close); a hook still
         running is abandoned with its thread."""
         self.hooks.shutdown()
+        if self.users is not None:
+            self.users.close()
         if self.llm_cache is not None:
             self.llm_cache.close()
 
