@@ -32,8 +32,13 @@ _EXPORTS: dict[str, str] = {
     # running, comparing, gating
     "run_suite": "caseforge.api",
     "arun_suite": "caseforge.api",
+    "validate_suite": "caseforge.api",
+    "build_report": "caseforge.api",
+    "make_baseline": "caseforge.api",
     "compare_runs": "caseforge.api",
     "gate_run": "caseforge.api",
+    "Cancellation": "caseforge.run.cancel",
+    "Interrupted": "caseforge.errors",
     "load_report": "caseforge.report.build",
     "RunReport": "caseforge.report.model",
     "CompareResult": "caseforge.compare.pairing",
@@ -53,6 +58,7 @@ __all__ = [
     "AgentContext",
     "Baseline",
     "BudgetExceeded",
+    "Cancellation",
     "Case",
     "CaseforgeError",
     "CheckMode",
@@ -60,6 +66,7 @@ __all__ = [
     "DatasetError",
     "EnvError",
     "GateResult",
+    "Interrupted",
     "OptionOrder",
     "Reads",
     "RunReport",
@@ -70,20 +77,31 @@ __all__ = [
     "Verdict",
     "__version__",
     "arun_suite",
+    "build_report",
     "compare_runs",
     "failed",
     "gate_run",
     "load_case",
     "load_report",
     "load_suite",
+    "make_baseline",
     "passed",
     "run_suite",
+    "validate_suite",
     "write_baseline",
 ]
 
 if TYPE_CHECKING:
     from caseforge.agent.context import AgentContext
-    from caseforge.api import arun_suite, compare_runs, gate_run, run_suite
+    from caseforge.api import (
+        arun_suite,
+        build_report,
+        compare_runs,
+        gate_run,
+        make_baseline,
+        run_suite,
+        validate_suite,
+    )
     from caseforge.case.load import Suite, load_case, load_suite
     from caseforge.case.model import Case
     from caseforge.case.suite import SuiteConfig
@@ -97,11 +115,13 @@ if TYPE_CHECKING:
         CaseforgeError,
         DatasetError,
         EnvError,
+        Interrupted,
         TooManyAgentErrors,
         UsageError,
     )
     from caseforge.report.build import load_report
     from caseforge.report.model import RunReport
+    from caseforge.run.cancel import Cancellation
 
 
 __getattr__ = lazy_names("caseforge", _EXPORTS)

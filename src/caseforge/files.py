@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -94,3 +95,34 @@ def json_kind(value: object) -> str:
     """How a JSON value that should have been an object is named in a message."""
     names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
     return names.get(type(value), "a number")
+
+
+def output_folder(path: Path | None, flag: str) -> None:
+    """A folder the user named for files written after a long run: made now (and its
+    writing tried), so a folder that cannot be written is said before any case-trial runs
+    or any run is recorded. A path that is a file, or runs through one, is a usage error
+    (2); a folder that cannot be made or written, an environment one (5)."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{flag} {path}: is a file; name a folder for report.json")
+    made = [p for p in (path, *path.parents) if not p.exists()]
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".caseforge-probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"{flag} {path}: a file is in the way; name a folder") from None
+    except OSError as exc:
+        for folder in made:  # leave nothing behind: only the folders made here, if empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise EnvError(f"{flag} {path}: cannot write there: {exc.strerror or exc}") from None
+
+
+def output_file(path: Path | None, flag: str) -> Path | None:
+    """A file the user named to write: a folder there is a usage error, said before any work."""
+    if path is not None and path.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder; name a file to write")
+    return path

@@ -9,7 +9,7 @@ from typing import Any
 
 import pydantic_core
 
-from caseforge.stats import ItemCounts
+from caseforge.stats.counts import ItemCounts
 
 
 def same(expected: object, actual: object, strict: bool = False) -> bool:

@@ -121,3 +121,13 @@ def test_processes_opening_a_new_store_at_once_all_get_a_migrated_store(tmp_path
     procs = [subprocess.Popen([sys.executable, "-c", code, url]) for _ in range(4)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
     assert schema_diff(url) == []
+
+
+def test_the_revisions_read_without_alembic_are_alembics() -> None:
+    """Opening a store reads the migration files itself (alembic is imported only to
+    migrate): what it reads must be what alembic reads."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(migrate._config())
+    assert migrate.head_revision() == script.get_current_head()
+    assert migrate.known_revisions() == {rev.revision for rev in script.walk_revisions()}

@@ -83,7 +83,7 @@ class LazyCommand:
             group = typer.main.get_group(target)
             group.name = self.name
             return group
-        single = App()
+        single = App(add_completion=False, pretty_exceptions_enable=False)
         single.command(name=self.name)(target)
         command = typer.main.get_command(single)
         assert isinstance(command, typer.core.TyperCommand)

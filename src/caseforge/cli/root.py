@@ -38,16 +38,16 @@ COMMANDS: dict[str, LazyCommand] = {
         LazyCommand("run", "run_cmd", "run",
                     "Run the agent over the suite: trials, configurations, grading, the run "
                     "store."),
-        LazyCommand("report", "run_cmd", "report",
+        LazyCommand("report", "runs_cmd", "report",
                     "Render a stored run (or a report.json) as text, JSON, Markdown, JUnit XML or "
                     "HTML."),
-        LazyCommand("merge", "run_cmd", "merge",
+        LazyCommand("merge", "runs_cmd", "merge",
                     "Combine the reports of a run's shards (--shard I/N, each in its own store) "
                     "into one."),
-        LazyCommand("show", "run_cmd", "show",
+        LazyCommand("show", "runs_cmd", "show",
                     "Print one case-trial whole: input, output, reply, tool calls, every check, "
                     "the error."),
-        LazyCommand("runs", "run_cmd", "runs",
+        LazyCommand("runs", "runs_cmd", "runs",
                     "List the newest runs in the store (a suite's, given its folder)."),
         LazyCommand("compare", "measure_cmd", "compare",
                     "Pair two runs case by case: newly passing/failing, McNemar or paired t, the "

@@ -1,13 +1,12 @@
-"""``caseforge run``, ``caseforge report`` and ``caseforge runs``."""
+"""``caseforge run`` and ``caseforge rescore``: the commands that drive agents (or replay them)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -15,24 +14,19 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 
 from caseforge.agent.fixtures import FixtureMode
-from caseforge.case.load import load_config, require_suite_folder
-from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, output_folder, store_url
+from caseforge.api.run import RunResult, RunSettings, execute_run
+from caseforge.cli.options import StoreOpt
 from caseforge.cli.signals import STOP
-from caseforge.compare.digest import save_digest
 from caseforge.compare.outcomes import outcomes_from_report
 from caseforge.compare.pairing import compare_runs, comparison_text
-from caseforge.errors import BudgetExceeded, TooManyAgentErrors, UsageError
-from caseforge.files import write_all_atomic, write_atomic
 from caseforge.jsontypes import JSONObject
-from caseforge.report.build import build_report, load_report
+from caseforge.report.build import build_report
 from caseforge.report.model import RunReport
-from caseforge.report.render import FORMATS, to_text
-from caseforge.report.show import trial_text, trial_view
+from caseforge.report.render import to_text
 from caseforge.results import TrialRecord
 from caseforge.run.cancel import Cancellation
-from caseforge.run.plan import Shard
 from caseforge.run.runner import Progress as RunProgress
-from caseforge.run.runner import RunHandle, Runner, RunOptions
+from caseforge.run.runner import RunHandle
 from caseforge.store.db import RunStore, default_store_url
 from caseforge.values import pct
 
@@ -198,81 +192,51 @@ def run(
     ] = None,
 ) -> None:
     """Run the agent over the suite: trials, configurations, grading, the run store."""
-    if max_error_rate is not None and not 0 <= max_error_rate <= 1:
-        raise UsageError(f"--max-error-rate must be from 0 to 1, not {max_error_rate:g}")
-    options = RunOptions(
-        suite_dir=suite,
-        agent=agent,
-        configs=list(config or []),
-        trials=trials,
-        concurrency=concurrency,
-        split=split,
-        case_ids=list(case or []),
-        tags=list(tag or []),
-        resume=resume,
-        max_cost=max_cost,
-        fixtures=fixtures,
-        judge="off" if no_judge else "auto",
-        timeout_s=timeout,
-        keep_workspaces=keep_workspaces,
-        no_cache=no_cache,
-        reuse_trials=reuse_trials,
-        shard=Shard.parse(shard) if shard is not None else None,
-        run_id=run_id,
-        executor=executor,
-        workers=workers,
-    )
-    load_config(suite)  # not a suite: say so before a store is made beside it
-    output_folder(out_dir, "--out")  # before anything runs or is recorded
-    store = RunStore(store_url or default_store_url(suite))
+    given: dict[str, object] = {
+        "agent": agent, "configs": config, "trials": trials, "concurrency": concurrency,
+        "split": split, "cases": case, "tags": tag, "out": out_dir, "raw": raw or None,
+        "resume": resume, "max_cost": max_cost,
+        "fixtures": fixtures.value if fixtures is not None else None,
+        "judge": False if no_judge else None, "timeout": timeout,
+        "keep_workspaces": keep_workspaces or None, "no_cache": no_cache or None,
+        "reuse_trials": reuse_trials or None, "max_error_rate": max_error_rate,
+        "store": store_url, "shard": shard, "run_id": run_id, "executor": executor,
+        "workers": workers,
+    }  # fmt: skip
+    settings = cast(RunSettings, {k: v for k, v in given.items() if v is not None})
     display = _Display(quiet)
     cancellation = Cancellation()
-    runner = Runner(
-        options,
-        store,
-        on_start=display.start,
-        on_result=display.update,
-        cancellation=cancellation,
-    )
     try:
         # SIGINT and SIGTERM stop the run (cli/signals.py); Interrupted reaches the
         # command's guard, which prints it and exits 130 or 143.
         with STOP.cancelling(cancellation):
-            outcome = asyncio.run(runner.run())
+            result = asyncio.run(
+                execute_run(
+                    suite,
+                    settings,
+                    cancellation=cancellation,
+                    on_start=display.start,
+                    on_result=display.update,
+                )
+            )
     finally:
         display.stop()
-    reports = [build_report(store, h.run_id, raw) for h in outcome.runs]
-    for report in reports:
-        save_digest(store, report)  # what `caseforge serve` opens the run with
-    if options.shard is not None and not quiet:
-        for handle in outcome.runs:
-            ledger = store.shards(handle.run_id)
-            finished = sum(1 for row in ledger if row["status"] == "finished")
-            out.print(
-                f"shard {options.shard} of run {handle.run_id}: {outcome.status}; "
-                f"{finished} of {options.shard.count} shard(s) finished, the run is "
-                f"{store.get_run(handle.run_id).status}",
-                markup=False,
-            )
-    store.close()
-    identity = reports[0].suite_identity if reports else None
-    if identity is not None and identity.root_commit is None:
-        err.print(
-            f"warning: {suite} is not in a git repository (or one with no commit yet), so the "
-            f"run knows its suite by the name {identity.name!r} alone; compare and gate cannot "
-            "tell it from another suite of that name",
-            markup=False,
-        )
-    if out_dir is not None:
-        write_all_atomic(
-            {
-                (out_dir if len(reports) == 1 else out_dir / str(r.config)) / "report.json": (
-                    FORMATS["json"](r)
-                )
-                for r in reports
-            }
-        )
-        out.print(f"wrote {out_dir}/" + ("report.json" if len(reports) == 1 else "*/report.json"))
+    _show(result, quiet)
+    if result.error is not None:
+        raise result.error
+
+
+def _show(result: RunResult, quiet: bool) -> None:
+    """What `caseforge run` prints once the run is over (the library returned it)."""
+    outcome, reports = result.outcome, result.reports
+    if not quiet:
+        for line in result.shards:
+            out.print(line, markup=False)
+    for warning in result.warnings:
+        err.print(f"warning: {warning}", markup=False)
+    if result.written is not None:
+        what = "report.json" if len(reports) == 1 else "*/report.json"
+        out.print(f"wrote {result.written}/{what}", markup=False)
     if not quiet:
         for report in reports:
             out.print(to_text(report), markup=False)
@@ -286,19 +250,6 @@ def run(
         out.print(pool_line(outcome.pool), markup=False)
     if outcome.skipped:
         out.print(f"resumed: {outcome.skipped} case-trials were already stored", markup=False)
-    if outcome.status == "stopped":
-        raise BudgetExceeded(f"stopped: {outcome.stop_reason}")
-    limit = max_error_rate if max_error_rate is not None else outcome.suite.config.max_error_rate
-    for report in reports:
-        graded = [t for case in report.cases for t in case.trials]
-        errors = sum(t.agent_error for t in graded)
-        if graded and errors / len(graded) > limit:
-            raise TooManyAgentErrors(
-                f"{errors} of {len(graded)} case-trials"
-                f"{f' of config {report.config}' if report.config else ''} were agent errors "
-                f"({errors / len(graded):.0%} > {limit:.0%}, --max-error-rate): "
-                f"see `caseforge report {report.run_id}`"
-            )
 
 
 def pool_line(pool: JSONObject) -> str:
@@ -318,131 +269,6 @@ def pool_line(pool: JSONObject) -> str:
             f"waiting {pool['limit_waited_s']:.1f} s in all"
         )
     return line
-
-
-def merge(
-    reports: Annotated[
-        list[Path], typer.Argument(metavar="REPORT...", help="Each shard's report.json.")
-    ],
-    out_dir: Annotated[Path, typer.Option("--out", help="Write DIR/report.json.")],
-    suite: Annotated[
-        Path | None,
-        typer.Option(
-            "--suite", help="The suite the shards ran (default: the one the reports name)."
-        ),
-    ] = None,
-) -> None:
-    """Combine the reports of a run's shards (--shard I/N, each in its own store) into one."""
-    from caseforge.report.merge import merge_reports
-
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir}: is a file; name a folder for report.json")
-    if suite is not None:
-        require_suite_folder(suite)
-    merged = merge_reports(reports, suite)
-    target = out_dir / "report.json"
-    write_all_atomic({target: FORMATS["json"](merged)})
-    s = merged.summary
-    out.print(
-        f"merged {len(merged.shards)} shard(s) of run {merged.run_id}: {s.case_trials} "
-        f"case-trials, pass rate {pct(s.pass_rate)}, {merged.status.value}; wrote {target}",
-        markup=False,
-    )
-
-
-def report(
-    run_ref: Annotated[
-        str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")
-    ],
-    fmt: Annotated[str, typer.Option("--format", help="text, json, md, junit or html.")] = "text",
-    out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE.")] = None,
-    raw: Annotated[
-        bool,
-        typer.Option("--raw", help="Include each agent output and tool-call result (JSON, HTML)."),
-    ] = False,
-    suite: StoreSuiteOpt = None,
-    store: StoreOpt = None,
-) -> None:
-    """Render a stored run (or a report.json) as text, JSON, Markdown, JUnit XML or HTML."""
-    if fmt not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    output_file(out_file, "--out")
-    text = FORMATS[fmt](load_report(run_ref, store_url(store, suite), raw))
-    if out_file is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        write_atomic(out_file, text)
-        out.print(f"wrote {out_file}", markup=False)
-
-
-def show(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="Run id or `latest`.")],
-    case_id: Annotated[
-        str | None, typer.Argument(metavar="[CASE]", help="Case id (default: the first failing).")
-    ] = None,
-    trial: Annotated[
-        int | None, typer.Option(help="Trial number (default: the first failing).")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    suite: StoreSuiteOpt = None,
-    store: StoreOpt = None,
-) -> None:
-    """Print one case-trial whole: input, output, reply, tool calls, every check, the error."""
-    runs = RunStore(store_url(store, suite), read_only=True)
-    try:
-        view = trial_view(runs, runs.resolve_run(run_ref), case_id, trial)
-    finally:
-        runs.close()
-    print(view.model_dump_json(indent=2) if as_json else trial_text(view))
-
-
-def runs(
-    suite_ref: Annotated[
-        str | None, typer.Argument(metavar="[SUITE]", help="The suite folder (or its name).")
-    ] = None,
-    limit: Annotated[int, typer.Option(help="How many.")] = 20,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
-    store_url: StoreOpt = None,
-) -> None:
-    """List the newest runs in the store (a suite's, given its folder)."""
-    suite_name, start = suite_ref, None
-    if suite_ref is not None and (Path(suite_ref) / "caseforge.yaml").is_file():
-        suite_name, start = load_config(Path(suite_ref)).name, Path(suite_ref)
-    elif suite_ref is not None:
-        err.print(
-            f"warning: {suite_ref!r} is not a suite folder; reading it as a suite name "
-            "(give the folder: `caseforge runs path/to/suite`)",
-            markup=False,
-        )
-    try:
-        store = RunStore(store_url or default_store_url(start), read_only=True)
-    except UsageError as exc:  # no store file yet: nothing to list, and none is made
-        if "there is no store file yet" not in exc.text:
-            raise
-        print("[]" if as_json else exc.text)
-        return
-    infos = store.list_runs(suite_name, limit)
-    counts = {i.id: store.count(i.id) for i in infos}
-    store.close()
-    if as_json:
-        listed = [
-            {
-                **i.__dict__,
-                "suite_identity": i.suite_identity.model_dump() if i.suite_identity else None,
-                "case_trials": counts[i.id],
-            }
-            for i in infos
-        ]
-        print(json.dumps(listed, indent=2))
-        return
-    rows = [("run", "suite", "config", "status", "case-trials", "created")]
-    rows += [
-        (i.id, i.suite, i.config_name or "-", i.status, str(counts[i.id]), i.created_at[:19])
-        for i in infos
-    ]
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    for row in rows:  # plain columns: greppable, and never cut short in a narrow terminal
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
 def rescore_cmd(

@@ -30,7 +30,7 @@ from caseforge.compare.outcomes import (
 from caseforge.report.model import RunReport
 from caseforge.report.render import headline
 from caseforge.results import RunStatus, TrialStatus
-from caseforge.stats.paired import ItemCounts
+from caseforge.stats.counts import ItemCounts
 from caseforge.store.db import STATUS_CODES, CaseQuery, RunStore
 
 STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}

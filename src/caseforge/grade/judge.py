@@ -15,7 +15,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -23,8 +23,10 @@ from caseforge.agent.protocol import AgentResult
 from caseforge.case.model import Case
 from caseforge.case.suite import ModelSettings
 from caseforge.checks import JudgeCheck
-from caseforge.llm.client import ChatResult, ModelClient
 from caseforge.results import CheckResult, CheckStatus, TrialRecord, trial_status
+
+if TYPE_CHECKING:  # the SDK loads only when a judge is configured (start-up)
+    from caseforge.llm.client import ChatResult, ModelClient
 
 JUDGE_PROMPT_VERSION = "judge-v1"
 VERDICTS = ("conveyed", "missing", "contradicted")
@@ -291,6 +293,8 @@ def make_judge(
             settings = ModelSettings(model=os.environ["CASEFORGE_MODEL"])
         if settings is None:
             return None  # no judge configured: the model client is not even built
+        from caseforge.llm.client import ModelClient
+
         client = ModelClient.from_settings(
             settings, cache_dir=cache_dir, prices=prices, http_client=http_client
         )

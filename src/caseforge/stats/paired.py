@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from caseforge.stats.counts import ItemCounts
 from caseforge.stats.lazy import scipy_stats
 
 CHI2_MIN_DISCORDANT = 25
@@ -74,18 +75,6 @@ def paired_difference(
     t = float(scipy_stats().t.ppf(0.5 + confidence / 2, n - 1))
     p = float(2 * scipy_stats().t.sf(abs(mean / se), n - 1))
     return PairedDifference(n, mean, se, (mean - t * se, mean + t * se), p)
-
-
-@dataclass(frozen=True)
-class ItemCounts:
-    """One case's item counts (summed over its trials) for one ``exact_set`` field."""
-
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-
-    def __add__(self, other: ItemCounts) -> ItemCounts:
-        return ItemCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from sqlalchemy.engine import Connection, Engine, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
 from caseforge.case.identity import SuiteIdentity
+from caseforge.case.load import require_suite_folder
 from caseforge.errors import EnvError, UsageError
 from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.store import migrate
@@ -793,3 +794,14 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S * 1000}")
     cursor.close()
+
+
+def store_url(store: str | None, suite: Path | None) -> str | None:
+    """The store a command that takes a RUN opens: ``store`` (``--store``), else the suite
+    folder's store (``--suite``), else None: the default one of the current directory."""
+    if store:
+        return store
+    if suite is None:
+        return None
+    require_suite_folder(suite)  # `--suite nowhere` says so, not "no runs in the store"
+    return default_store_url(suite)

@@ -1,0 +1,76 @@
+"""Start-up budgets: which modules a command imports before it does anything, read from
+``sys.modules`` in a process of its own (deterministic, unlike a stopwatch). The heavy
+packages are one shared set, ``caseforge.imports.HEAVY_MODULES``: a dependency added later
+joins it, and these tests hold every command to it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from caseforge.cli.root import COMMANDS
+from caseforge.imports import HEAVY_MODULES
+from tests.helpers import caseforge_process
+
+REPO = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import contextlib, io, json, sys
+sys.argv = ["caseforge", *json.loads(sys.argv[1])]
+from caseforge.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def imported(*argv: str) -> set[str]:
+    """The top-level packages `caseforge ARGV` has imported by the time it is done."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(argv)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
+def test_version_and_help_import_no_heavy_package(argv: list[str]) -> None:
+    assert imported(*argv) & HEAVY_MODULES == set()
+
+
+def test_help_lists_every_command_without_importing_one() -> None:
+    loaded = imported("--help")
+    assert "caseforge" in loaded
+    done = caseforge_process("--help", env={"COLUMNS": "200"})
+    for name, command in COMMANDS.items():
+        assert name in done.stdout
+        assert command.help.split("\n")[0][:40] in done.stdout
+
+
+def test_each_commands_help_is_the_one_help_lists() -> None:
+    """The root --help lists COMMANDS' texts: each must be its command's own help."""
+    for name, command in COMMANDS.items():
+        loaded = command.load()
+        assert (loaded.help or "").split("\n\n")[0].strip() == command.help, name
+
+
+def test_validate_of_the_starter_suite_imports_no_model_stats_server_or_cluster(
+    tmp_path: Path,
+) -> None:
+    made = caseforge_process("init", str(tmp_path / "suite"))
+    assert made.returncode == 0, made
+    loaded = imported("validate", str(tmp_path / "suite"))
+    assert "caseforge" in loaded and "ruamel" in loaded  # it did validate
+    assert loaded & HEAVY_MODULES <= {"numpy", "datasketch"}  # near-duplicates at scale
+    assert not loaded & {"openai", "scipy", "fastapi", "ray"}
