@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test test-loaded lint package schema format bench screenshots clean
+.PHONY: demo test test-loaded lint package schema format bench bench-inspect screenshots clean
 
 # _version.py too: the installed metadata's version is read from it (pyproject.toml, dynamic).
 $(STAMP): pyproject.toml src/caseforge/_version.py
@@ -81,6 +81,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/scan_throughput.py
 	$(BIN)/python benchmarks/overlap_threshold.py
 	$(BIN)/python benchmarks/serve.py
+
+## bench-inspect: the same 2,000 cases through caseforge and through Inspect AI (wall time,
+# peak RSS, their ratios). Inspect runs from its own venv, benchmarks/.venv-inspect, which the
+# script makes on first use (inspect-ai from PyPI): never a dependency of .venv.
+bench-inspect: $(STAMP)
+	$(BIN)/python benchmarks/vs_inspect.py
 
 ## screenshots: refresh docs/screenshots/ from the browser tests (Debian's chromium)
 screenshots: $(STAMP)
