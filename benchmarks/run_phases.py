@@ -102,7 +102,7 @@ command.LazyCommand.load = load_and_wrap
 
 def wrap_the_run():
     import caseforge.case.load as cases
-    import caseforge.cli.run_cmd as run_cmd
+    import caseforge.api.run as api_run
     import caseforge.run.runner as runner
     import caseforge.run.session as session
     import caseforge.run.trial as trial
@@ -123,8 +123,8 @@ def wrap_the_run():
     timed(session, "store_row", "  rows for the store")
     timed(db.RunStore, "write_results", "  writing rows (on a thread)")
     timed(session.RunSession, "close", "closing the session", is_async=True)
-    timed(run_cmd, "build_report", "building the report (--quiet too)")
-    timed(run_cmd, "save_digest", "saving the digest")
+    timed(api_run, "build_report", "building the report (--quiet too)")
+    timed(api_run, "save_digest", "saving the digest")
     timed(db.RunStore, "close", "closing the store")
 
 

@@ -21,6 +21,7 @@ from caseforge.case.limits import (
     yaml_limit_problem,
 )
 from caseforge.case.model import Case, case_model
+from caseforge.case.parsed import ParsedCases
 from caseforge.case.positions import (
     bad_scalar_problem,
     jsonl_validation_problems,
@@ -211,13 +212,26 @@ def suite_modes(suite_dir: Path, config: SuiteConfig | None = None) -> ModeTable
     return mode_table(extra)
 
 
-def iter_case_file(path: Path, model: type[Case] = Case) -> Iterator[LoadedCase | Problem]:
-    """Yield each case in a file, or a problem for each case that does not load."""
+def iter_case_file(
+    path: Path, model: type[Case] = Case, parsed: ParsedCases | None = None
+) -> Iterator[LoadedCase | Problem]:
+    """Yield each case in a file, or a problem for each case that does not load. With
+    ``parsed``, a YAML file unchanged since it was last parsed is not parsed again."""
     if path.suffix == ".jsonl":
         yield from _iter_jsonl(path, model)
         return
+    if parsed is not None:
+        found, data = parsed.get(path)
+        if found and isinstance(data, dict):
+            try:
+                yield LoadedCase(model.model_validate(data), path)
+                return
+            except ValidationError:
+                pass  # read it again below, for the error's line and column
     try:
         text, data = read_yaml(path)
+        if parsed is not None:
+            parsed.put(path, data)
         yield LoadedCase(parse_model(path, text, data, model, "a case file"), path)
     except CaseforgeError as exc:
         yield from exc.problems
@@ -271,9 +285,14 @@ def _iter_jsonl(path: Path, model: type[Case]) -> Iterator[LoadedCase | Problem]
 
 
 def iter_cases(suite_dir: Path, model: type[Case] = Case) -> Iterator[LoadedCase | Problem]:
-    """Every case of a suite, or a problem for each one that does not load."""
-    for path in case_files(suite_dir):
-        yield from iter_case_file(path, model)
+    """Every case of a suite, or a problem for each one that does not load (a YAML file
+    unchanged since a command last parsed it is not parsed again: ``case/parsed.py``)."""
+    files = case_files(suite_dir)
+    parsed = ParsedCases.of(suite_dir) if any(p.suffix != ".jsonl" for p in files) else None
+    for path in files:
+        yield from iter_case_file(path, model, parsed)
+    if parsed is not None:
+        parsed.save({str(p) for p in files})
 
 
 def load_case(path: str | Path, model: type[Case] | None = None) -> Case:

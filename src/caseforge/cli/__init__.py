@@ -7,6 +7,7 @@ that command runs (``cli/root.py``), so start-up costs what the command needs.
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,9 @@ def main() -> None:
 
         print(f"caseforge {__version__}")
         return
+    # A command is one short process that builds many objects and frees few: collecting
+    # every 700 allocations (Python's default) cost a 2,000-case run a sixth of its time.
+    gc.set_threshold(20_000, 50, 50)
     from caseforge.cli.root import app
     from caseforge.cli.signals import install
     from caseforge.errors import Interrupted

@@ -18,7 +18,6 @@ from caseforge.api.run import RunResult, RunSettings, execute_run
 from caseforge.cli.options import StoreOpt
 from caseforge.cli.signals import STOP
 from caseforge.compare.outcomes import outcomes_from_report
-from caseforge.compare.pairing import compare_runs, comparison_text
 from caseforge.jsontypes import JSONObject
 from caseforge.report.build import build_report
 from caseforge.report.model import RunReport
@@ -240,7 +239,9 @@ def _show(result: RunResult, quiet: bool) -> None:
     if not quiet:
         for report in reports:
             out.print(to_text(report), markup=False)
-        if len(reports) > 1:
+        if len(reports) > 1:  # a matrix: the configurations paired (NumPy and SciPy load)
+            from caseforge.compare.pairing import compare_runs, comparison_text
+
             out.print(_matrix_table(reports))
             first = outcomes_from_report(reports[0])
             for other in reports[1:]:

@@ -10,11 +10,10 @@ every ``exact_set`` expectation is empty.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-
-import numpy as np
 
 from caseforge.case.model import Case
 from caseforge.report.model import (
@@ -35,8 +34,15 @@ def _rate(numerator: float, denominator: float) -> float | None:
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
-    """The q-th percentile (linear interpolation), None for no values."""
-    return float(np.percentile(values, q)) if values else None
+    """The q-th percentile, linearly interpolated between the two nearest ranks (NumPy's
+    default method, without loading NumPy for it), None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    at = (len(ordered) - 1) * q / 100
+    low = math.floor(at)
+    high = min(low + 1, len(ordered) - 1)
+    return float(ordered[low] + (ordered[high] - ordered[low]) * (at - low))
 
 
 def summarize(records: Iterable[TrialRecord], cases: dict[str, Case], trials: int) -> Summary:
@@ -131,7 +137,7 @@ def holdout(by_case: dict[str, list[TrialRecord]], cases: dict[str, Case]) -> Ho
     from scipy import stats as sps
 
     dev_rate, test_rate = sum(dev) / len(dev), sum(test) / len(test)
-    if np.var(dev) == 0 and np.var(test) == 0:
+    if len(set(dev)) == 1 and len(set(test)) == 1:  # no spread on either side
         p_value = 1.0 if dev_rate == test_rate else 0.0
     else:
         with warnings.catch_warnings():  # near-constant case means warn about precision

@@ -122,8 +122,6 @@ def upgrade(engine: Engine, url: str) -> tuple[str | None, str]:
     if current == head_revision():
         return current, current
     _refuse_newer(current, url)
-    from alembic import command
-
     # Shards and second terminals open the same store at once: one migrates, the others
     # wait for it and then find the store at head.
     with _migration_lock(engine):
@@ -131,7 +129,23 @@ def upgrade(engine: Engine, url: str) -> tuple[str | None, str]:
         if current == head_revision():
             return current, current
         with engine.begin() as conn:
-            if current is None and inspect(conn).has_table("runs"):
+            if current is None and not inspect(conn).has_table("runs"):
+                # A new, empty store gets the newest schema at once (as every migration in
+                # turn would leave it: tests/store/test_migrations.py holds the two equal),
+                # without importing alembic: a first run pays 0.02 s, not 0.15 s.
+                metadata.create_all(conn)
+                conn.execute(
+                    text("CREATE TABLE IF NOT EXISTS alembic_version "
+                         "(version_num VARCHAR(32) NOT NULL PRIMARY KEY)")
+                )  # fmt: skip
+                conn.execute(
+                    text("INSERT INTO alembic_version (version_num) VALUES (:head)"),
+                    {"head": head_revision()},
+                )
+                return current, head_revision()
+            from alembic import command
+
+            if current is None:  # caseforge's tables from before migrations took over
                 _add_missing_columns(conn)
                 command.stamp(_config(conn), BASELINE)
             command.upgrade(_config(conn), "head")
