@@ -85,9 +85,9 @@ def pool_size(calls: int) -> int:
 class OraclePool:
     """Workers that import ``module`` and answer :class:`OracleCall` s."""
 
-    def __init__(self, module: Path, suite_root: Path, timeout_s: float, workers: int = 1):
+    def __init__(self, module: Path, suite_dir: Path, timeout_s: float, workers: int = 1):
         self.module = module.resolve()
-        self.suite_root = suite_root.resolve()
+        self.suite_dir = suite_dir.resolve()
         self.timeout_s = timeout_s
         self.size = max(1, workers)
         self.files: set[str] = set()  # outside the suite, read or imported by a worker
@@ -202,7 +202,7 @@ class OraclePool:
         parent, child = self._context.Pipe()
         process = self._context.Process(
             target=_serve,
-            args=(child, str(self.module), str(self.suite_root)),
+            args=(child, str(self.module), str(self.suite_dir)),
             name="caseforge-oracle",
             daemon=True,
         )
@@ -306,7 +306,7 @@ class _Worker:
 # --- in the worker process ----------------------------------------------------------------
 
 
-def _serve(conn: Connection, module: str, suite_root: str) -> None:
+def _serve(conn: Connection, module: str, suite_dir: str) -> None:
     """A worker's life: load the module, then answer batches until told to stop."""
     _die_with_parent()
     with contextlib.suppress(OSError):
@@ -315,7 +315,7 @@ def _serve(conn: Connection, module: str, suite_root: str) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with contextlib.suppress(OSError):
         os.dup2(2, 1)  # nothing an oracle writes reaches caseforge's stdout
-    reads = _Reads(Path(suite_root))
+    reads = _Reads(Path(suite_dir))
     sys.addaudithook(reads.hook)
     from caseforge.oracle.registry import OracleError, expectation, load_oracles
 
@@ -400,13 +400,13 @@ class _Reads:
     """Files an oracle imports or opens outside the suite folder and outside the installed
     Python (its standard library and site-packages): they belong in the cache's key."""
 
-    def __init__(self, suite_root: Path) -> None:
+    def __init__(self, suite_dir: Path) -> None:
         self.skip = tuple(
             os.path.join(folder, "")  # a whole component: /srv/suite is not /srv/suite_data
             for folder in {
                 str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)
             }
-            | {str(suite_root)}
+            | {str(suite_dir)}
         )
         self.found: set[str] = set()
         self.new: list[str] = []

@@ -75,7 +75,7 @@ def model_user(client: ModelClient) -> UserModel:
 class Users:
     """How simulated users are played: their callables (imported once) and the model."""
 
-    suite_root: Path
+    suite_dir: Path
     model: UserModel | None = None  # the suite's `simulator:`, when one is configured
     _callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
     _threads: DaemonThreadPool = field(default_factory=lambda: DaemonThreadPool(8, "user"))
@@ -86,7 +86,7 @@ class Users:
 
     def callable(self, spec: str) -> Callable[..., Any]:
         if spec not in self._callables:
-            self._callables[spec] = import_object(spec, self.suite_root)
+            self._callables[spec] = import_object(spec, self.suite_dir)
         return self._callables[spec]
 
     async def say(

@@ -548,12 +548,12 @@ class TrialWorker:
         os.environ.update(env)
         setup = dataclasses.replace(setup, threads=concurrency)
         self.runs = runs
-        self.model: type[Case] = case_model(suite_modes(setup.suite_root, setup.config))
+        self.model: type[Case] = case_model(suite_modes(setup.suite_dir, setup.config))
         self.cases: dict[tuple[str, str], Case] = {}
         limited = setup.config.rate_limit is not None
         # Record into memory only: the driver writes what comes back with each outcome.
         fixtures = (
-            FixtureStore(setup.suite_root, setup.fixture_mode)
+            FixtureStore(setup.suite_dir, setup.fixture_mode)
             if setup.fixture_mode is not FixtureMode.OFF
             else None
         )

@@ -169,7 +169,7 @@ def select_cases(
             raise UsageError(f"--tag: no case in {split} is tagged {', '.join(unknown)}")
         cases = [c for c in cases if set(c.tags) & set(tags)]
     if not cases:
-        raise CaseforgeError(f"{suite.root}: no cases in split {split!r}")
+        raise CaseforgeError(f"{suite.suite_dir}: no cases in split {split!r}")
     return cases
 
 
@@ -395,18 +395,18 @@ class Runner:
             return session
         agent = self._agent
         assert agent is not None, "the plan resolves the agent"
-        paths = suite_paths(suite.root)
+        paths = suite_paths(suite.suite_dir)
         ensure_state_dir(paths.state)
         clocks = {clock_for(c, default_clock) for h in plan.handles for c in h.cases.values()}
         setup = TrialSetup(
-            suite_root=suite.root,
+            suite_dir=suite.suite_dir,
             config=config,
             agent=opts.agent,
             threads=concurrency,
             timeout_s=opts.timeout_s or config.timeout_s,
             retry=opts.retry,
             work_dir=paths.work / plan.handles[0].run_id,
-            fixture_mode=opts.fixtures or FixtureStore.default_mode(suite.root),
+            fixture_mode=opts.fixtures or FixtureStore.default_mode(suite.suite_dir),
             keep_workspaces=opts.keep_workspaces,
             no_cache=opts.no_cache,
             reuse_trials=opts.reuse_trials,
@@ -442,12 +442,12 @@ class Runner:
         config = suite.config
         concurrency = self.options.concurrency or config.concurrency
         self._agent = resolve_agent(
-            config.agent, self.options.agent, suite.root, threads=concurrency
+            config.agent, self.options.agent, suite.suite_dir, threads=concurrency
         )
         for hook in (config.workspace_setup, config.outcome_probe):
             if hook:
-                import_object(hook, suite.root)
-        load_context(suite.root)
+                import_object(hook, suite.suite_dir)
+        load_context(suite.suite_dir)
 
     def _players(self, suite: Suite, session: RunSession) -> Users:
         players = self._user_players or self._users(suite)
@@ -458,7 +458,9 @@ class Runner:
     def _users(self, suite: Suite) -> Users:
         """Who plays simulated users; the `simulator:` model's calls count against
         --max-cost like the agent's own model calls."""
-        setup = TrialSetup(suite.root, suite.config, None, 1, 1.0, no_cache=self.options.no_cache)
+        setup = TrialSetup(
+            suite.suite_dir, suite.config, None, 1, 1.0, no_cache=self.options.no_cache
+        )
         users, client = setup.users()
         self._user_client = client  # its budget is the session's, set when that exists
         return users
@@ -467,7 +469,7 @@ class Runner:
         return make_judge(
             suite.config.judge,
             suite.config.prices,
-            None if self.options.no_cache else suite_paths(suite.root).cache,
+            None if self.options.no_cache else suite_paths(suite.suite_dir).cache,
             self.judge_client,
         )
 
@@ -489,10 +491,10 @@ class Runner:
         commit, dirty = state
         self.cancellation.check()
         self.store.create_run(
-            suite_identity=suite_identity(suite.root, suite.config.name),
+            suite_identity=suite_identity(suite.suite_dir, suite.config.name),
             id=run_id,
             suite=suite.config.name,
-            suite_path=str(suite.root.resolve()),
+            suite_path=str(suite.suite_dir.resolve()),
             group_id=group,
             dataset_commit=commit,
             dataset_dirty=dirty,
@@ -546,7 +548,7 @@ class Runner:
                 f"--run-id {opts.run_id}: the store has that run already: finish it with "
                 f"--resume {opts.run_id}, or name a new one"
             )
-        state = dataset_state(suite.root)
+        state = dataset_state(suite.suite_dir)
         options: JSONObject = {
             "judge_mode": opts.judge,
             "fixtures": (opts.fixtures.value if opts.fixtures else None),
@@ -666,7 +668,7 @@ class Runner:
             info.agent,
             options,
             kept,
-            dataset_state(suite.root),
+            dataset_state(suite.suite_dir),
         )
         stored_trials = self.store.done(source)
         # Only what the stored run holds is replayed: mark every other case-trial done.

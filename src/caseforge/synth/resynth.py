@@ -462,9 +462,9 @@ async def _reproduce(
 
     suite = load_suite(suite_dir)
     config = suite.config.configs[config_name]
-    agent = resolve_agent(suite.config.agent, None, suite.root)
+    agent = resolve_agent(suite.config.agent, None, suite.suite_dir)
     runner = TrialRunner(
-        agent, suite.config.timeout_s, RetryPolicy(), suite_paths(suite.root).work / "resynth"
+        agent, suite.config.timeout_s, RetryPolicy(), suite_paths(suite.suite_dir).work / "resynth"
     )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
 
