@@ -39,7 +39,7 @@ from caseforge.jsontypes import JSONObject
 from caseforge.llm.limiter import RateLimiter
 from caseforge.network import is_loopback
 from caseforge.run.capture import routed
-from caseforge.run.executor import TrialOutcome, TrialTask, WorkerPool
+from caseforge.run.executor import ExecutorSettings, TrialOutcome, TrialTask, WorkerPool
 
 if TYPE_CHECKING:
     from caseforge.run.plan import RunHandle
@@ -181,6 +181,11 @@ class RayExecutor(WorkerPool):
                 ray.shutdown()
             raise
         return self.trials
+
+
+def ray_executor(settings: ExecutorSettings) -> RayExecutor:
+    """``--executor ray``: the cluster at ``RAY_ADDRESS``, else a local one for the run."""
+    return RayExecutor(settings.concurrency, workers=settings.workers)
 
 
 @dataclass(eq=False)

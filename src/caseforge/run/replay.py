@@ -8,14 +8,14 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 from caseforge.agent.protocol import AgentResult
-from caseforge.run.executor import StoppableExecutor, TrialOutcome, TrialTask
+from caseforge.run.executor import BaseExecutor, TrialOutcome, TrialTask
 from caseforge.store.db import RunStore
 from caseforge.values import FLOAT_KEY, unmark_floats
 
 YIELD_EVERY = 200  # let the judge's tasks and the flusher run between replayed outcomes
 
 
-class ReplayExecutor(StoppableExecutor):
+class ReplayExecutor(BaseExecutor):
     """Yields, for each task, the outcome ``source_run`` stored for its case and trial."""
 
     def __init__(self, store: RunStore, source_run: str) -> None:
