@@ -488,7 +488,7 @@ class Runner:
         group: str,
         suite: Suite,
         config_name: str | None,
-        config: JSONObject,
+        config: dict[str, object],
         trials: int,
         split: str,
         agent: str,
