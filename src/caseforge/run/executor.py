@@ -19,7 +19,7 @@ import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from caseforge.agent.protocol import AgentResult
 from caseforge.case.model import Case
@@ -29,7 +29,7 @@ from caseforge.jsontypes import JSONObject
 if TYPE_CHECKING:
     import datetime as dt
 
-    from caseforge.agent.fixtures import FixtureStore
+    from caseforge.agent.fixtures import FixtureStore, FixturesUsed, Recorded
     from caseforge.run.plan import RunHandle
     from caseforge.run.setup import TrialSetup
 
@@ -42,7 +42,7 @@ class TrialTask:
 
     run_id: str
     config_name: str | None
-    config: dict[str, Any]
+    config: dict[str, object]
     case: Case = field(repr=False)
     trial: int
     seed: int
@@ -60,15 +60,15 @@ class TrialOutcome:
     stderr_tail: str = ""
     latency_s: float = 0.0
     attempts: int = 1
-    outcomes: dict[str, Any] | None = None
+    outcomes: dict[str, object] | None = None  # what the outcome probe read
     outcome_error: str | None = None
     model_usd: float = 0.0  # in-process model calls (ctx.llm()), for --max-cost
     over_budget: bool = False  # cut short by --max-cost: not stored, --resume runs it again
     not_started: bool = False  # the run was cancelled first: not stored, --resume runs it
-    fixtures: dict[str, Any] | None = None  # requests replayed, recorded and missing
+    fixtures: FixturesUsed | None = None  # requests replayed, recorded and missing
     # What it recorded, (service, request, index, response): a worker's recordings are
     # written by the driver, which alone writes SUITE/fixtures/.
-    recordings: list[tuple[str, Any, int, Any]] | None = None
+    recordings: list[Recorded] | None = None
     # What the agent's side wrote (a command's stderr, an in-process agent's prints, its
     # hooks'): the head and tail kept, and how many bytes were dropped between them.
     log: str = ""

@@ -41,7 +41,7 @@ class ReplayExecutor(BaseExecutor):
                     outcome.result = AgentResult.model_validate_json(stored)
                 if outcomes_json:
                     outcomes = unmark_floats(json.loads(outcomes_json))
-                    outcome.outcomes = outcomes if isinstance(outcomes, dict) else None
+                    outcome.outcomes = dict(outcomes) if isinstance(outcomes, dict) else None
             if log_json := row["log_json"]:  # what the agent wrote, kept with the rescored trial
                 log = json.loads(log_json)
                 outcome.log, outcome.log_dropped = str(log["text"]), int(log["dropped"])
