@@ -68,8 +68,8 @@ _BLANK: dict[str, object] = {
     f.name: f.default for f in dataclasses.fields(TrialOutcome) if f.name != "task"
 }
 
-# Ray actor handles (a worker's, the coordinator's) have no precise type here: a method is called as
-# ``handle.method.remote(...)``, which Ray types only through ActorHandle[T] generics.
+# Ray actor handles (a worker's, the coordinator's) have no precise type here: a method is
+# called as ``handle.method.remote(...)``, which Ray types only through ActorHandle[T].
 
 # (slot, run id, case id, trial, seed, clock, resent): what a worker needs to run one.
 Message = tuple[int, str, str, int, int, str, bool]

@@ -18,7 +18,7 @@ import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import DatabaseError
 
@@ -587,38 +587,54 @@ class Runner:
         done = {h.run_id: self.store.done(h.run_id) for h in handles} if opts.shard else {}
         return RunPlan(suite, handles, trials, clock, done, shard=opts.shard)
 
-    def _record_or_join(self, run_id: str, *args: Any) -> RunHandle:
+    def _record_or_join(
+        self,
+        run_id: str,
+        group: str,
+        suite: Suite,
+        config_name: str | None,
+        config: dict[str, object],
+        trials: int,
+        split: str,
+        agent: str,
+        options: JSONObject,
+        cases: list[Case],
+        state: tuple[str | None, bool | None],
+    ) -> RunHandle:
         """A shard's run: created by the first shard to get there, joined by the others
         (which must be running the same thing)."""
         try:
-            return self._record_run(run_id, *args)
+            return self._record_run(
+                run_id, group, suite, config_name, config, trials, split, agent, options, cases,
+                state,
+            )  # fmt: skip
         except DatabaseError:  # the run exists: another shard made it, now or earlier
             if not self.store.has_run(run_id):
                 raise
-        _, suite, config_name, config, trials, split, _, _, cases, state = args
         info = self.store.get_run(run_id)
-        ours: dict[str, Any] = {
+        our_cases, their_cases = sorted(c.id for c in cases), sorted(self.store.cases(run_id))
+        ours: dict[str, object] = {
             "suite": suite.config.name,
             "dataset commit": state[0],
             "config": config_name,
             "config settings": config,
             "trials": trials,
             "split": split,
-            "cases": sorted(c.id for c in cases),
+            "cases": our_cases,
         }
-        theirs: dict[str, Any] = {
+        theirs: dict[str, object] = {
             "suite": info.suite,
             "dataset commit": info.dataset_commit,
             "config": info.config_name,
             "config settings": info.config,
             "trials": info.trials,
             "split": info.split,
-            "cases": sorted(self.store.cases(run_id)),
+            "cases": their_cases,
         }
         for what, mine in ours.items():
             if mine != theirs[what]:
                 shown = (
-                    f"{len(theirs[what])} stored, {len(mine)} here"
+                    f"{len(their_cases)} stored, {len(our_cases)} here"
                     if what == "cases"
                     else f"stored {theirs[what]!r}, here {mine!r}"
                 )
@@ -743,7 +759,7 @@ def _agent_description(suite: Suite) -> str:
 
 def _clock_freezer(
     in_process: bool, clocks: set[dt.datetime], enabled: bool
-) -> contextlib.AbstractContextManager[Any]:
+) -> contextlib.AbstractContextManager[object]:
     """Freeze the process clock for in-process agents when one clock serves the whole run.
 
     A process has one clock: with several clocks and concurrent case-trials, freezing would
