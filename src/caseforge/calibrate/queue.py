@@ -8,7 +8,6 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from caseforge.calibrate.labels import (
     VERDICTS,
@@ -35,7 +34,7 @@ class LabelTask:
     check: str
     facts: list[str]
     output: str
-    input: dict[str, Any]
+    input: dict[str, object]
 
     @property
     def digest(self) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -41,7 +40,7 @@ def _catalog(request: Request) -> Catalog:
     return found
 
 
-def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+def render(request: Request, name: str, status_code: int = 200, **context: object) -> HTMLResponse:
     context.setdefault("csrf", getattr(request.state, "csrf", ""))
     context.setdefault("read_only", getattr(request.state, "read_only", False))
     context.setdefault("suites", request.app.state.catalog.suite_names())

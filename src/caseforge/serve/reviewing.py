@@ -9,7 +9,6 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -29,7 +28,7 @@ from caseforge.serve.views import (
     ReviewPage,
 )
 from caseforge.synth.review import Decision, ReviewCounts, decide, review_counts
-from caseforge.synth.tuples import Dimensions, load_dimensions
+from caseforge.synth.tuples import Dimensions, Scenario, Value, load_dimensions
 from caseforge.synth.writer import QUEUE_FILE, Draft, load_queue, synth_dir
 
 DRAFT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -176,7 +175,7 @@ class _Context:
     def _descriptions(self, values: dict[str, str]) -> dict[str, str]:
         if self.dimensions is None:
             return {}
-        axes: dict[str, Mapping[str, Any]] = {
+        axes: dict[str, Mapping[str, Scenario | Value]] = {
             "scenario": self.dimensions.scenarios,
             "persona": self.dimensions.personas,
             "shape": self.dimensions.shapes,
