@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from caseforge.testing import assert_valid, check_of, expected_of, load_case
+from caseforge.testing import assert_valid, check_of, expected_of, load_case, load_suite
 from tests.conftest import SuiteFactory, good_case
 
 
@@ -23,3 +23,13 @@ def test_assert_valid_lists_problems(make_suite: SuiteFactory) -> None:
         assert_valid(root)
     fine = make_suite({"cases/a.yaml": good_case("a")})
     assert assert_valid(fine).cases == 1
+
+
+def test_a_suite_names_its_folder_suite_dir_and_root_still_answers(
+    make_suite: SuiteFactory,
+) -> None:
+    folder = make_suite({"cases/a.yaml": good_case("a")})
+    suite = load_suite(folder)
+    assert suite.suite_dir == folder
+    with pytest.warns(DeprecationWarning, match=r"Suite\.root is now Suite\.suite_dir"):
+        assert suite.root == folder

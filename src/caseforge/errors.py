@@ -5,7 +5,9 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from caseforge.jsontypes import JSONObject
 
 if TYPE_CHECKING:  # pydantic itself is imported by what raises one, not by every command
     from pydantic import ValidationError
@@ -37,7 +39,7 @@ class Problem:
         field = f"{self.field}: " if self.field else ""
         return f"{where}: {field}{self.message}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """A JSON-ready mapping of this problem."""
         return {
             "path": str(self.path),

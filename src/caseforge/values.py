@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 import pydantic_core
 
+from caseforge.jsontypes import JSONValue
 from caseforge.stats.counts import ItemCounts
 
 
@@ -119,7 +119,7 @@ def finite_text(text: bytes | str) -> str:
     return pydantic_core.to_json(marked, fallback=str).decode()
 
 
-def mark_floats(value: Any) -> Any:
+def mark_floats(value: JSONValue) -> JSONValue:
     """``value`` with each non-finite float replaced by ``{"$float": "NaN"}`` and the like."""
     if isinstance(value, float):
         if math.isfinite(value):
@@ -134,11 +134,12 @@ def mark_floats(value: Any) -> Any:
     return value
 
 
-def unmark_floats(value: Any) -> Any:
+def unmark_floats(value: JSONValue) -> JSONValue:
     """The reverse of :func:`mark_floats`: ``{"$float": "NaN"}`` back to ``nan``."""
     if isinstance(value, dict):
-        if len(value) == 1 and value.get(FLOAT_KEY) in _NON_FINITE:
-            return _NON_FINITE[value[FLOAT_KEY]]
+        marker = value.get(FLOAT_KEY)
+        if len(value) == 1 and isinstance(marker, str) and marker in _NON_FINITE:
+            return _NON_FINITE[marker]
         return {k: unmark_floats(v) for k, v in value.items()}
     if isinstance(value, list):
         return [unmark_floats(v) for v in value]

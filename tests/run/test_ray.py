@@ -208,7 +208,7 @@ def test_ray_errors_are_one_line(
     assert "check RAY_ADDRESS" in unreachable.stderr and "Traceback" not in unreachable.stderr
     for argv, says in (
         (["--executor", "dask"], "--executor must be local or ray, not 'dask'"),
-        (["--workers", "2"], "--workers is for --executor ray"),
+        (["--workers", "2"], "--workers is for an executor with workers (--executor ray)"),
         (["--executor", "ray", "--workers", "0"], "--workers must be at least 1, not 0"),
     ):
         bad = caseforge("run", str(root), "--store", url, *argv)
@@ -271,7 +271,7 @@ def test_a_worker_that_cannot_start_leaves_the_run_stopped_with_one_line(
     assert info.status == "stopped" and store.count(info.id) == 0  # --resume finishes it
 
 
-def test_a_bad_option_after_connecting_leaves_no_run(
+def test_a_bad_option_leaves_no_run(
     toy_suite: MakeToySuite, tmp_path: Path, ray_env: RayCluster
 ) -> None:
     root = toy_suite([{"id": "c1", "input": {}}])

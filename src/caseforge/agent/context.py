@@ -8,14 +8,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import httpx
 
 if TYPE_CHECKING:
+    from caseforge.jsontypes import JSONObject
     from caseforge.llm.budget import SpendMeter
     from caseforge.llm.cache import LLMCache
-    from caseforge.llm.client import ModelClient
+    from caseforge.llm.client import ModelClient, ModelOptions
     from caseforge.llm.limiter import Limiter
     from caseforge.llm.prices import PriceTable
 
@@ -37,7 +38,7 @@ class AgentContext:
     trial: int
     seed: int
     clock: dt.datetime
-    config: dict[str, Any]
+    config: dict[str, Any]  # the configuration's values, the agent's to read as it likes
     workspace_path: Path | str  # a str is turned into a Path only when the agent asks
     case_seed: int | None = None
     fixtures: FixtureSession | None = None
@@ -46,10 +47,10 @@ class AgentContext:
     llm_prices: PriceTable | None = field(default=None, repr=False)
     budget: SpendMeter | None = field(default=None, repr=False)  # the run's --max-cost
     limiter: Limiter | None = field(default=None, repr=False)  # the run's rate_limit:
-    context: dict[str, Any] | None = field(default=None, repr=False)  # SUITE/context/ files
+    context: JSONObject | None = field(default=None, repr=False)  # SUITE/context/ files
     # A multi-turn case: the conversation so far ({role, content}) and this agent turn's
     # number; None for a single-turn case.
-    messages: list[dict[str, Any]] | None = None
+    messages: list[dict[str, str]] | None = None
     turn: int | None = None
     # What an agent (or an adapter) keeps from one turn of a conversation to the next.
     conversation_state: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -77,7 +78,7 @@ class AgentContext:
         """The frozen clock's date."""
         return self.clock.date()
 
-    async def external(self, service: str, request: Any, call: Callable[[], Any]) -> Any:
+    async def external(self, service: str, request: object, call: Callable[[], object]) -> Any:
         """Reach an external service through the fixtures.
 
         ``request`` (JSON-able) identifies the call; ``call`` performs it for real. When
@@ -101,7 +102,14 @@ class AgentContext:
             self._http = httpx.AsyncClient(transport=transport)
         return self._http
 
-    def llm(self, model: str | None = None, **options: Any) -> ModelClient:
+    def llm(
+        self,
+        model: str | None = None,
+        *,
+        prices: PriceTable | None = None,
+        limiter: Limiter | None = None,
+        **options: Unpack[ModelOptions],
+    ) -> ModelClient:
         """A model client for this case-trial (``OPENAI_BASE_URL``/``OPENAI_API_KEY``; model
         from ``model``, ``CASEFORGE_MODEL`` or the configuration's ``model``).
 
@@ -125,9 +133,9 @@ class AgentContext:
             cache=None if self._recording() else self.llm_cache,
             reuse_trials=self.reuse_trials,
             default_scope={"case": self.case_id, "trial": self.trial, "seed": self.seed},
-            prices=options.pop("prices", None) or self.llm_prices or PriceTable(),
+            prices=prices or self.llm_prices or PriceTable(),
             budget=self.budget,
-            limiter=options.pop("limiter", None) or self.limiter,
+            limiter=limiter or self.limiter,
             **options,
         )
         self._clients.append(client)

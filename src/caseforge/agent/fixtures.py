@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Required, TypedDict, cast
 
 import httpx
 
@@ -37,7 +37,29 @@ class FixtureMissingError(CaseforgeError):
     """Replay mode met a request that was never recorded for this case."""
 
 
-def request_key(service: str, request: Any) -> str:
+class Recording(TypedDict):
+    """One request of a case's fixtures file and its responses, in the order they came."""
+
+    service: str
+    request: object  # JSON-able: what the agent passed as the request
+    responses: list[object]  # what the call returned, verbatim (JSON)
+
+
+# (service, request, index, response): a response recorded during one case-trial.
+Recorded = tuple[str, object, int, object]
+
+
+class FixturesUsed(TypedDict):
+    """How one case-trial used the fixtures: the mode, and each request replayed, recorded
+    or missing, in call order (``report.model.FixtureUse`` once stored)."""
+
+    mode: str
+    replayed: list[str]
+    recorded: list[str]
+    missing: list[str]
+
+
+def request_key(service: str, request: object) -> str:
     """The canonical identity of a request: service plus sorted-key JSON."""
     return service + " " + json.dumps(request, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -56,7 +78,7 @@ class FixtureStore:
         self.mode = mode
         self.record_hint = record_hint  # how to record what replay lacks, for its error
         # case id -> request key -> {"service", "request", "responses": [...]}
-        self._cache: dict[str, dict[str, dict[str, Any]]] = {}
+        self._cache: dict[str, dict[str, Recording]] = {}
         self._dirty: set[str] = set()
 
     @staticmethod
@@ -69,11 +91,11 @@ class FixtureStore:
     def path(self, case_id: str) -> Path:
         return self.folder / f"{case_id}.json"
 
-    def recordings(self, case_id: str) -> dict[str, dict[str, Any]]:
+    def recordings(self, case_id: str) -> dict[str, Recording]:
         """The recordings of a case, by request key."""
         if case_id not in self._cache:
             path = self.path(case_id)
-            data: dict[str, dict[str, Any]] = {}
+            data: dict[str, Recording] = {}
             # Recording replaces a case's recordings: start from nothing, not the old file.
             if path.is_file() and self.mode is not FixtureMode.RECORD:
                 try:
@@ -92,7 +114,9 @@ class FixtureStore:
         """A per-trial view that counts repeated requests."""
         return FixtureSession(self, case_id)
 
-    def record(self, case_id: str, service: str, request: Any, index: int, response: Any) -> None:
+    def record(
+        self, case_id: str, service: str, request: object, index: int, response: object
+    ) -> None:
         """Keep the ``index``-th response to this request (the first recording wins)."""
         key = request_key(service, request)
         entry = self.recordings(case_id).setdefault(
@@ -123,11 +147,11 @@ class FixtureSession:
         self.missing: list[str] = []
         self.replayed: list[str] = []
         self.recorded: list[str] = []
-        self.new_recordings: list[tuple[str, Any, int, Any]] = []  # (service, request, n, response)
+        self.new_recordings: list[Recorded] = []
         self.per_turn = False  # a multi-turn case: recordings are keyed by turn too
         self.turn: int | None = None
 
-    def use(self) -> dict[str, Any] | None:
+    def use(self) -> FixturesUsed | None:
         """How this case-trial used the fixtures (None when it made no request through them):
         the mode, and each request replayed, recorded or missing, in call order."""
         if not (self.replayed or self.recorded or self.missing):
@@ -139,7 +163,7 @@ class FixtureSession:
             "missing": self.missing,
         }
 
-    async def external(self, service: str, request: Any, call: Callable[[], Any]) -> Any:
+    async def external(self, service: str, request: object, call: Callable[[], object]) -> object:
         if self.per_turn:  # a conversation: the same request in another turn is another one
             request = {"turn": self.turn, "request": request}
         key = request_key(service, request)
@@ -174,6 +198,15 @@ def _shown(key: str, index: int) -> str:
     return f"{text} (call #{index + 1})"
 
 
+class _HTTPRecording(TypedDict, total=False):
+    """An HTTP response as a fixtures file keeps it: the body as text, else base64."""
+
+    status_code: Required[int]
+    headers: Required[dict[str, str]]
+    body: str
+    body_b64: str
+
+
 class FixtureTransport(httpx.AsyncBaseTransport):
     """An httpx transport that records and replays HTTP exchanges through a session."""
 
@@ -186,17 +219,17 @@ class FixtureTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
         try:
-            payload: Any = json.loads(body) if body else None
+            payload: object = json.loads(body) if body else None
         except ValueError:
             payload = base64.b64encode(body).decode("ascii")
         # The path, not the host: recordings replay against any base URL of the same API.
         path = request.url.raw_path.decode("ascii")
         described = {"method": request.method, "path": path, "body": payload}
 
-        async def send() -> dict[str, Any]:
+        async def send() -> _HTTPRecording:
             response = await self.real.handle_async_request(request)
             content = await response.aread()
-            stored: dict[str, Any] = {
+            stored: _HTTPRecording = {
                 "status_code": response.status_code,
                 "headers": {
                     k: v
@@ -210,7 +243,8 @@ class FixtureTransport(httpx.AsyncBaseTransport):
                 stored["body_b64"] = base64.b64encode(content).decode("ascii")
             return stored
 
-        stored = await self.session.external("http", described, send)
+        # What send() returned, or its recording.
+        stored = cast("_HTTPRecording", await self.session.external("http", described, send))
         content = (
             stored["body"].encode("utf-8")
             if "body" in stored

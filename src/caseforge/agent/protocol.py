@@ -21,11 +21,12 @@ may return that dict or an :class:`AgentResult`.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Literal, Required, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from caseforge.errors import CaseforgeError
+from caseforge.jsontypes import JSONObject
 
 
 class ToolCall(BaseModel):
@@ -34,8 +35,8 @@ class ToolCall(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    result: Any = None
+    args: dict[str, object] = Field(default_factory=dict)
+    result: object = None
 
 
 class Turn(BaseModel):
@@ -45,7 +46,7 @@ class Turn(BaseModel):
     role: Literal["user", "agent"]
     content: str
     tool_calls: list[ToolCall] = Field(default_factory=list)
-    output: dict[str, Any] | None = None
+    output: dict[str, object] | None = None
 
 
 class Usage(BaseModel):
@@ -65,7 +66,7 @@ class AgentResult(BaseModel):
 
     model_config = ConfigDict(extra="allow", ser_json_inf_nan="constants")
 
-    output: dict[str, Any] = Field(
+    output: dict[str, object] = Field(
         default_factory=dict,
         description="The structured answer; may be left out by an agent that only replies "
         "and changes state, when no check of the case reads an output field.",
@@ -74,7 +75,7 @@ class AgentResult(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     paused_for_approval: bool = False
     usage: Usage = Field(default_factory=Usage)
-    trace: list[Any] = Field(default_factory=list)
+    trace: list[object] = Field(default_factory=list)
     output_given: bool = Field(True, exclude=True, description="Whether `output` was sent.")
     done: bool = Field(
         False, description="In a conversation: the agent has finished (else the user answers)."
@@ -101,17 +102,17 @@ class AgentRequest(BaseModel):
     seed: int = Field(description="Deterministic per (case, trial).")
     case_seed: int | None = Field(default=None, description="The case's own fixed seed.")
     clock: str = Field(description="The frozen clock, ISO 8601 with offset.")
-    config: dict[str, Any] = Field(default_factory=dict)
-    input: dict[str, Any]
+    config: dict[str, object] = Field(default_factory=dict)
+    input: dict[str, object]
     workspace: str | None = Field(
         default=None, description="The trial's folder, sent when the suite has workspace_setup."
     )
-    context: dict[str, Any] | None = Field(
+    context: dict[str, object] | None = Field(
         default=None,
         description="The suite's context/ files by name (policy text, tool schemas), sent "
         "when the suite has that folder.",
     )
-    messages: list[dict[str, Any]] | None = Field(
+    messages: list[dict[str, object]] | None = Field(
         default=None,
         description="A conversation so far ({role: user|assistant, content}), sent for a "
         "multi-turn case; the agent answers one turn.",
@@ -119,11 +120,28 @@ class AgentRequest(BaseModel):
     turn: int | None = Field(default=None, ge=1, description="This agent turn's number.")
 
 
+class AgentRequestDict(TypedDict, total=False):
+    """The request as caseforge builds it and every transport sends it: the fields of
+    :class:`AgentRequest` (a callable agent is handed its ``input``, the rest in ``ctx``)."""
+
+    case_id: Required[str]
+    trial: Required[int]
+    seed: Required[int]
+    case_seed: Required[int | None]
+    clock: Required[str]
+    config: Required[dict[str, object]]
+    input: Required[dict[str, object]]
+    workspace: str
+    context: JSONObject
+    messages: list[dict[str, str]]  # {role: user|assistant, content}
+    turn: int
+
+
 class AgentProtocolError(CaseforgeError):
     """The agent answered something that is not a valid response."""
 
 
-def parse_response(data: Any) -> AgentResult:
+def parse_response(data: object) -> AgentResult:
     """Validate an agent's response (a dict, an ``AgentResult``, or anything else)."""
     if isinstance(data, AgentResult):  # built in code: its numbers were never validated
         for where, usage in (("usage", data.usage), ("user_usage", data.user_usage)):

@@ -23,11 +23,13 @@ import queue
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Executor, Future
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar, TypeVarTuple
 
 from caseforge.errors import SuiteExit, suite_exit
 
 T = TypeVar("T")
+P = ParamSpec("P")
+Ts = TypeVarTuple("Ts")
 
 
 class DaemonThreadPool(Executor):
@@ -36,14 +38,12 @@ class DaemonThreadPool(Executor):
     def __init__(self, size: int, name: str = "suite") -> None:
         self._size = max(1, size)
         self._name = name
-        self._work: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
-            queue.SimpleQueue()
-        )
+        self._work: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        self._work.put((future, functools.partial(fn, *args, **kwargs)))
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        future: Future[T] = Future()
+        self._work.put(functools.partial(_settle, future, functools.partial(fn, *args, **kwargs)))
         if len(self._threads) < self._size:
             thread = threading.Thread(target=self._worker, name=self._name, daemon=True)
             thread.start()
@@ -51,16 +51,8 @@ class DaemonThreadPool(Executor):
         return future
 
     def _worker(self) -> None:
-        while (item := self._work.get()) is not None:
-            future, call = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(call())
-            except (SystemExit, KeyboardInterrupt) as exc:
-                future.set_exception(SuiteExit(exc))
-            except BaseException as exc:  # handed to the awaiting coroutine
-                future.set_exception(exc)
+        while (work := self._work.get()) is not None:
+            work()
 
     def shutdown(self, wait: bool = False, *, cancel_futures: bool = True) -> None:
         """Let idle threads end; a thread still in a call is abandoned, never joined."""
@@ -68,7 +60,19 @@ class DaemonThreadPool(Executor):
             self._work.put(None)
 
 
-async def in_thread(pool: Executor, fn: Callable[..., T], /, *args: Any) -> T:
+def _settle(future: Future[T], call: Callable[[], T]) -> None:
+    """Run ``call`` for ``future`` (unless it was cancelled first): its result or error."""
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        future.set_result(call())
+    except (SystemExit, KeyboardInterrupt) as exc:
+        future.set_exception(SuiteExit(exc))
+    except BaseException as exc:  # handed to the awaiting coroutine
+        future.set_exception(exc)
+
+
+async def in_thread(pool: Executor, fn: Callable[[*Ts], T], /, *args: *Ts) -> T:
     """``fn(*args)`` on ``pool``, in a copy of this context (what it prints stays with it)."""
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
@@ -98,7 +102,7 @@ def exits_contained(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
         loop.set_task_factory(previous)
 
 
-async def _contained(coro: Coroutine[Any, Any, T]) -> T:
+async def _contained(coro: Coroutine[object, object, T]) -> T:
     try:
         return await coro
     except (SystemExit, KeyboardInterrupt) as exc:

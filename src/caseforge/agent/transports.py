@@ -26,7 +26,12 @@ from typing import Any, Protocol
 import httpx
 
 from caseforge.agent.context import AgentContext
-from caseforge.agent.protocol import AgentProtocolError, AgentResult, parse_response
+from caseforge.agent.protocol import (
+    AgentProtocolError,
+    AgentRequestDict,
+    AgentResult,
+    parse_response,
+)
 from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.watchdog import Watchdog
 from caseforge.case.suite import AgentSpec
@@ -54,7 +59,7 @@ class Agent(Protocol):
     description: str
     in_process: bool
 
-    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult: ...
+    async def call(self, request: AgentRequestDict, ctx: AgentContext) -> AgentResult: ...
 
     async def aclose(self) -> None: ...
 
@@ -79,7 +84,7 @@ class CallableAgent:
 
     in_process = True
 
-    def __init__(self, fn: Callable[..., Any], description: str, threads: int = 8) -> None:
+    def __init__(self, fn: Callable[..., object], description: str, threads: int = 8) -> None:
         self.fn = fn
         self.description = description
         call = getattr(type(fn), "__call__", None)  # noqa: B004 (async callable objects)
@@ -87,10 +92,12 @@ class CallableAgent:
         self._pool: DaemonThreadPool | None = None
         self._threads = threads
 
-    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
+    async def call(self, request: AgentRequestDict, ctx: AgentContext) -> AgentResult:
         ctx.messages, ctx.turn = request.get("messages"), request.get("turn")
+        response: object
         if self.is_async:
-            response = await self.fn(request["input"], ctx)
+            pending = self.fn(request["input"], ctx)
+            response = await pending if inspect.isawaitable(pending) else pending
         else:
             if self._pool is None:
                 self._pool = DaemonThreadPool(self._threads, name="agent")
@@ -116,7 +123,7 @@ class CommandAgent:
         self.description = "cmd:" + shlex.join(argv)
         self.watchdog = Watchdog()  # kills the groups left if caseforge itself is killed
 
-    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
+    async def call(self, request: AgentRequestDict, ctx: AgentContext) -> AgentResult:
         payload = json.dumps(request, ensure_ascii=False, default=str).encode("utf-8")
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
@@ -223,7 +230,7 @@ class HttpAgent:
         self.description = url
         self.client = client or httpx.AsyncClient(timeout=None)
 
-    async def call(self, request: dict[str, Any], ctx: AgentContext) -> AgentResult:
+    async def call(self, request: AgentRequestDict, ctx: AgentContext) -> AgentResult:
         response = await self.client.post(self.url, json=request)
         if response.status_code == 429 or response.status_code >= 500:
             raise TransientAgentError(f"HTTP {response.status_code} from {self.url}")

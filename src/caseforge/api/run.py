@@ -61,7 +61,7 @@ class RunSettings(TypedDict, total=False):
     store: str  # run store URL (default: CASEFORGE_STORE or .caseforge/)
     shard: str  # "I/N": run shard I of N of the run `run_id` names
     run_id: str  # the new run's id (a matrix's group id)
-    executor: str  # local, or ray: on a Ray cluster's workers
+    executor: str  # local, ray (a Ray cluster's workers), or an installed executor's name
     workers: int  # executor="ray": how many (default: the cluster's CPUs)
 
 

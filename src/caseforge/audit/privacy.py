@@ -153,7 +153,7 @@ def audit_privacy(
         report.leaks.extend(found)
         report.not_audited.extend(unreadable)
         if history and in_git:
-            past = sources.history(top, read)
+            past = sources.git_history(top, read)
             report.history_read = True
             report.commits = past.commits
             report.history_versions = sum(1 for t in past.texts if isinstance(t, Text) and t.blob)

@@ -58,15 +58,16 @@ def read_file(path: Path, shown: str, read: set[str] | None = None) -> Iterator[
 
 
 @dataclass
-class History:
-    """What the git history holds beyond the work tree."""
+class GitHistory:
+    """What the git history holds beyond the work tree (not ``compare.history.History``,
+    the history of runs)."""
 
     texts: list[Text | Unreadable]
     commits: int
     shallow: bool
 
 
-def history(top: Path, current: set[str]) -> History:
+def git_history(top: Path, current: set[str]) -> GitHistory:
     """Every blob in the history (but those already read whole from the work tree, ``current``
     object ids) and every commit message, decoded."""
     shallow_out = git(["rev-parse", "--is-shallow-repository"], top)
@@ -99,7 +100,7 @@ def history(top: Path, current: set[str]) -> History:
             decoded = escapes(message)
             if decoded != message:
                 texts.append(Text(f"commit:{sha[:10]}", decoded, "escapes decoded"))
-    return History(texts, commits, shallow)
+    return GitHistory(texts, commits, shallow)
 
 
 def first_commit_with(top: Path, blob: str) -> str | None:

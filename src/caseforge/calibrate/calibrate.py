@@ -167,7 +167,7 @@ async def calibrate(
             not_judged.append(f"{case_labels.case}: no such case in the suite")
             continue
         judge = make(case.id)
-        description = judge.description
+        description = dict(judge.description)
         verdicts_by_item: list[tuple[LabeledOutput, bool]] = []
         rubric_facts: list[str] = []
         for item in case_labels.items:

@@ -25,7 +25,7 @@ import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -38,8 +38,14 @@ from caseforge.paths import ensure_state_dir, suite_paths
 
 LABELS_DIR = "labels"
 LOCK_WAIT_S = 10.0
-Verdict = Literal["conveyed", "missing", "contradicted"]
-VERDICTS: tuple[str, ...] = ("conveyed", "missing", "contradicted")
+# A person's label on one fact (not a check's Verdict, which is a grading result).
+LabelVerdict = Literal["conveyed", "missing", "contradicted"]
+VERDICTS: tuple[LabelVerdict, ...] = ("conveyed", "missing", "contradicted")
+
+
+def is_label_verdict(value: object) -> TypeGuard[LabelVerdict]:
+    """Whether ``value`` is one of the labels a person may give a fact."""
+    return value in VERDICTS
 
 
 class LabeledOutput(BaseModel):
@@ -52,7 +58,7 @@ class LabeledOutput(BaseModel):
     source: dict[str, object] = Field(default_factory=dict)
     labeler: str = ""
     labeled_at: dt.date | None = None
-    labels: dict[str, Verdict]
+    labels: dict[str, LabelVerdict]
 
     def digest(self) -> str:
         return hashlib.sha256(f"{self.check}\n{self.output}".encode()).hexdigest()[:16]

@@ -8,9 +8,15 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from caseforge.calibrate.labels import VERDICTS, LabeledOutput, Verdict, load_labels, save_item
+from caseforge.calibrate.labels import (
+    VERDICTS,
+    LabeledOutput,
+    LabelVerdict,
+    is_label_verdict,
+    load_labels,
+    save_item,
+)
 from caseforge.case.load import load_suite
 from caseforge.checks import JudgeCheck
 from caseforge.errors import UsageError
@@ -28,7 +34,7 @@ class LabelTask:
     check: str
     facts: list[str]
     output: str
-    input: dict[str, Any]
+    input: dict[str, object]
 
     @property
     def digest(self) -> str:
@@ -72,12 +78,14 @@ def save_label(suite_dir: Path, task: LabelTask, labels: dict[str, str], labeler
     unknown = set(labels) - set(task.facts)
     if unknown:
         raise UsageError(f"not a fact of {task.case_id}.{task.check}: {sorted(unknown)[0]!r}")
-    bad = {v for v in labels.values() if v not in VERDICTS}
-    if bad:
-        raise UsageError(f"a label is one of {', '.join(VERDICTS)}, not {sorted(bad)[0]!r}")
+    verdicts: dict[str, LabelVerdict] = {}
+    for fact, label in labels.items():
+        if not is_label_verdict(label):
+            bad = sorted(v for v in labels.values() if not is_label_verdict(v))[0]
+            raise UsageError(f"a label is one of {', '.join(VERDICTS)}, not {bad!r}")
+        verdicts[fact] = label
     if not labels:
         raise UsageError("label at least one fact")
-    verdicts: dict[str, Verdict] = {k: v for k, v in labels.items()}  # type: ignore[misc]
     item = LabeledOutput(
         check=task.check,
         output=task.output,

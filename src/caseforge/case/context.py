@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from caseforge.case.limits import exceeded, limit_message, yaml_limit_problem
 from caseforge.errors import CaseforgeError, Problem
+from caseforge.jsontypes import JSONObject, JSONValue
 
 CONTEXT_DIR = "context"
 MAX_CONTEXT_BYTES = 2_000_000  # sent with every request: keep it to what the agent reads
 
 
-def load_context(suite_dir: Path) -> dict[str, Any] | None:
+def load_context(suite_dir: Path) -> JSONObject | None:
     """The suite's context files by name, or None when it has no ``context/`` folder."""
     folder = suite_dir / CONTEXT_DIR
     if not folder.is_dir():
         return None
-    found: dict[str, Any] = {}
+    found: JSONObject = {}
     total = 0
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
         name = path.relative_to(folder).as_posix()
@@ -43,9 +43,10 @@ def load_context(suite_dir: Path) -> dict[str, Any] | None:
     return found
 
 
-def _parsed(path: Path, text: str) -> Any:
+def _parsed(path: Path, text: str) -> JSONValue:
     """A context file's value; one sent with every request is held to the limits a case is
     (:mod:`caseforge.case.limits`): an alias bomb would be expanded into each request."""
+    value: JSONValue
     if path.suffix == ".json":
         try:
             value = json.loads(text)

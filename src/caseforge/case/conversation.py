@@ -41,7 +41,7 @@ class ScriptTurn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     say: str = Field(min_length=1)
-    expect: dict[str, Any] = Field(
+    expect: dict[str, Any] = Field(  # validated into checks by the case model
         default_factory=dict,
         description="Checks on the agent turn that answers this message, written as under "
         "the case's `expect` (read with the case's check modes).",
@@ -58,7 +58,7 @@ class SimulatedUser(BaseModel):
     )
     model: bool = Field(False, description="A model plays the user (the suite's `simulator:`).")
     instruction: str = Field(min_length=1, description="What the user wants, for the user.")
-    facts: dict[str, Any] = Field(
+    facts: dict[str, object] = Field(
         default_factory=dict, description="What the user knows and reveals when asked."
     )
     stop: str = Field(STOP_MARKER, description="A user message holding this ends the talk.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,9 +54,9 @@ class LoadedCase:
 
 @dataclass
 class Suite:
-    """A suite folder: its configuration, its check modes and its cases."""
+    """A suite folder (``suite_dir``): its configuration, its check modes and its cases."""
 
-    root: Path
+    suite_dir: Path
     config: SuiteConfig
     cases: list[LoadedCase] = field(default_factory=list)
     modes: ModeTable = BUILTIN_MODES
@@ -68,6 +69,16 @@ class Suite:
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def root(self) -> Path:
+        """The old name of :attr:`suite_dir`, kept until 0.3.0."""
+        warnings.warn(
+            "Suite.root is now Suite.suite_dir; the old name goes in caseforge 0.3.0",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.suite_dir
 
     def case(self, case_id: str) -> Case:
         """The case with this id (``KeyError`` if there is none)."""
@@ -320,11 +331,11 @@ def load_suite(suite_dir: str | Path) -> Suite:
     This checks each file on its own; ``caseforge validate`` also checks the suite as a whole
     (duplicate and retired ids, near-duplicates, oracle drift).
     """
-    root = Path(suite_dir)
-    config = load_config(root)
-    suite = Suite(root=root, config=config, modes=suite_modes(root, config))
+    suite_dir = Path(suite_dir)
+    config = load_config(suite_dir)
+    suite = Suite(suite_dir=suite_dir, config=config, modes=suite_modes(suite_dir, config))
     problems: list[Problem] = []
-    for item in iter_cases(root, suite.case_model):
+    for item in iter_cases(suite_dir, suite.case_model):
         if isinstance(item, Problem):
             problems.append(item)
         else:

@@ -34,10 +34,10 @@ class RetiredEntry(BaseModel):
     case: dict[str, object] | None = None
 
 
-def _entries(root: Path) -> list[RetiredEntry]:
+def _entries(suite_dir: Path) -> list[RetiredEntry]:
     from caseforge.case.load import read_yaml  # load imports this module
 
-    path = root / RETIRED_FILE
+    path = suite_dir / RETIRED_FILE
     if not path.is_file():
         return []
     text, data = read_yaml(path)
@@ -60,9 +60,9 @@ def _entries(root: Path) -> list[RetiredEntry]:
     return entries
 
 
-def retired_ids(root: Path) -> set[str]:
+def retired_ids(suite_dir: Path) -> set[str]:
     """The ids listed in ``SUITE/retired.yaml``."""
-    return {entry.id for entry in _entries(root)}
+    return {entry.id for entry in _entries(suite_dir)}
 
 
 @dataclass(frozen=True)
@@ -74,22 +74,24 @@ class Retired:
     retired_file: Path
 
 
-def retire_case(root: Path, case_id: str, reason: str, today: dt.date | None = None) -> Retired:
+def retire_case(
+    suite_dir: Path, case_id: str, reason: str, today: dt.date | None = None
+) -> Retired:
     """Move case ``case_id`` from its file into ``retired.yaml`` with ``reason`` and the date."""
     from caseforge.case.load import case_files, read_yaml, require_suite_folder
 
-    require_suite_folder(root)
+    require_suite_folder(suite_dir)
     reason = reason.strip()
     if not reason:
         raise UsageError("retire needs a non-empty --reason")
-    if case_id in retired_ids(root):
-        raise CaseforgeError(f"{case_id} is already retired ({root / RETIRED_FILE})")
+    if case_id in retired_ids(suite_dir):
+        raise CaseforgeError(f"{case_id} is already retired ({suite_dir / RETIRED_FILE})")
     today = today or dt.date.today()
     rt = YAML(typ="rt")
     rt.width = 4096
     rt.preserve_quotes = True  # `"finding:F5"` must stay quoted inside a flow sequence
 
-    for path in case_files(root):
+    for path in case_files(suite_dir):
         if path.suffix == ".jsonl":
             lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
             for index, line in enumerate(lines):
@@ -100,23 +102,23 @@ def retire_case(root: Path, case_id: str, reason: str, today: dt.date | None = N
                 except json.JSONDecodeError:
                     continue
                 if isinstance(data, dict) and data.get("id") == case_id:
-                    _append(root, rt, case_id, reason, today, data)
+                    _append(suite_dir, rt, case_id, reason, today, data)
                     write_atomic(path, "".join(lines[:index] + lines[index + 1 :]))
-                    return Retired(case_id, path, root / RETIRED_FILE)
+                    return Retired(case_id, path, suite_dir / RETIRED_FILE)
         else:
             _, data = read_yaml(path)
             if isinstance(data, dict) and data.get("id") == case_id:
                 case_data = rt.load(path.read_text(encoding="utf-8"))
-                _append(root, rt, case_id, reason, today, case_data)
+                _append(suite_dir, rt, case_id, reason, today, case_data)
                 path.unlink()
-                return Retired(case_id, path, root / RETIRED_FILE)
-    raise UsageError(f"no case with id {case_id!r} under {root / 'cases'}")
+                return Retired(case_id, path, suite_dir / RETIRED_FILE)
+    raise UsageError(f"no case with id {case_id!r} under {suite_dir / 'cases'}")
 
 
 def _append(
-    root: Path, rt: YAML, case_id: str, reason: str, today: dt.date, case: dict[str, object]
+    suite_dir: Path, rt: YAML, case_id: str, reason: str, today: dt.date, case: dict[str, object]
 ) -> None:
-    path = root / RETIRED_FILE
+    path = suite_dir / RETIRED_FILE
     entries = rt.load(path.read_text(encoding="utf-8")) if path.is_file() else None
     if entries is None:
         entries = CommentedSeq()

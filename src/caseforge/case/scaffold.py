@@ -49,7 +49,7 @@ def example_names() -> list[str]:
 
 @dataclass(frozen=True)
 class InitResult:
-    folder: Path
+    suite_dir: Path
     example: str
     name: str
     files: int
@@ -84,7 +84,7 @@ def init_suite(dest: Path, example: str = STARTER) -> InitResult:
         raise EnvError(f"{exc.filename or dest}: cannot write: {exc.strerror or exc}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return InitResult(folder=dest, example=example, name=name, files=files)
+    return InitResult(suite_dir=dest, example=example, name=name, files=files)
 
 
 def _ignore(source: Path) -> Callable[[str, list[str]], set[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -277,7 +277,7 @@ class SuiteConfig(BaseModel):
     name: str = Field(min_length=1)
     description: str = ""
     agent: AgentSpec | None = None
-    configs: dict[str, dict[str, Any]] = Field(
+    configs: dict[str, dict[str, object]] = Field(
         default_factory=dict, description="Named configurations handed to the agent."
     )
     trials: int = Field(default=1, ge=1, le=10_000)  # run/plan.py's MAX_TRIALS

@@ -67,7 +67,7 @@ class ValidationReport:
     """The outcome of ``caseforge validate``."""
 
     suite: str
-    root: Path
+    suite_dir: Path
     cases: int = 0
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
@@ -86,7 +86,7 @@ class ValidationReport:
         """A JSON-ready mapping of the report."""
         return {
             "suite": self.suite,
-            "root": str(self.root),
+            "root": str(self.suite_dir),
             "cases": self.cases,
             "ok": self.ok(),
             "errors": [p.to_json() for p in self.errors],
@@ -167,17 +167,21 @@ class _OracleChecker:
     processes (``oracle/pool.py``), each call with ``oracle_timeout_s``."""
 
     def __init__(
-        self, root: Path, config: SuiteConfig, report: ValidationReport, cache: bool = True
+        self, suite_dir: Path, config: SuiteConfig, report: ValidationReport, cache: bool = True
     ) -> None:
-        self.root = root
+        self.suite_dir = suite_dir
         self.report = report
-        self.module = root / config.oracles if config.oracles else None
+        self.module = suite_dir / config.oracles if config.oracles else None
         self.timeout_s = config.oracle_timeout_s
         self.use_cache = cache
         self.load_error: Problem | None = None
         if self.module is not None and not self.module.is_file():
             self.load_error = Problem(
-                root / "caseforge.yaml", 0, 0, "oracles", f"{self.module}: oracles module not found"
+                suite_dir / "caseforge.yaml",
+                0,
+                0,
+                "oracles",
+                f"{self.module}: oracles module not found",
             )
         self.calls: list[OracleCall] = []
         self.pending: list[_Pending] = []
@@ -209,7 +213,9 @@ class _OracleChecker:
         """Answer every collected check (cache first, then the workers) and report."""
         if self.module is None or self.load_error is not None:
             return
-        cache = OracleCache(suite_paths(self.root).cache / "oracles", self.root, self.module)
+        cache = OracleCache(
+            suite_paths(self.suite_dir).cache / "oracles", self.suite_dir, self.module
+        )
         try:
             self._answer(cache)
         finally:
@@ -229,14 +235,14 @@ class _OracleChecker:
         missing = [c for c in self.calls if c.key not in answers]
         if names is None or missing:
             with OraclePool(
-                self.module, self.root, self.timeout_s, pool_size(len(missing))
+                self.module, self.suite_dir, self.timeout_s, pool_size(len(missing))
             ) as pool:
                 info = pool.module_info()
                 if info.output:
                     self.report.oracle_output.append(OracleOutput(None, None, info.output))
                 if info.names is None:
                     self.load_error = Problem(
-                        self.root / "caseforge.yaml",
+                        self.suite_dir / "caseforge.yaml",
                         0,
                         0,
                         "oracles",
@@ -335,39 +341,39 @@ def validate_suite(
 ) -> ValidationReport:
     """Validate a suite; the report holds every error and warning found. ``cache=False``
     recomputes every oracle instead of reusing the answers of an unchanged suite."""
-    root = Path(suite_dir)
-    require_suite_folder(root)  # a wrong path is a usage error, not an invalid suite
+    suite_dir = Path(suite_dir)
+    require_suite_folder(suite_dir)  # a wrong path is a usage error, not an invalid suite
     try:
-        config = load_config(root)
+        config = load_config(suite_dir)
     except CaseforgeError as exc:
-        report = ValidationReport(suite=root.name, root=root)
+        report = ValidationReport(suite=suite_dir.name, suite_dir=suite_dir)
         report.errors.extend(exc.problems)
         return report
-    report = ValidationReport(suite=config.name, root=root)
-    if not (root / CASES_DIR).is_dir():
-        report.errors.append(Problem(root / CASES_DIR, 0, 0, "", "no cases folder"))
+    report = ValidationReport(suite=config.name, suite_dir=suite_dir)
+    if not (suite_dir / CASES_DIR).is_dir():
+        report.errors.append(Problem(suite_dir / CASES_DIR, 0, 0, "", "no cases folder"))
         return report
 
     retired: set[str] = set()
     try:
-        retired = retired_ids(root)
+        retired = retired_ids(suite_dir)
     except CaseforgeError as exc:
         report.errors.extend(exc.problems)
 
     try:
-        model = case_model(suite_modes(root, config))
+        model = case_model(suite_modes(suite_dir, config))
     except CaseforgeError as exc:
         report.errors.extend(
-            exc.problems or [Problem(root / "caseforge.yaml", 0, 0, "checks", exc.text)]
+            exc.problems or [Problem(suite_dir / "caseforge.yaml", 0, 0, "checks", exc.text)]
         )
         return report
-    oracles = _OracleChecker(root, config, report, cache)
+    oracles = _OracleChecker(suite_dir, config, report, cache)
     records: list[CaseRecord] = []
     first_seen: dict[str, CaseRecord] = {}
     dedup_fields = config.dedup.fields
     tags: set[str] = set()
     item_fields: set[str] = set()
-    for item in iter_cases(root, model):
+    for item in iter_cases(suite_dir, model):
         if isinstance(item, Problem):
             report.errors.append(item)
             continue
@@ -420,7 +426,7 @@ def validate_suite(
                     line,
                     col,
                     "id",
-                    f"id {case.id!r} was retired (see {root / RETIRED_FILE}); "
+                    f"id {case.id!r} was retired (see {suite_dir / RETIRED_FILE}); "
                     "ids are never reused, pick a new one",
                     case_id=case.id,
                 )
@@ -461,20 +467,20 @@ def validate_suite(
 
     oracles.finish()
     if oracles.load_error is not None:  # broken even when no case names an oracle
-        line, col = locate_in_yaml(root / "caseforge.yaml", ("oracles",))
+        line, col = locate_in_yaml(suite_dir / "caseforge.yaml", ("oracles",))
         error = oracles.load_error
         report.errors.append(Problem(error.path, line, col, error.field, error.message))
     report.cases = len(records)
     case_failed = any(p.path.name != "caseforge.yaml" for p in report.errors)
     if records:  # with no case loaded, every tag would look unknown
-        gate_problems = _gate_problems(root, config, tags, item_fields)
+        gate_problems = _gate_problems(suite_dir, config, tags, item_fields)
         if case_failed:  # the tag may be on the case that did not load: fix that first
             gate_problems = [p for p in gate_problems if not p.field.endswith(".tag")]
         report.errors.extend(gate_problems)
     elif not report.errors:
         report.errors.append(
             Problem(
-                root / "cases",
+                suite_dir / "cases",
                 0,
                 0,
                 "",
@@ -491,10 +497,10 @@ LARGE_CASE_BYTES = 1_000_000  # a case file above this gets a warning
 
 
 def _gate_problems(
-    root: Path, config: SuiteConfig, tags: set[str], item_fields: set[str]
+    suite_dir: Path, config: SuiteConfig, tags: set[str], item_fields: set[str]
 ) -> list[Problem]:
     """Gate rules that would pass whatever the run did: an unknown metric or tag."""
-    path = root / "caseforge.yaml"
+    path = suite_dir / "caseforge.yaml"
     metrics = gate_metrics(config.trials, item_fields)
     found = []
     for index, key, message in gate_rule_problems(config.gate.rules, metrics, tags):
@@ -509,7 +515,7 @@ def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:
         table[r.category][r.split or "unassigned"] += 1
     report.distribution = {k: table[k] for k in sorted(table)}
     report.sources = dict(sorted(Counter(r.source for r in records).items()))
-    suite_file = report.root / "caseforge.yaml"
+    suite_file = report.suite_dir / "caseforge.yaml"
     unassigned = sum(row["unassigned"] for row in table.values())
     if unassigned:
         report.warnings.append(

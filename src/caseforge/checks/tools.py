@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -52,6 +52,11 @@ ValueCheck = Annotated[
     Discriminator(lambda data: data.get("mode") if isinstance(data, dict) else data.mode),
 ]
 VALUE_MODES = ("exact", "exact_set", "must_include", "must_not_include", "number", "regex")
+ValueCheckModel = (
+    ExactCheck | ExactSetCheck | MustIncludeCheck | MustNotIncludeCheck | NumberCheck | RegexCheck
+)
+# A recorded tool call as the grader hands it over: at least ``name`` and ``args``.
+Call = Mapping[str, object]
 
 
 class Count(BaseModel):
@@ -85,7 +90,7 @@ class CallMatcher(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     name: str = Field(min_length=1)
-    args: dict[str, Any] = Field(
+    args: dict[str, object] = Field(
         default_factory=dict,
         description="Each argument a plain value (equal), or a value check "
         f"({', '.join(VALUE_MODES)}) such as {{mode: number, value: 6578, tolerance: 0.01}}.",
@@ -122,11 +127,12 @@ class CallMatcher(BaseModel):
     def plain(self) -> bool:
         return not self.args and self.count is None
 
-    def differences(self, call: Mapping[str, Any]) -> list[str]:
+    def differences(self, call: Call) -> list[str]:
         """How ``call`` differs from this matcher (empty: it matches)."""
         if call.get("name") != self.name:
             return [f"name {call.get('name')!r}"]
-        given = call.get("args") or {}
+        args = call.get("args")
+        given: Mapping[object, object] = args if isinstance(args, Mapping) else {}
         found = []
         for key, want in self.args.items():
             if key not in given:
@@ -140,7 +146,7 @@ class CallMatcher(BaseModel):
                 found.append(f"{key} expected {show(want)}, got {show(given[key])}")
         return found
 
-    def matches(self, call: Mapping[str, Any]) -> bool:
+    def matches(self, call: Call) -> bool:
         return not self.differences(call)
 
     def text(self) -> str:
@@ -155,7 +161,7 @@ def _arg_text(value: object) -> str:
     return show(value, 40)
 
 
-_VALUE_CHECK: TypeAdapter[Any] = TypeAdapter(ValueCheck)
+_VALUE_CHECK = cast("TypeAdapter[ValueCheckModel]", TypeAdapter(ValueCheck))
 
 
 class ToolCallsCheck(BaseModel):
@@ -180,7 +186,7 @@ class ToolCallsCheck(BaseModel):
         return "tool_calls"
 
     @cached_property
-    def expected(self) -> dict[str, Any]:  # once per check: it is read on every grade
+    def expected(self) -> dict[str, object]:  # once per check: it is read on every grade
         return self.model_dump(mode="json", exclude_defaults=True)
 
     @model_validator(mode="after")
@@ -246,7 +252,7 @@ class ToolCallsCheck(BaseModel):
             problems.append(f"not in order {wanted} (calls: {', '.join(names)})")
         return failed("; ".join(problems)) if problems else passed()
 
-    def _over_limits(self, calls: list[dict[str, Any]]) -> list[str]:
+    def _over_limits(self, calls: list[Call]) -> list[str]:
         limits = self.max_calls
         if limits is None:
             return []
@@ -275,9 +281,9 @@ class ToolCallsCheck(BaseModel):
         return "tool_calls: " + ("; ".join(parts) or "anything")
 
 
-def _calls(actual: object) -> list[dict[str, Any]]:
+def _calls(actual: object) -> list[Call]:
     """The recorded calls as ``{name, args}``; a plain list of names (older results) too."""
-    found: list[dict[str, Any]] = []
+    found: list[Call] = []
     if isinstance(actual, list | tuple):  # the grader's list: no ABC check on every grade
         items: Iterable[object] = actual
     elif isinstance(actual, Iterable) and not isinstance(actual, str):
@@ -294,19 +300,21 @@ def _calls(actual: object) -> list[dict[str, Any]]:
     return found
 
 
-def _closest(matcher: CallMatcher, calls: list[dict[str, Any]]) -> str:
+def _closest(matcher: CallMatcher, calls: list[Call]) -> str:
     """How the nearest call of that tool differed, or which tools were called."""
     same_name = [c for c in calls if c.get("name") == matcher.name]
     if not same_name:
         names = ", ".join(dict.fromkeys(str(c.get("name")) for c in calls)) or "none"
         return f" (calls: {names})"
     nearest = min(same_name, key=lambda c: len(matcher.differences(c)))
-    args = ", ".join(f"{k}={show(v, 40)}" for k, v in (nearest.get("args") or {}).items())
+    given = nearest.get("args")
+    pairs = given.items() if isinstance(given, Mapping) else ()
+    args = ", ".join(f"{k}={show(v, 40)}" for k, v in pairs)
     how = "; ".join(matcher.differences(nearest))
     return f" — closest: {matcher.name}({args}): {how}"
 
 
-def _in_order(calls: list[dict[str, Any]], order: list[CallMatcher]) -> bool:
+def _in_order(calls: list[Call], order: list[CallMatcher]) -> bool:
     """``order`` matches a subsequence of ``calls``."""
     position = 0
     for call in calls:

@@ -76,7 +76,7 @@ def _print_validation(report: ValidationReport, strict: bool) -> None:
         err.print(problem.format(), markup=False)
     for problem in report.warnings:
         err.print(f"warning: {problem.format()}", markup=False)
-    out.print(f"suite [bold]{report.suite}[/bold]: {report.cases} cases ({report.root})")
+    out.print(f"suite [bold]{report.suite}[/bold]: {report.cases} cases ({report.suite_dir})")
     if report.distribution:
         out.print(_distribution_table("category × split", report.distribution))
     if report.sources:

@@ -181,8 +181,8 @@ def run(
     executor: Annotated[
         str,
         typer.Option(
-            help="local, or ray: the agent runs on the workers of a Ray cluster (RAY_ADDRESS, "
-            "or a local one)."
+            help="local; ray: the agent runs on a Ray cluster's workers (RAY_ADDRESS, "
+            "or a local one); or an installed executor's name."
         ),
     ] = "local",
     workers: Annotated[
@@ -254,7 +254,10 @@ def _show(result: RunResult, quiet: bool) -> None:
 
 
 def pool_line(pool: JSONObject) -> str:
-    """What the Ray workers did: how many, and what was lost with any that died."""
+    """What the executor's workers did: how many, and what was lost with any that died (an
+    executor of another package that reports other keys is shown as it reports them)."""
+    if "workers" not in pool or "address" not in pool:
+        return "executor: " + ", ".join(f"{key} {value}" for key, value in pool.items())
     line = f"ray: {pool['workers']} worker(s) at {pool['address']}"
     if pool.get("lost_workers"):
         line += (

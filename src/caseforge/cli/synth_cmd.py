@@ -43,7 +43,9 @@ def tuples(
     write_jsonl(path, drawn)
     wanted = all_pairs(load_dimensions(suite).axes())
     covered = set().union(*(pairs_of(t["tuple"]) for t in drawn)) & wanted
-    with_oracle = sum(1 for t in drawn if any("oracle" in c for c in t["expect"].values()))
+    with_oracle = sum(
+        1 for t in drawn if any(isinstance(c, dict) and "oracle" in c for c in t["expect"].values())
+    )
     out.print(
         f"wrote {len(drawn)} tuples to {path}: {len(covered)} of {len(wanted)} value pairs "
         f"covered; {with_oracle} with oracle-computed expectations",

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
     from caseforge.compare.baseline import baseline_from_report as baseline_from_report
     from caseforge.compare.baseline import load_baseline as load_baseline
     from caseforge.compare.baseline import write_baseline as write_baseline
+    from caseforge.compare.gate import GateDecision as GateDecision
     from caseforge.compare.gate import GateResult as GateResult
     from caseforge.compare.gate import RuleVerdict as RuleVerdict
     from caseforge.compare.gate import gate as gate
@@ -27,6 +28,7 @@ _WHERE = {
     "baseline_from_report": "caseforge.compare.baseline",
     "load_baseline": "caseforge.compare.baseline",
     "write_baseline": "caseforge.compare.baseline",
+    "GateDecision": "caseforge.compare.gate",
     "GateResult": "caseforge.compare.gate",
     "RuleVerdict": "caseforge.compare.gate",
     "gate": "caseforge.compare.gate",

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -31,7 +31,7 @@ from caseforge.report.model import RunReport
 from caseforge.report.render import headline
 from caseforge.results import RunStatus, TrialStatus
 from caseforge.stats.counts import ItemCounts
-from caseforge.store.db import STATUS_CODES, CaseQuery, RunStore
+from caseforge.store.db import STATUS_CODES, CaseQuery, DigestCaseColumns, RunStore
 
 STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
 STATUSES = {s.value: s for s in TrialStatus}
@@ -61,7 +61,7 @@ class CaseCells:
     def codes(self) -> str:
         return "".join(STATUS_CODES[s] for s in self.statuses)
 
-    def row(self) -> dict[str, object]:
+    def row(self) -> DigestCaseColumns:
         """The ``run_digest_cases`` columns."""
         return {
             "case_id": self.id,
@@ -76,7 +76,7 @@ class CaseCells:
         }
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> CaseCells:
+    def from_row(cls, row: DigestCaseColumns) -> CaseCells:
         return cls(
             id=row["case_id"],
             category=row["category"],

@@ -33,8 +33,9 @@ from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import bootstrap_paired_ratio
 
 
-class Verdict(StrEnum):
-    """A rule's verdict, in order of severity; only a regression fails CI."""
+class GateDecision(StrEnum):
+    """What the gate decides, for a rule and overall (the worst rule's), in order of
+    severity; only a regression fails CI. Stored and printed as ``verdict``."""
 
     PASS = "pass"
     WITHIN_NOISE = "within-noise"
@@ -42,21 +43,21 @@ class Verdict(StrEnum):
 
     @property
     def severity(self) -> int:
-        return list(Verdict).index(self)
+        return list(GateDecision).index(self)
 
 
 class RuleVerdict(BaseModel):
     """One rule's verdict and a one-line detail."""
 
     rule: str
-    verdict: Verdict
+    verdict: GateDecision
     detail: str
 
 
 class GateResult(BaseModel):
     """The gate's overall verdict (the worst rule's) and every rule's."""
 
-    verdict: Verdict
+    verdict: GateDecision
     run_id: str | None
     baseline_run_id: str | None
     rules: list[RuleVerdict]
@@ -64,10 +65,10 @@ class GateResult(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.verdict is Verdict.REGRESSION else 0
+        return 1 if self.verdict is GateDecision.REGRESSION else 0
 
 
-def _verdict(rule: str, verdict: Verdict, detail: str) -> RuleVerdict:
+def _verdict(rule: str, verdict: GateDecision, detail: str) -> RuleVerdict:
     return RuleVerdict(rule=rule, verdict=verdict, detail=detail)
 
 
@@ -99,19 +100,19 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
     if metric == "pass_rate":
         c = compare_runs(base, run)
         if c.difference is None:
-            return _verdict(name, Verdict.PASS, "no paired cases to compare")
+            return _verdict(name, GateDecision.PASS, "no paired cases to compare")
         base_text = f"{c.pass_rate_a:.1%} → {c.pass_rate_b:.1%} over {len(c.paired)} paired cases"
         tested = (
             f"{c.test} p = {c.p_value:.3g}; "
             f"{len(c.newly_failing)} newly failing, {len(c.newly_passing)} newly passing"
         )
         if c.difference >= 0 or (not c.newly_failing and c.test == "mcnemar-exact"):
-            return _verdict(name, Verdict.PASS, f"{base_text} ({tested})")
+            return _verdict(name, GateDecision.PASS, f"{base_text} ({tested})")
         if c.p_value < rule.alpha:
             failing = ", ".join(c.newly_failing[:8]) + (" …" if len(c.newly_failing) > 8 else "")
-            return _verdict(name, Verdict.REGRESSION, f"{base_text} ({tested}): {failing}")
+            return _verdict(name, GateDecision.REGRESSION, f"{base_text} ({tested}): {failing}")
         mde = f"; detectable ≈{abs(c.mde):.1%}" if c.mde else ""
-        return _verdict(name, Verdict.WITHIN_NOISE, f"{base_text} ({tested}{mde})")
+        return _verdict(name, GateDecision.WITHIN_NOISE, f"{base_text} ({tested}{mde})")
     parts = metric.split(".")
     if len(parts) == 3 and parts[0] == "items" and parts[2] in ("precision", "recall"):
         field, which = parts[1], parts[2]
@@ -123,7 +124,7 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
             and (run.cases[cid].digest == base.cases[cid].digest or not base.cases[cid].digest)
         )
         if not common:
-            return _verdict(name, Verdict.PASS, f"no paired cases with items in {field!r}")
+            return _verdict(name, GateDecision.PASS, f"no paired cases with items in {field!r}")
         diff, interval = bootstrap_paired_ratio(
             [base.cases[c].items[field] for c in common],
             [run.cases[c].items[field] for c in common],
@@ -136,13 +137,13 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
             text += f", 95% bootstrap CI {interval[0]:+.3f} … {interval[1]:+.3f}"
         text += ")"
         if diff != diff or diff >= 0:  # NaN (undefined) or no drop
-            return _verdict(name, Verdict.PASS, text)
+            return _verdict(name, GateDecision.PASS, text)
         if interval is not None and interval[1] < 0:
-            return _verdict(name, Verdict.REGRESSION, text)
-        return _verdict(name, Verdict.WITHIN_NOISE, text)
+            return _verdict(name, GateDecision.REGRESSION, text)
+        return _verdict(name, GateDecision.WITHIN_NOISE, text)
     return _verdict(
         name,
-        Verdict.REGRESSION,
+        GateDecision.REGRESSION,
         f"no paired test for {metric!r}: use max, min, max_increase or max_drop for it",
     )
 
@@ -152,7 +153,7 @@ def _bounds(rule: GateRule, run: RunOutcomes, base: RunOutcomes) -> RuleVerdict:
     metric = rule.metric or ""
     value = metric_value(run.metrics, metric)
     if not isinstance(value, int | float):
-        return _verdict(name, Verdict.PASS, f"{metric} is not defined for this run ({value})")
+        return _verdict(name, GateDecision.PASS, f"{metric} is not defined for this run ({value})")
     problems = []
     if rule.max is not None and value > rule.max:
         problems.append(f"{_fmt(value)} > {rule.max:g}")
@@ -171,8 +172,8 @@ def _bounds(rule: GateRule, run: RunOutcomes, base: RunOutcomes) -> RuleVerdict:
             )
     detail = f"{_fmt(before)} → {_fmt(value)}" if isinstance(before, int | float) else _fmt(value)
     if problems:
-        return _verdict(name, Verdict.REGRESSION, "; ".join(problems))
-    return _verdict(name, Verdict.PASS, detail)
+        return _verdict(name, GateDecision.REGRESSION, "; ".join(problems))
+    return _verdict(name, GateDecision.PASS, detail)
 
 
 def _tag(rule: GateRule, run: RunOutcomes) -> RuleVerdict:
@@ -184,15 +185,15 @@ def _tag(rule: GateRule, run: RunOutcomes) -> RuleVerdict:
         if len(c.statuses) < run.trials or any(s is not TrialStatus.PASS for s in c.statuses)
     )
     if not tagged:
-        return _verdict(name, Verdict.PASS, f"no case tagged {rule.tag!r} in this run")
+        return _verdict(name, GateDecision.PASS, f"no case tagged {rule.tag!r} in this run")
     if failing:
         details = [f"{cid} ({trial_letters(tagged[cid].statuses)})" for cid in failing]
         return _verdict(
             name,
-            Verdict.REGRESSION,
+            GateDecision.REGRESSION,
             f"{len(failing)} of {len(tagged)} failing: {', '.join(details)}",
         )
-    return _verdict(name, Verdict.PASS, f"all {len(tagged)} passed every trial")
+    return _verdict(name, GateDecision.PASS, f"all {len(tagged)} passed every trial")
 
 
 def check_rules(rules: list[GateRule], run: RunOutcomes, config_path: Path) -> None:
@@ -247,7 +248,7 @@ def gate(run: RunOutcomes, base: RunOutcomes, rules: list[GateRule]) -> GateResu
             verdicts.append(_no_significant_drop(rule, run, base))
         if any(v is not None for v in (rule.max, rule.min, rule.max_increase, rule.max_drop)):
             verdicts.append(_bounds(rule, run, base))
-    worst = max((v.verdict for v in verdicts), key=lambda v: v.severity, default=Verdict.PASS)
+    worst = max((v.verdict for v in verdicts), key=lambda v: v.severity, default=GateDecision.PASS)
     return GateResult(verdict=worst, run_id=run.run_id, baseline_run_id=base.run_id, rules=verdicts)
 
 
@@ -261,7 +262,7 @@ def gate_text(result: GateResult) -> str:
     return "\n".join(lines)
 
 
-ICONS = {Verdict.PASS: "✅", Verdict.WITHIN_NOISE: "〰️", Verdict.REGRESSION: "❌"}
+ICONS = {GateDecision.PASS: "✅", GateDecision.WITHIN_NOISE: "〰️", GateDecision.REGRESSION: "❌"}
 
 
 def gate_markdown(result: GateResult) -> str:
@@ -285,9 +286,9 @@ def gate_junit(result: GateResult) -> str:
     cases = []
     for rule in result.rules:
         outcome = None
-        if rule.verdict is Verdict.REGRESSION:
+        if rule.verdict is GateDecision.REGRESSION:
             outcome = JUnitOutcome("failure", rule.detail, rule.detail)
-        elif rule.verdict is Verdict.WITHIN_NOISE:
+        elif rule.verdict is GateDecision.WITHIN_NOISE:
             outcome = JUnitOutcome("system-out", f"within noise: {rule.detail}")
         cases.append(JUnitCase("gate", rule.rule, outcome))
     return junit_xml("caseforge gate", cases)

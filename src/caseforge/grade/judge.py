@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -23,6 +24,7 @@ from caseforge.agent.protocol import AgentResult
 from caseforge.case.model import Case
 from caseforge.case.suite import ModelSettings
 from caseforge.checks import JudgeCheck
+from caseforge.jsontypes import JSONObject, JSONValue
 from caseforge.results import CheckResult, CheckStatus, TrialRecord, trial_status
 
 if TYPE_CHECKING:  # the SDK loads only when a judge is configured (start-up)
@@ -58,7 +60,7 @@ CONTEXT = """The request the agent answered (context only):
 {output}
 </{tag}>"""
 
-FACTS_SCHEMA: dict[str, Any] = {
+FACTS_SCHEMA: JSONObject = {
     "type": "object",
     "properties": {
         "facts": {
@@ -67,7 +69,7 @@ FACTS_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "index": {"type": "integer"},
-                    "verdict": {"type": "string", "enum": list(VERDICTS)},
+                    "verdict": {"type": "string", "enum": [*VERDICTS]},
                     "reason": {"type": "string"},
                 },
                 "required": ["index", "verdict", "reason"],
@@ -78,7 +80,7 @@ FACTS_SCHEMA: dict[str, Any] = {
     "required": ["facts"],
     "additionalProperties": False,
 }
-RUBRIC_SCHEMA: dict[str, Any] = {
+RUBRIC_SCHEMA: JSONObject = {
     "type": "object",
     "properties": {
         "verdict": {"type": "string", "enum": ["pass", "fail"]},
@@ -113,7 +115,7 @@ class JudgeVerdict:
     cost_usd: float
     cached: bool
 
-    def actual(self) -> Any:
+    def actual(self) -> JSONValue:
         """What the report shows as the check's ``actual``."""
         if self.facts is None:
             return {"verdict": "pass" if self.passed else "fail", "reason": self.reason}
@@ -130,7 +132,7 @@ def delimit(output: str) -> tuple[str, str]:
     return tag, safe
 
 
-def build_messages(check: JudgeCheck, output: str, context: Any) -> list[dict[str, str]]:
+def build_messages(check: JudgeCheck, output: str, context: object) -> list[dict[str, str]]:
     """The judge's messages for one check (deterministic, so cached calls hit)."""
     tag, safe = delimit(output)
     if check.values:
@@ -148,30 +150,32 @@ def build_messages(check: JudgeCheck, output: str, context: Any) -> list[dict[st
     ]
 
 
-def _parse_facts(check: JudgeCheck) -> Any:
+def _parse_facts(check: JudgeCheck) -> Callable[[JSONValue], list[FactVerdict]]:
     facts = list(check.values or [])
 
-    def parse(data: Any) -> list[FactVerdict]:
+    def parse(data: JSONValue) -> list[FactVerdict]:
         entries = data.get("facts") if isinstance(data, dict) else None
         if not isinstance(entries, list) or len(entries) != len(facts):
             raise ValueError(f"expected {len(facts)} entries under `facts`")
-        by_index: dict[int, dict[str, Any]] = {}
+        by_index: dict[int, JSONObject] = {}
         for entry in entries:
-            index = entry.get("index") if isinstance(entry, dict) else None
+            if not isinstance(entry, dict):
+                raise ValueError("each fact needs a distinct `index` from the list")
+            index = entry.get("index")
             if not isinstance(index, int) or not 0 <= index < len(facts) or index in by_index:
                 raise ValueError("each fact needs a distinct `index` from the list")
             if entry.get("verdict") not in VERDICTS:
                 raise ValueError(f"`verdict` must be one of {', '.join(VERDICTS)}")
             by_index[index] = entry
         return [
-            FactVerdict(facts[i], by_index[i]["verdict"], str(by_index[i].get("reason", "")))
+            FactVerdict(facts[i], str(by_index[i]["verdict"]), str(by_index[i].get("reason", "")))
             for i in range(len(facts))
         ]
 
     return parse
 
 
-def _parse_rubric(data: Any) -> tuple[bool, str]:
+def _parse_rubric(data: JSONValue) -> tuple[bool, str]:
     if not isinstance(data, dict) or data.get("verdict") not in ("pass", "fail"):
         raise ValueError("`verdict` must be pass or fail")
     return data["verdict"] == "pass", str(data.get("reason", ""))
@@ -190,7 +194,7 @@ class Judge:
             self.client.cache.close()
 
     @property
-    def description(self) -> dict[str, Any]:
+    def description(self) -> JSONObject:
         return {
             "model": self.client.model,
             "endpoint": self.client.endpoint,
@@ -199,7 +203,11 @@ class Judge:
         }
 
     async def judge(
-        self, check: JudgeCheck, output: str, context: Any, scope: dict[str, Any] | None = None
+        self,
+        check: JudgeCheck,
+        output: str,
+        context: object,
+        scope: dict[str, object] | None = None,
     ) -> JudgeVerdict:
         """Judge one check; raises ``ModelOutputError`` if the answer stays invalid."""
         messages = build_messages(check, output, context)
@@ -233,7 +241,7 @@ class Judge:
         )
         return JudgeVerdict(passed, why, None, _cost(results), all(r.cached for r in results))
 
-    async def pairwise(self, rubric: str, first: str, second: str, context: Any) -> str:
+    async def pairwise(self, rubric: str, first: str, second: str, context: object) -> str:
         """Which of two outputs better meets ``rubric``: "first" or "second" (position probe)."""
         tag_a, safe_a = delimit(first)
         tag_b, safe_b = delimit(second)
@@ -259,7 +267,7 @@ class Judge:
             "additionalProperties": False,
         }
 
-        def parse(data: Any) -> str:
+        def parse(data: JSONValue) -> str:
             if not isinstance(data, dict) or data.get("winner") not in ("first", "second"):
                 raise ValueError("`winner` must be first or second")
             return str(data["winner"])

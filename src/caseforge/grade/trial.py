@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from caseforge.agent.protocol import AgentResult
 from caseforge.case.model import Case
@@ -45,7 +44,7 @@ class GradeOptions:
     )
 
 
-def lookup(result: AgentResult, path: str, turn: int | None = None) -> Any:
+def lookup(result: AgentResult, path: str, turn: int | None = None) -> object:
     """The value of a dotted field path in the agent's output (``reply``, ``tool_calls`` are
     the reply text and the called tool names). In a conversation, ``transcript`` is every
     message as text, ``turn_count`` the number of agent turns, and ``turn`` picks one agent
@@ -72,8 +71,8 @@ def lookup(result: AgentResult, path: str, turn: int | None = None) -> Any:
     return _dotted(said.output or {}, path)
 
 
-def _dotted(output: dict[str, Any], path: str) -> Any:
-    value: Any = output
+def _dotted(output: dict[str, object], path: str) -> object:
+    value: object = output
     for part in path.split("."):
         if isinstance(value, dict) and part in value:
             value = value[part]
@@ -87,7 +86,7 @@ def _dotted(output: dict[str, Any], path: str) -> Any:
 def grade_trial(
     case: Case,
     result: AgentResult,
-    outcomes: dict[str, Any] | None = None,
+    outcomes: dict[str, object] | None = None,
     options: GradeOptions = GradeOptions(),
     outcome_error: str | None = None,
 ) -> tuple[TrialStatus, list[CheckResult]]:
@@ -117,7 +116,7 @@ def _grade_one(
     field: str,
     check: Check,
     result: AgentResult,
-    outcomes: dict[str, Any] | None,
+    outcomes: dict[str, object] | None,
     options: GradeOptions,
     outcome_error: str | None,
     paused: bool,
@@ -222,8 +221,8 @@ def _verdict(
     name: str,
     mode: str,
     check: BaseCheck | ToolCallsCheck,
-    expected: Any,
-    actual: Any,
+    expected: object,
+    actual: object,
     field: str,
     turn: int | None = None,
 ) -> CheckResult:
@@ -241,7 +240,7 @@ def _verdict(
 
 
 def _graded(
-    name: str, mode: str, check: BaseCheck | ToolCallsCheck, expected: Any, actual: Any
+    name: str, mode: str, check: BaseCheck | ToolCallsCheck, expected: object, actual: object
 ) -> CheckResult:
     try:
         verdict = check.grade(actual)

@@ -268,6 +268,20 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
 
 
+class ModelOptions(TypedDict, total=False):
+    """What ``ctx.llm(model, **options)`` passes on to its :class:`ModelClient` (besides
+    ``prices`` and ``limiter``; the context sets the rest: the endpoint, the fixtures' HTTP
+    client, the cache, the budget)."""
+
+    timeout_s: float
+    max_attempts: int
+    backoff_s: float
+    max_retry_wait_s: float
+    rpm: int | None
+    tpm: int | None
+    structured: str  # auto | json_schema | off
+
+
 @dataclass
 class ModelClient:
     """Chat completions against one model on one endpoint."""

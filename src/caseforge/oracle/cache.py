@@ -58,8 +58,8 @@ CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL);
 class OracleCache:
     """The answers of one suite's oracles module, keyed as the module docstring says."""
 
-    def __init__(self, folder: Path, suite_root: Path, module: Path) -> None:
-        self.suite_root = suite_root.resolve()
+    def __init__(self, folder: Path, suite_dir: Path, module: Path) -> None:
+        self.suite_dir = suite_dir.resolve()
         self.module = module.resolve()
         self.db: sqlite3.Connection | None = None
         with contextlib.suppress(OSError, sqlite3.Error):
@@ -140,8 +140,8 @@ class OracleCache:
             with contextlib.suppress(OSError):
                 digest.update(f"{folder}:{os.stat(folder).st_mtime_ns}\0".encode())
         self._execute("BEGIN")  # one commit for the hashes a first run stores
-        for path in _suite_files(self.suite_root):
-            rel = path.relative_to(self.suite_root).as_posix()
+        for path in _suite_files(self.suite_dir):
+            rel = path.relative_to(self.suite_dir).as_posix()
             digest.update(f"{rel}\0{self._sha(path)}\0".encode())
         self._execute("COMMIT")
         return digest.hexdigest()
@@ -209,9 +209,9 @@ class OracleCache:
         self.db.execute("COMMIT")
 
 
-def _suite_files(root: Path) -> Iterator[Path]:
+def _suite_files(suite_dir: Path) -> Iterator[Path]:
     """Every file of the suite folder the oracle may read, in a stable order."""
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in os.walk(suite_dir):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
         for name in sorted(files):
             if not name.endswith((".pyc", ".swp", "~")) and not name.startswith(".#"):

@@ -35,10 +35,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from caseforge.errors import describe_exit
 from caseforge.jsontypes import JSONValue
+
+if TYPE_CHECKING:
+    from multiprocessing.context import ForkContext, SpawnContext
+    from multiprocessing.process import BaseProcess
+
+    from caseforge.oracle.registry import OracleFn
+
+# What a worker sends back for one call: ("answer", key, value, alternatives, error,
+# what it printed, files it read outside the suite, whether the answer may be cached).
+AnswerMessage = tuple[str, int, JSONValue, list[JSONValue], str | None, str, list[str], bool]
 
 OUTPUT_BYTES = 16 * 1024  # what is kept of one call's printing (its head and tail)
 BATCH = 32  # calls sent to a worker at once, at most
@@ -50,8 +60,8 @@ class OracleCall:
 
     key: int
     name: str
-    input: dict[str, Any]
-    args: dict[str, Any]
+    input: dict[str, object]
+    args: dict[str, object]
     case_id: str = ""
 
 
@@ -85,16 +95,18 @@ def pool_size(calls: int) -> int:
 class OraclePool:
     """Workers that import ``module`` and answer :class:`OracleCall` s."""
 
-    def __init__(self, module: Path, suite_root: Path, timeout_s: float, workers: int = 1):
+    def __init__(self, module: Path, suite_dir: Path, timeout_s: float, workers: int = 1):
         self.module = module.resolve()
-        self.suite_root = suite_root.resolve()
+        self.suite_dir = suite_dir.resolve()
         self.timeout_s = timeout_s
         self.size = max(1, workers)
         self.files: set[str] = set()  # outside the suite, read or imported by a worker
         self._info: ModuleInfo | None = None
         self._workers: list[_Worker] = []
-        method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
-        self._context: Any = multiprocessing.get_context(method)
+        fork = threading.active_count() == 1 and os.name == "posix"
+        self._context: ForkContext | SpawnContext = (
+            multiprocessing.get_context("fork") if fork else multiprocessing.get_context("spawn")
+        )
 
     def __enter__(self) -> OraclePool:
         return self
@@ -202,7 +214,7 @@ class OraclePool:
         parent, child = self._context.Pipe()
         process = self._context.Process(
             target=_serve,
-            args=(child, str(self.module), str(self.suite_root)),
+            args=(child, str(self.module), str(self.suite_dir)),
             name="caseforge-oracle",
             daemon=True,
         )
@@ -221,7 +233,7 @@ class OraclePool:
 class _Worker:
     """The parent's side of one worker process."""
 
-    def __init__(self, process: Any, conn: Connection, module: Path) -> None:
+    def __init__(self, process: BaseProcess, conn: Connection, module: Path) -> None:
         self.module = module
         self.process = process
         self.conn = conn
@@ -265,7 +277,7 @@ class _Worker:
     def deadline(self, timeout_s: float) -> float:
         return self.last + timeout_s
 
-    def answered(self, message: tuple[Any, ...]) -> tuple[OracleCall, OracleAnswer]:
+    def answered(self, message: AnswerMessage) -> tuple[OracleCall, OracleAnswer]:
         _, key, value, others, error, output, files, keyed = message
         call = self.batch.popleft()
         assert call.key == key, "a worker answers its batch in order"
@@ -279,8 +291,10 @@ class _Worker:
 
     def kill(self) -> int | None:
         """Kill the worker and whatever it started (its own process group)."""
-        with contextlib.suppress(Exception):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        pid = self.process.pid  # None only before it started
+        if pid is not None:
+            with contextlib.suppress(Exception):
+                os.killpg(pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             self.process.kill()
         self.process.join(30)
@@ -306,7 +320,7 @@ class _Worker:
 # --- in the worker process ----------------------------------------------------------------
 
 
-def _serve(conn: Connection, module: str, suite_root: str) -> None:
+def _serve(conn: Connection, module: str, suite_dir: str) -> None:
     """A worker's life: load the module, then answer batches until told to stop."""
     _die_with_parent()
     with contextlib.suppress(OSError):
@@ -315,11 +329,11 @@ def _serve(conn: Connection, module: str, suite_root: str) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with contextlib.suppress(OSError):
         os.dup2(2, 1)  # nothing an oracle writes reaches caseforge's stdout
-    reads = _Reads(Path(suite_root))
+    reads = _Reads(Path(suite_dir))
     sys.addaudithook(reads.hook)
     from caseforge.oracle.registry import OracleError, expectation, load_oracles
 
-    found: dict[str, Any] = {}
+    found: dict[str, OracleFn] = {}
     error: str | None = None
     with _captured() as printed:
         try:
@@ -400,13 +414,13 @@ class _Reads:
     """Files an oracle imports or opens outside the suite folder and outside the installed
     Python (its standard library and site-packages): they belong in the cache's key."""
 
-    def __init__(self, suite_root: Path) -> None:
+    def __init__(self, suite_dir: Path) -> None:
         self.skip = tuple(
             os.path.join(folder, "")  # a whole component: /srv/suite is not /srv/suite_data
             for folder in {
                 str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)
             }
-            | {str(suite_root)}
+            | {str(suite_dir)}
         )
         self.found: set[str] = set()
         self.new: list[str] = []
@@ -414,7 +428,7 @@ class _Reads:
         # there has no key, so no answer computed from then on is kept in the cache.
         self.outside = False
 
-    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+    def hook(self, event: str, args: tuple[object, ...]) -> None:
         if event in _UNKEYED:
             self.outside = True
             return
@@ -422,12 +436,13 @@ class _Reads:
             args = (args[0], "r") if args else args
         elif event != "open":
             return
-        if not args or not isinstance(args[0], str | bytes) or not args[0]:
+        target = args[0] if args else None
+        if not isinstance(target, str | bytes) or not target:
             return
         mode = args[1] if len(args) > 1 else "r"
         if isinstance(mode, str) and any(c in mode for c in "wax+"):
             return
-        path = os.path.abspath(os.fsdecode(args[0]))
+        path = os.path.abspath(os.fsdecode(target))
         if path in self.found:
             return
         self.found.add(path)

@@ -8,7 +8,6 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -18,6 +17,7 @@ from caseforge.case.model import Case, case_model
 from caseforge.checks import ModeTable, mode_table
 from caseforge.errors import CaseforgeError, UsageError, first_validation_error
 from caseforge.files import json_kind, read_json_file
+from caseforge.jsontypes import JSONObject
 from caseforge.report.model import (
     READABLE_VERSIONS,
     SCHEMA_VERSION,
@@ -29,7 +29,7 @@ from caseforge.report.model import (
     TrialResult,
 )
 from caseforge.report.summary import check_counts, summarize
-from caseforge.results import RunStatus, TrialRecord, TrialStatus
+from caseforge.results import ResultRow, RunStatus, TrialRecord, TrialStatus
 from caseforge.store.db import RunStore
 
 
@@ -89,7 +89,13 @@ def build_report(store: RunStore, run_id: str, raw: bool = False) -> RunReport:
         caseforge_version=info.caseforge_version,
         options=info.options,
         shards=[
-            ShardEntry.model_validate({k: row[k] for k in ShardEntry.model_fields})
+            ShardEntry(
+                shard=row["shard"],
+                shards=row["shards"],
+                status=row["status"],
+                host=row["host"],
+                finished_at=row["finished_at"],
+            )
             for row in store.shards(run_id)
         ],
         summary=summarize(records, cases, info.trials).model_copy(
@@ -120,9 +126,9 @@ def cases_trials(
     return found
 
 
-def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:
+def _trial(row: ResultRow, raw: bool) -> tuple[TrialRecord, TrialResult]:
     record = TrialRecord.from_row(row)
-    stored = row.get("response_json")
+    stored = row["response_json"]
     response = json.loads(stored) if stored else None
     reply = response.get("reply") if isinstance(response, dict) else None
     calls = response.get("tool_calls") if isinstance(response, dict) else None
@@ -144,8 +150,9 @@ def _trial(row: dict[str, Any], raw: bool) -> tuple[TrialRecord, TrialResult]:
         user_cost_usd=_user_cost(response),
         ended_by=response.get("ended_by") if isinstance(response, dict) else None,
     )
-    if raw and row.get("log_json"):
-        log = json.loads(row["log_json"])
+    log_json = row["log_json"]
+    if raw and log_json:
+        log = json.loads(log_json)
         trial.log, trial.log_dropped = str(log.get("text", "")), int(log.get("dropped", 0))
     return record, trial
 
@@ -172,7 +179,7 @@ def _transcript(response: object, raw: bool) -> list[TranscriptEntry]:
     ]
 
 
-def _tool_call(call: dict[str, Any], raw: bool) -> ToolCallEntry:
+def _tool_call(call: JSONObject, raw: bool) -> ToolCallEntry:
     args = call.get("args")
     return ToolCallEntry(
         name=str(call.get("name", "")),
@@ -242,13 +249,13 @@ def written_by_newer(version: str) -> bool:
     return numbers(version) > numbers(__version__)
 
 
-def report_schema() -> dict[str, Any]:
+def report_schema() -> JSONObject:
     """The JSON Schema of report.json as shipped with the package (generated from
     :class:`RunReport` by ``make schema``; a test keeps the two equal)."""
     from importlib.resources import files
 
     text = files("caseforge.report").joinpath("report.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: JSONObject = json.loads(text)
     return schema
 
 

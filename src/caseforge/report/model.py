@@ -8,11 +8,12 @@ the same :class:`~caseforge.results.CheckResult` records grading produced.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from caseforge.case.identity import SuiteIdentity
+from caseforge.jsontypes import JSONObject
 from caseforge.results import PROBE_FAILED, CheckResult, CheckStatus, RunStatus, TrialStatus
 
 # 2: a check's `actual` is kept to 2 KB, with `actual_bytes` and `actual_ref` when it was
@@ -295,7 +296,7 @@ class RunReport(_Model):
         return self.config or self.run_id
 
 
-def report_json_schema() -> dict[str, Any]:
+def report_json_schema() -> JSONObject:
     """The JSON Schema of ``report.json``, generated from :class:`RunReport`."""
     schema = RunReport.model_json_schema(mode="serialization")
     schema["$id"] = SCHEMA_ID

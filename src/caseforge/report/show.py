@@ -77,9 +77,11 @@ def trial_view(
         raise UsageError(f"run {run_id} has no stored result for {what}")
     row = next((r for r in rows if r["status"] != TrialStatus.PASS.value), rows[0])
     record = TrialRecord.from_row(row)
-    response = json.loads(row["response_json"]) if row.get("response_json") else {}
+    response_json, log_json = row["response_json"], row["log_json"]
+    outcomes_json, fixtures_json = row["outcomes_json"], row["fixtures_json"]
+    response = json.loads(response_json) if response_json else {}
     case = store.cases(run_id).get(record.case_id, {})
-    log = json.loads(row["log_json"]) if row.get("log_json") else {}
+    log = json.loads(log_json) if log_json else {}
     return TrialView(
         run_id=run_id,
         case_id=record.case_id,
@@ -92,10 +94,8 @@ def trial_view(
         transcript=response.get("transcript", []),
         ended_by=response.get("ended_by"),
         user_usage=response.get("user_usage"),
-        outcomes=json.loads(row["outcomes_json"]) if row.get("outcomes_json") else None,
-        fixtures=FixtureUse.model_validate_json(row["fixtures_json"])
-        if row.get("fixtures_json")
-        else None,
+        outcomes=json.loads(outcomes_json) if outcomes_json else None,
+        fixtures=FixtureUse.model_validate_json(fixtures_json) if fixtures_json else None,
         checks=record.checks,
         error=record.error,
         log=log.get("text"),

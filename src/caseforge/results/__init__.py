@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
     from caseforge.results.records import PROBE_FAILED as PROBE_FAILED
     from caseforge.results.records import CheckResult as CheckResult
     from caseforge.results.records import CheckStatus as CheckStatus
+    from caseforge.results.records import ResultRow as ResultRow
     from caseforge.results.records import RunStatus as RunStatus
     from caseforge.results.records import TrialRecord as TrialRecord
     from caseforge.results.records import TrialStatus as TrialStatus
@@ -29,6 +30,7 @@ _WHERE = {
     "PROBE_FAILED": "caseforge.results.records",
     "CheckResult": "caseforge.results.records",
     "CheckStatus": "caseforge.results.records",
+    "ResultRow": "caseforge.results.records",
     "RunStatus": "caseforge.results.records",
     "TrialRecord": "caseforge.results.records",
     "TrialStatus": "caseforge.results.records",

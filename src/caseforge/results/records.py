@@ -11,8 +11,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TypedDict
 
+from caseforge.jsontypes import JSONObject
 from caseforge.values import json_text
 
 
@@ -62,6 +63,27 @@ class RunStatus(StrEnum):
     STOPPED = "stopped"
 
 
+class ResultRow(TypedDict):
+    """One row of the store's ``results`` table (``store/schema.py``): a graded case-trial,
+    its JSON columns as text."""
+
+    run_id: str
+    case_id: str
+    trial: int
+    status: str
+    error: str | None
+    latency_s: float
+    cost_usd: float
+    input_tokens: int
+    output_tokens: int
+    response_json: str | None
+    outcomes_json: str | None
+    checks_json: str
+    finished_at: str
+    fixtures_json: str | None
+    log_json: str | None
+
+
 ACTUAL_BYTES = 2048  # what a check result keeps of what it graded; the rest is by reference
 
 
@@ -78,14 +100,14 @@ class CheckResult:
     name: str
     mode: str
     status: CheckStatus
-    expected: Any = None
-    actual: Any = None
+    expected: object = None
+    actual: object = None
     reason: str = ""
     actual_bytes: int | None = None  # set when `actual` was cut: the full value's size
     actual_ref: str | None = None  # and where the full value is
 
-    def to_json(self) -> dict[str, Any]:
-        data = {
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
             "name": self.name,
             "mode": self.mode,
             "status": self.status.value,
@@ -99,16 +121,17 @@ class CheckResult:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> CheckResult:
+    def from_json(cls, data: JSONObject) -> CheckResult:
+        size, ref = data.get("actual_bytes"), data.get("actual_ref")
         return cls(
-            data["name"],
-            data["mode"],
-            CheckStatus(data["status"]),
+            str(data["name"]),
+            str(data["mode"]),
+            CheckStatus(str(data["status"])),
             data.get("expected"),
             data.get("actual"),
-            data.get("reason", ""),
-            data.get("actual_bytes"),
-            data.get("actual_ref"),
+            str(data.get("reason", "")),
+            size if isinstance(size, int) else None,
+            ref if isinstance(ref, str) else None,
         )
 
     def cut(self, ref: str | None) -> CheckResult:
@@ -145,11 +168,19 @@ class TrialRecord:
     output_tokens: int = 0
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> TrialRecord:
+    def from_row(cls, row: ResultRow) -> TrialRecord:
         """A record from a store row (the ``results`` table)."""
-        checks = [CheckResult.from_json(c) for c in json.loads(row["checks_json"])]
-        plain = {name: row[name] for name in _ROW_FIELDS}
-        return cls(status=TrialStatus(row["status"]), checks=checks, **plain)
+        return cls(
+            case_id=row["case_id"],
+            trial=row["trial"],
+            status=TrialStatus(row["status"]),
+            checks=[CheckResult.from_json(c) for c in json.loads(row["checks_json"])],
+            error=row["error"],
+            latency_s=row["latency_s"],
+            cost_usd=row["cost_usd"],
+            input_tokens=row["input_tokens"],
+            output_tokens=row["output_tokens"],
+        )
 
     def to_row(
         self,
@@ -159,7 +190,7 @@ class TrialRecord:
         outcomes_json: str | None = None,
         fixtures_json: str | None = None,
         log_json: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ResultRow:
         """The store row of this record, with the raw response, what the probe read, how
         the trial used the fixtures and what the agent's side wrote (its log)."""
         return {
@@ -179,18 +210,6 @@ class TrialRecord:
             "fixtures_json": fixtures_json,
             "log_json": log_json,
         }
-
-
-# The record's fields a store row holds as they are.
-_ROW_FIELDS = (
-    "case_id",
-    "trial",
-    "error",
-    "latency_s",
-    "cost_usd",
-    "input_tokens",
-    "output_tokens",
-)
 
 
 def _encode(value: object) -> str:

@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING
 from caseforge.imports import lazy_names
 
 if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
+    from caseforge.run.executor import BaseExecutor as BaseExecutor
     from caseforge.run.executor import Executor as Executor
+    from caseforge.run.executor import ExecutorFactory as ExecutorFactory
+    from caseforge.run.executor import ExecutorSettings as ExecutorSettings
     from caseforge.run.executor import LocalExecutor as LocalExecutor
     from caseforge.run.executor import TrialOutcome as TrialOutcome
     from caseforge.run.executor import TrialTask as TrialTask
@@ -22,7 +25,10 @@ if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
     from caseforge.run.runner import RunOutcome as RunOutcome
 
 _WHERE = {
+    "BaseExecutor": "caseforge.run.executor",
     "Executor": "caseforge.run.executor",
+    "ExecutorFactory": "caseforge.run.executor",
+    "ExecutorSettings": "caseforge.run.executor",
     "LocalExecutor": "caseforge.run.executor",
     "TrialOutcome": "caseforge.run.executor",
     "TrialTask": "caseforge.run.executor",

@@ -16,9 +16,9 @@ import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from caseforge.agent.protocol import AgentResult, ToolCall, Turn, Usage
+from caseforge.agent.protocol import AgentRequestDict, AgentResult, ToolCall, Turn, Usage
 from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.transports import import_object
 from caseforge.case.conversation import Conversation, SimulatedUser
@@ -28,7 +28,7 @@ from caseforge.errors import CaseforgeError, SuiteExit, suite_exit
 if TYPE_CHECKING:
     from caseforge.llm.client import ModelClient  # the SDK is imported only when used
 
-AgentCall = Callable[[dict[str, Any]], Awaitable[AgentResult]]
+AgentCall = Callable[[AgentRequestDict], Awaitable[AgentResult]]
 UserModel = Callable[
     [list[dict[str, str]], SimulatedUser, dict[str, object]], Awaitable[tuple[str, Usage]]
 ]
@@ -75,18 +75,18 @@ def model_user(client: ModelClient) -> UserModel:
 class Users:
     """How simulated users are played: their callables (imported once) and the model."""
 
-    suite_root: Path
+    suite_dir: Path
     model: UserModel | None = None  # the suite's `simulator:`, when one is configured
-    _callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    _callables: dict[str, Callable[..., object]] = field(default_factory=dict)
     _threads: DaemonThreadPool = field(default_factory=lambda: DaemonThreadPool(8, "user"))
 
     def close(self) -> None:
         """Let the threads of sync users end (one still in a call is abandoned)."""
         self._threads.shutdown()
 
-    def callable(self, spec: str) -> Callable[..., Any]:
+    def callable(self, spec: str) -> Callable[..., object]:
         if spec not in self._callables:
-            self._callables[spec] = import_object(spec, self.suite_root)
+            self._callables[spec] = import_object(spec, self.suite_dir)
         return self._callables[spec]
 
     async def say(
@@ -102,9 +102,11 @@ class Users:
             call = functools.partial(
                 fn, messages, instruction=user.instruction, facts=dict(user.facts)
             )
+            found: object
             if inspect.iscoroutinefunction(fn):
                 try:
-                    found = await call()
+                    pending = call()
+                    found = await pending if inspect.isawaitable(pending) else pending
                 except (SystemExit, KeyboardInterrupt) as exc:  # its own exit: its failure
                     failure = suite_exit(exc)
                     if failure is None:
@@ -150,11 +152,12 @@ def check_users(users: Users, cases: Iterable[Case], simulator_ready: bool) -> N
 
 
 async def converse(
-    conversation: Conversation, request: dict[str, Any], call: AgentCall, users: Users
+    conversation: Conversation, request: AgentRequestDict, call: AgentCall, users: Users
 ) -> AgentResult:
     """Talk until the conversation ends; the trial's result, with its transcript."""
-    scope = {"case": request.get("case_id"), "trial": request.get("trial"),
-             "seed": request.get("seed")}  # fmt: skip
+    scope: dict[str, object] = {
+        "case": request["case_id"], "trial": request["trial"], "seed": request["seed"]
+    }  # fmt: skip
     transcript: list[Turn] = []
     messages: list[dict[str, str]] = []
     calls: list[ToolCall] = []

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from caseforge.case.load import Suite
 from caseforge.case.model import Case
 from caseforge.errors import UsageError
-from caseforge.jsontypes import JSONObject
 
 # Above this many case-trials, a shard's share is estimated, not counted (see RunPlan).
 SHARD_COUNTED = 200_000
@@ -28,7 +27,7 @@ class RunHandle:
 
     run_id: str
     config_name: str | None
-    config: JSONObject
+    config: dict[str, object]
     # Kept out of repr: asyncio formats the task result, and 10,000 cases take seconds.
     cases: dict[str, Case] = field(repr=False)
 

@@ -23,12 +23,14 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
+import logging
 import os
 import secrets
 import socket
 import zlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
@@ -39,9 +41,11 @@ from caseforge.jsontypes import JSONObject
 from caseforge.llm.limiter import RateLimiter
 from caseforge.network import is_loopback
 from caseforge.run.capture import routed
-from caseforge.run.executor import TrialOutcome, TrialTask, WorkerPool
+from caseforge.run.executor import ExecutorSettings, TrialOutcome, TrialTask, WorkerPool
 
 if TYPE_CHECKING:
+    import time_machine
+
     from caseforge.run.plan import RunHandle
     from caseforge.run.setup import TrialSetup
     from caseforge.run.trial import TrialRunner
@@ -60,9 +64,12 @@ LOST_TWICE = (
 FAILED = "failed"  # what a worker sends for a case-trial it could not run at all
 _OUTCOME_FIELDS = tuple(f.name for f in dataclasses.fields(TrialOutcome) if f.name != "task")
 # A fresh outcome's fields: a worker sends only those that differ.
-_BLANK: dict[str, Any] = {
+_BLANK: dict[str, object] = {
     f.name: f.default for f in dataclasses.fields(TrialOutcome) if f.name != "task"
 }
+
+# Ray actor handles (a worker's, the coordinator's) have no precise type here: a method is
+# called as ``handle.method.remote(...)``, which Ray types only through ActorHandle[T].
 
 # (slot, run id, case id, trial, seed, clock, resent): what a worker needs to run one.
 Message = tuple[int, str, str, int, int, str, bool]
@@ -103,7 +110,7 @@ class RayExecutor(WorkerPool):
         self.workers = workers
         self.address = address if address is not None else os.environ.get("RAY_ADDRESS")
         self.trials: RayTrials | None = None
-        self._ray: Any = None
+        self._ray: ModuleType | None = None
         self._owns_ray = False
 
     def prepare(self) -> None:
@@ -111,7 +118,7 @@ class RayExecutor(WorkerPool):
             self._ray, self._owns_ray = _connect(self.address)
 
     def release(self) -> None:
-        if self.trials is None and self._owns_ray:
+        if self.trials is None and self._owns_ray and self._ray is not None:
             self._ray.shutdown()
             self._ray, self._owns_ray = None, False
 
@@ -134,6 +141,7 @@ class RayExecutor(WorkerPool):
     ) -> RayTrials:
         self.prepare()
         ray, started = self._ray, self._owns_ray
+        assert ray is not None, "prepare() connects"
         try:
             cpus = float(ray.cluster_resources().get("CPU", 1.0))
             workers = self.workers or max(1, int(cpus))
@@ -183,6 +191,11 @@ class RayExecutor(WorkerPool):
         return self.trials
 
 
+def ray_executor(settings: ExecutorSettings) -> RayExecutor:
+    """``--executor ray``: the cluster at ``RAY_ADDRESS``, else a local one for the run."""
+    return RayExecutor(settings.concurrency, workers=settings.workers)
+
+
 @dataclass(eq=False)
 class _Worker:
     number: int
@@ -212,7 +225,7 @@ class RayTrials:
     the run no time.
     """
 
-    ray: Any = field(repr=False)
+    ray: ModuleType = field(repr=False)
     spawn: Any = field(repr=False)  # worker number -> actor handle
     size: int
     coordinator: Any = field(repr=False)
@@ -224,7 +237,7 @@ class RayTrials:
     _slots: int = 0
     _pending: list[_Job] = field(default_factory=list)
     _timer: asyncio.TimerHandle | None = None
-    _sends: set[asyncio.Future[Any]] = field(default_factory=set)
+    _sends: set[asyncio.Future[object]] = field(default_factory=set)
     _starting: int = 0  # replacement workers not ready yet
     _readers_of_new: set[asyncio.Task[None]] = field(default_factory=set)
     _failure: BaseException | None = None
@@ -312,7 +325,7 @@ class RayTrials:
             self._sends.add(sent)
             sent.add_done_callback(self._sent)
 
-    def _sent(self, sent: asyncio.Future[Any]) -> None:
+    def _sent(self, sent: asyncio.Future[object]) -> None:
         """A batch reached its worker (or the worker is gone: its stream says so)."""
         self._sends.discard(sent)
         if not sent.cancelled():
@@ -335,8 +348,10 @@ class RayTrials:
         except Exception as exc:  # a bug on the worker: stop the run with it
             self._fail(list(worker.jobs.values()), exc)
 
-    def _deliver(self, job: _Job, fields: dict[str, Any]) -> None:
-        outcome = TrialOutcome(task=job.task, **fields)
+    def _deliver(self, job: _Job, fields: dict[str, object]) -> None:
+        outcome = TrialOutcome(task=job.task)
+        for name, value in fields.items():  # the fields a worker sent: those not blank
+            setattr(outcome, name, value)
         if outcome.recordings and self.fixtures is not None:
             for service, request, index, response in outcome.recordings:
                 self.fixtures.record(job.task.case.id, service, request, index, response)
@@ -428,7 +443,7 @@ def _cause(exc: BaseException) -> str:
     return lines[-1] if lines else type(exc).__name__
 
 
-def _connect(address: str | None) -> tuple[Any, bool]:
+def _connect(address: str | None) -> tuple[ModuleType, bool]:
     """Ray, initialised: connected to ``address``, or a local cluster on loopback. Also
     whether this call did it (and the run should shut it down)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
@@ -446,18 +461,18 @@ def _connect(address: str | None) -> tuple[Any, bool]:
         raise EnvError("--executor ray needs Ray: pip install 'caseforge[ray]'") from None
     if ray.is_initialized():
         return ray, False
-    options: dict[str, Any] = {
-        "configure_logging": False,
-        "log_to_driver": False,
-        "logging_level": "WARNING",
-    }
     if address is not None and address != "auto":
         _reachable(address)
+    local = address is None  # a cluster of the run's own: small, no dashboard
     try:
-        if address is None:
-            ray.init(include_dashboard=False, object_store_memory=200 * 2**20, **options)
-        else:
-            ray.init(address=address, **options)
+        ray.init(
+            address=address,
+            include_dashboard=False if local else None,
+            object_store_memory=200 * 2**20 if local else None,
+            configure_logging=False,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
     except (ConnectionError, ray.exceptions.RayError, RuntimeError, ValueError) as exc:
         where = address or "a local cluster"
         raise EnvError(
@@ -539,7 +554,7 @@ class TrialWorker:
         self,
         number: int,
         setup: TrialSetup,
-        runs: dict[str, tuple[str | None, dict[str, Any], dict[str, str]]],
+        runs: dict[str, tuple[str | None, dict[str, object], dict[str, str]]],
         env: dict[str, str],
         coordinator: Any,
         concurrency: int,
@@ -548,12 +563,12 @@ class TrialWorker:
         os.environ.update(env)
         setup = dataclasses.replace(setup, threads=concurrency)
         self.runs = runs
-        self.model: type[Case] = case_model(suite_modes(setup.suite_root, setup.config))
+        self.model: type[Case] = case_model(suite_modes(setup.suite_dir, setup.config))
         self.cases: dict[tuple[str, str], Case] = {}
         limited = setup.config.rate_limit is not None
         # Record into memory only: the driver writes what comes back with each outcome.
         fixtures = (
-            FixtureStore(setup.suite_root, setup.fixture_mode)
+            FixtureStore(setup.suite_dir, setup.fixture_mode)
             if setup.fixture_mode is not FixtureMode.OFF
             else None
         )
@@ -564,11 +579,11 @@ class TrialWorker:
         )
         self.slots = asyncio.Semaphore(concurrency)
         self.running: set[asyncio.Future[None]] = set()
-        self.done: list[tuple[int, dict[str, Any]]] = []
+        self.done: list[tuple[int, dict[str, object]]] = []
         self.finished = asyncio.Event()
         self.routing = routed()  # the agent's prints go to its trial's log (run/capture.py)
         self.routing.__enter__()
-        self.travel: Any = None
+        self.travel: time_machine.travel | None = None
         if frozen_clock is not None and self.runner.agent.in_process:
             import time_machine
 
@@ -612,7 +627,7 @@ class TrialWorker:
             self.running.add(running)
             running.add_done_callback(self.running.discard)
 
-    async def results(self) -> AsyncIterator[list[tuple[int, dict[str, Any]]]]:
+    async def results(self) -> AsyncIterator[list[tuple[int, dict[str, object]]]]:
         """The outcomes, for the worker's whole life: what finished within RESULT_WINDOW_S
         of the first of them, in one message."""
         while True:

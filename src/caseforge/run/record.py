@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 from caseforge.grade.trial import GradeOptions, grade_trial
-from caseforge.results import CheckResult, TrialRecord, TrialStatus
+from caseforge.results import CheckResult, ResultRow, TrialRecord, TrialStatus
 from caseforge.run.executor import TrialOutcome
 from caseforge.store.db import utcnow
 from caseforge.values import finite_text, json_text
@@ -40,7 +39,7 @@ def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
     )
 
 
-def store_row(outcome: TrialOutcome, record: TrialRecord) -> dict[str, Any]:
+def store_row(outcome: TrialOutcome, record: TrialRecord) -> ResultRow:
     """The store row of a graded case-trial: the record, the raw response, the probe's reading."""
     result = outcome.result
     if outcome.stderr_tail:

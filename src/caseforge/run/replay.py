@@ -8,14 +8,14 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 from caseforge.agent.protocol import AgentResult
-from caseforge.run.executor import StoppableExecutor, TrialOutcome, TrialTask
+from caseforge.run.executor import BaseExecutor, TrialOutcome, TrialTask
 from caseforge.store.db import RunStore
 from caseforge.values import FLOAT_KEY, unmark_floats
 
 YIELD_EVERY = 200  # let the judge's tasks and the flusher run between replayed outcomes
 
 
-class ReplayExecutor(StoppableExecutor):
+class ReplayExecutor(BaseExecutor):
     """Yields, for each task, the outcome ``source_run`` stored for its case and trial."""
 
     def __init__(self, store: RunStore, source_run: str) -> None:
@@ -33,19 +33,20 @@ class ReplayExecutor(StoppableExecutor):
             if row is None:  # the plan only asks for stored case-trials
                 continue
             outcome = TrialOutcome(task=task, error=row["error"], latency_s=row["latency_s"])
-            if row["response_json"]:
-                stored = row["response_json"]
+            stored, outcomes_json = row["response_json"], row["outcomes_json"]
+            if stored:
                 if FLOAT_KEY in stored:  # a NaN or Infinity the agent answered: a float again
                     outcome.result = AgentResult.model_validate(unmark_floats(json.loads(stored)))
                 else:
                     outcome.result = AgentResult.model_validate_json(stored)
-                if row.get("outcomes_json"):
-                    outcome.outcomes = unmark_floats(json.loads(row["outcomes_json"]))
-            if row.get("log_json"):  # what the agent wrote, kept with the rescored trial
-                log = json.loads(row["log_json"])
+                if outcomes_json:
+                    outcomes = unmark_floats(json.loads(outcomes_json))
+                    outcome.outcomes = dict(outcomes) if isinstance(outcomes, dict) else None
+            if log_json := row["log_json"]:  # what the agent wrote, kept with the rescored trial
+                log = json.loads(log_json)
                 outcome.log, outcome.log_dropped = str(log["text"]), int(log["dropped"])
-            if row.get("fixtures_json"):
-                outcome.fixtures = json.loads(row["fixtures_json"])
+            if fixtures_json := row["fixtures_json"]:
+                outcome.fixtures = json.loads(fixtures_json)
             yield outcome
             if count % YIELD_EVERY == 0:
                 await asyncio.sleep(0)

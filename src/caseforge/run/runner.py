@@ -18,7 +18,7 @@ import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import DatabaseError
 
@@ -39,7 +39,13 @@ from caseforge.paths import ensure_state_dir, suite_paths
 from caseforge.results import NO_JUDGE_REASON, TrialRecord
 from caseforge.run.cancel import Cancellation
 from caseforge.run.conversation import Users, check_users
-from caseforge.run.executor import Executor, LocalExecutor, TrialTask, WorkerPool
+from caseforge.run.executor import (
+    Executor,
+    ExecutorSettings,
+    TrialTask,
+    build_executor,
+    check_executor_name,
+)
 from caseforge.run.plan import (
     MAX_CASE_TRIALS,
     MAX_TRIALS,
@@ -90,8 +96,8 @@ class RunOptions:
     reuse_trials: bool = False
     shard: Shard | None = None  # --shard I/N
     run_id: str | None = None  # --run-id: the run (a matrix's group) every shard fills
-    executor: str = "local"  # local | ray
-    workers: int | None = None  # --executor ray: how many (default: the cluster's CPUs)
+    executor: str = "local"  # a name: local, ray, or an installed caseforge.executors one
+    workers: int | None = None  # --workers: an executor's workers (ray: the cluster's CPUs)
 
     def __post_init__(self) -> None:
         # Checked here, before any run is recorded: 0 or -1 never means "not given".
@@ -127,10 +133,9 @@ class RunOptions:
                 )
             if self.rescore is not None:
                 raise UsageError("--shard cannot be used with rescore")
-        if self.executor not in ("local", "ray"):
-            raise UsageError(f"--executor must be local or ray, not {self.executor!r}")
-        if self.workers is not None and self.executor != "ray":
-            raise UsageError("--workers is for --executor ray")
+        check_executor_name(self.executor)
+        if self.workers is not None and self.executor == "local":
+            ExecutorSettings(self.executor, 1, self.workers).refuse_workers()
         if self.run_id is not None and self.resume is not None:
             raise UsageError("--run-id names a new run; --resume RUN_ID finishes one")
 
@@ -147,7 +152,9 @@ class RunOutcome:
     skipped: int = 0
     rescored_from: str | None = None
     left_out: list[str] = field(default_factory=list)  # rescore: cases gone from the suite
-    pool: JSONObject | None = None  # --executor ray: workers lost, case-trials retried, spend
+    # What the executor reported (Executor.report): for ray, workers lost, case-trials
+    # retried, spend.
+    pool: JSONObject | None = None
 
 
 def select_cases(
@@ -169,7 +176,7 @@ def select_cases(
             raise UsageError(f"--tag: no case in {split} is tagged {', '.join(unknown)}")
         cases = [c for c in cases if set(c.tags) & set(tags)]
     if not cases:
-        raise CaseforgeError(f"{suite.root}: no cases in split {split!r}")
+        raise CaseforgeError(f"{suite.suite_dir}: no cases in split {split!r}")
     return cases
 
 
@@ -198,7 +205,7 @@ class Runner:
         self._agent: Agent | None = None
         self._user_players: Users | None = None  # who plays simulated users
         self._user_client: ModelClient | None = None
-        self._own_pool: WorkerPool | None = None  # --executor ray, made for this run
+        self._prepared: Executor | None = None  # the executor once prepare() has run
 
     async def run(self) -> RunOutcome:
         """Plan, drive and close the invocation. A cancellation (``self.cancellation``)
@@ -207,17 +214,8 @@ class Runner:
         cancel = self.cancellation
         opts = self.options
         cancel.check()
-        if opts.executor == "ray" and not opts.rescore and self.executor is None:
-            from caseforge.run.ray_executor import RayExecutor
-
-            # Its concurrency is the suite's, known once the plan has loaded the suite.
-            self.executor = self._own_pool = RayExecutor(1, workers=opts.workers)
-        pool = self.executor if isinstance(self.executor, WorkerPool) else None
         plan: RunPlan | None = None
         try:
-            if pool is not None:
-                pool.prepare()  # an unreachable cluster fails before a run is recorded
-            cancel.check()
             if opts.rescore:
                 plan = self._rescore_plan(opts.rescore)
             elif opts.resume:
@@ -240,8 +238,8 @@ class Runner:
                     self.store.set_status(handle.run_id, "running")
             cancel.check()
         except BaseException as exc:
-            if pool is not None:
-                pool.release()
+            if self._prepared is not None:
+                self._prepared.release()
             # e.g. a worker that could not start, or a stop while planning: resumable
             self._stop_recorded(plan)
             if isinstance(exc, Interrupted) and self._recorded:
@@ -310,7 +308,7 @@ class Runner:
                         if session.status != "finished"
                         else (contextlib.nullcontext())
                     ):  # a run that failed still keeps what its workers did, if the store can
-                        report = self._record_pool(plan, session.executor)
+                        report = self._record_executor(plan, session.executor)
         finally:
             cancel.stops_itself = False
         if cancel.cancelled:
@@ -335,9 +333,9 @@ class Runner:
             return f"every case-trial had finished: run {first} is finished"
         return f"the run is saved as stopped: resume with --resume {first}"
 
-    def _record_pool(self, plan: RunPlan, executor: Executor) -> JSONObject | None:
-        """Keep what a worker pool did on each run, adding to earlier sessions' counts."""
-        report = executor.report() if isinstance(executor, WorkerPool) else None
+    def _record_executor(self, plan: RunPlan, executor: Executor) -> JSONObject | None:
+        """Keep what the executor reported on each run, adding to earlier sessions' counts."""
+        report = executor.report()
         if report is None:
             return None
         for handle in plan.handles:
@@ -351,10 +349,18 @@ class Runner:
             self.store.update_options(handle.run_id, {"executor": entry})
         return report
 
-    def _executor(self, concurrency: int) -> Executor:
-        if self._own_pool is not None:
-            self._own_pool.concurrency = max(1, concurrency)
-        return self.executor or LocalExecutor(concurrency)
+    def _ready_executor(self, suite: Suite) -> None:
+        """The executor, built by name unless one was given, and prepared: before any run is
+        recorded, so that an unreachable cluster (or a bad --workers) leaves nothing behind."""
+        if self.executor is None:
+            opts = self.options
+            concurrency = opts.concurrency or suite.config.concurrency
+            self.executor = build_executor(
+                ExecutorSettings(opts.executor, max(1, concurrency), opts.workers)
+            )
+        self.cancellation.check()
+        self._prepared = self.executor
+        self.executor.prepare()
 
     def _open(self, plan: RunPlan) -> RunSession:
         """The session for a plan: the agent side (unless it replays), the judge, the tasks."""
@@ -369,11 +375,16 @@ class Runner:
         )
         default_clock = dt.datetime.fromisoformat(plan.clock)
         total = plan.planned()
+        if plan.replay_from is not None:
+            executor = self.executor or ReplayExecutor(self.store, plan.replay_from)
+        else:
+            assert self.executor is not None, "the plan readies the executor"
+            executor = self.executor
         session = RunSession(
             store=self.store,
             handles=plan.handles,
             tasks=_tasks(plan, default_clock),
-            executor=self._executor(concurrency),
+            executor=executor,
             progress=Progress(total=total, estimated=plan.estimated),
             grade_options=grade_options,
             concurrency=concurrency,
@@ -383,30 +394,26 @@ class Runner:
         )
         if opts.max_cost is not None:
             session.budget = CostBudget(opts.max_cost)
-            executor = session.executor
             judge_stats = judge.client.stats if judge is not None else None
-            if judge_stats is not None or isinstance(executor, WorkerPool):
-                session.budget.other_usd = lambda: (
-                    (judge_stats.cost_usd if judge_stats is not None else 0.0)
-                    + (executor.lost_usd() if isinstance(executor, WorkerPool) else 0.0)
-                )
+            session.budget.other_usd = lambda: (
+                (judge_stats.cost_usd if judge_stats is not None else 0.0) + executor.lost_usd()
+            )
         if plan.replay_from is not None:
-            session.executor = self.executor or ReplayExecutor(self.store, plan.replay_from)
             return session
         agent = self._agent
         assert agent is not None, "the plan resolves the agent"
-        paths = suite_paths(suite.root)
+        paths = suite_paths(suite.suite_dir)
         ensure_state_dir(paths.state)
         clocks = {clock_for(c, default_clock) for h in plan.handles for c in h.cases.values()}
         setup = TrialSetup(
-            suite_root=suite.root,
+            suite_dir=suite.suite_dir,
             config=config,
             agent=opts.agent,
             threads=concurrency,
             timeout_s=opts.timeout_s or config.timeout_s,
             retry=opts.retry,
             work_dir=paths.work / plan.handles[0].run_id,
-            fixture_mode=opts.fixtures or FixtureStore.default_mode(suite.root),
+            fixture_mode=opts.fixtures or FixtureStore.default_mode(suite.suite_dir),
             keep_workspaces=opts.keep_workspaces,
             no_cache=opts.no_cache,
             reuse_trials=opts.reuse_trials,
@@ -418,9 +425,11 @@ class Runner:
         )
         fixtures = setup.fixtures()
         users = self._players(suite, session)
-        if isinstance(session.executor, WorkerPool):
-            frozen = next(iter(clocks)) if config.freeze_clock and len(clocks) == 1 else None
-            session.trial_runner = session.executor.connect(setup, plan.handles, fixtures, frozen)
+        frozen = next(iter(clocks)) if config.freeze_clock and len(clocks) == 1 else None
+        # An executor that runs case-trials elsewhere says how to ship one; else they run here.
+        elsewhere = executor.connect(setup, plan.handles, fixtures, frozen)
+        if elsewhere is not None:
+            session.trial_runner = elsewhere
         else:
             session.trial_runner = setup.trial_runner(
                 agent=agent,
@@ -442,12 +451,12 @@ class Runner:
         config = suite.config
         concurrency = self.options.concurrency or config.concurrency
         self._agent = resolve_agent(
-            config.agent, self.options.agent, suite.root, threads=concurrency
+            config.agent, self.options.agent, suite.suite_dir, threads=concurrency
         )
         for hook in (config.workspace_setup, config.outcome_probe):
             if hook:
-                import_object(hook, suite.root)
-        load_context(suite.root)
+                import_object(hook, suite.suite_dir)
+        load_context(suite.suite_dir)
 
     def _players(self, suite: Suite, session: RunSession) -> Users:
         players = self._user_players or self._users(suite)
@@ -458,7 +467,9 @@ class Runner:
     def _users(self, suite: Suite) -> Users:
         """Who plays simulated users; the `simulator:` model's calls count against
         --max-cost like the agent's own model calls."""
-        setup = TrialSetup(suite.root, suite.config, None, 1, 1.0, no_cache=self.options.no_cache)
+        setup = TrialSetup(
+            suite.suite_dir, suite.config, None, 1, 1.0, no_cache=self.options.no_cache
+        )
         users, client = setup.users()
         self._user_client = client  # its budget is the session's, set when that exists
         return users
@@ -467,7 +478,7 @@ class Runner:
         return make_judge(
             suite.config.judge,
             suite.config.prices,
-            None if self.options.no_cache else suite_paths(suite.root).cache,
+            None if self.options.no_cache else suite_paths(suite.suite_dir).cache,
             self.judge_client,
         )
 
@@ -477,7 +488,7 @@ class Runner:
         group: str,
         suite: Suite,
         config_name: str | None,
-        config: JSONObject,
+        config: dict[str, object],
         trials: int,
         split: str,
         agent: str,
@@ -489,10 +500,10 @@ class Runner:
         commit, dirty = state
         self.cancellation.check()
         self.store.create_run(
-            suite_identity=suite_identity(suite.root, suite.config.name),
+            suite_identity=suite_identity(suite.suite_dir, suite.config.name),
             id=run_id,
             suite=suite.config.name,
-            suite_path=str(suite.root.resolve()),
+            suite_path=str(suite.suite_dir.resolve()),
             group_id=group,
             dataset_commit=commit,
             dataset_dirty=dirty,
@@ -538,6 +549,7 @@ class Runner:
         self._resolve_agent(suite)  # a broken agent spec fails before any run is recorded
         self._user_players = self._users(suite)
         check_users(self._user_players, cases, self._user_players.model is not None)
+        self._ready_executor(suite)
         clock = (opts.clock or dt.datetime.now(dt.UTC).replace(microsecond=0)).isoformat()
         agent_desc = opts.agent or _agent_description(suite)
         group = opts.run_id or new_run_id()
@@ -546,7 +558,7 @@ class Runner:
                 f"--run-id {opts.run_id}: the store has that run already: finish it with "
                 f"--resume {opts.run_id}, or name a new one"
             )
-        state = dataset_state(suite.root)
+        state = dataset_state(suite.suite_dir)
         options: JSONObject = {
             "judge_mode": opts.judge,
             "fixtures": (opts.fixtures.value if opts.fixtures else None),
@@ -575,38 +587,54 @@ class Runner:
         done = {h.run_id: self.store.done(h.run_id) for h in handles} if opts.shard else {}
         return RunPlan(suite, handles, trials, clock, done, shard=opts.shard)
 
-    def _record_or_join(self, run_id: str, *args: Any) -> RunHandle:
+    def _record_or_join(
+        self,
+        run_id: str,
+        group: str,
+        suite: Suite,
+        config_name: str | None,
+        config: dict[str, object],
+        trials: int,
+        split: str,
+        agent: str,
+        options: JSONObject,
+        cases: list[Case],
+        state: tuple[str | None, bool | None],
+    ) -> RunHandle:
         """A shard's run: created by the first shard to get there, joined by the others
         (which must be running the same thing)."""
         try:
-            return self._record_run(run_id, *args)
+            return self._record_run(
+                run_id, group, suite, config_name, config, trials, split, agent, options, cases,
+                state,
+            )  # fmt: skip
         except DatabaseError:  # the run exists: another shard made it, now or earlier
             if not self.store.has_run(run_id):
                 raise
-        _, suite, config_name, config, trials, split, _, _, cases, state = args
         info = self.store.get_run(run_id)
-        ours: dict[str, Any] = {
+        our_cases, their_cases = sorted(c.id for c in cases), sorted(self.store.cases(run_id))
+        ours: dict[str, object] = {
             "suite": suite.config.name,
             "dataset commit": state[0],
             "config": config_name,
             "config settings": config,
             "trials": trials,
             "split": split,
-            "cases": sorted(c.id for c in cases),
+            "cases": our_cases,
         }
-        theirs: dict[str, Any] = {
+        theirs: dict[str, object] = {
             "suite": info.suite,
             "dataset commit": info.dataset_commit,
             "config": info.config_name,
             "config settings": info.config,
             "trials": info.trials,
             "split": info.split,
-            "cases": sorted(self.store.cases(run_id)),
+            "cases": their_cases,
         }
         for what, mine in ours.items():
             if mine != theirs[what]:
                 shown = (
-                    f"{len(theirs[what])} stored, {len(mine)} here"
+                    f"{len(their_cases)} stored, {len(our_cases)} here"
                     if what == "cases"
                     else f"stored {theirs[what]!r}, here {mine!r}"
                 )
@@ -633,6 +661,7 @@ class Runner:
         clock = str(group[0].options.get("clock") or dt.datetime.now(dt.UTC).isoformat())
         suite = load_suite(suite_dir)
         self._resolve_agent(suite)
+        self._ready_executor(suite)
         handles = []
         for info in group:
             snapshot = self.store.cases(info.id)
@@ -666,7 +695,7 @@ class Runner:
             info.agent,
             options,
             kept,
-            dataset_state(suite.root),
+            dataset_state(suite.suite_dir),
         )
         stored_trials = self.store.done(source)
         # Only what the stored run holds is replayed: mark every other case-trial done.
@@ -730,7 +759,7 @@ def _agent_description(suite: Suite) -> str:
 
 def _clock_freezer(
     in_process: bool, clocks: set[dt.datetime], enabled: bool
-) -> contextlib.AbstractContextManager[Any]:
+) -> contextlib.AbstractContextManager[object]:
     """Freeze the process clock for in-process agents when one clock serves the whole run.
 
     A process has one clock: with several clocks and concurrent case-trials, freezing would

@@ -21,7 +21,7 @@ from caseforge.errors import EnvError
 from caseforge.grade.judge import judge_record
 from caseforge.grade.trial import GradeOptions
 from caseforge.llm.budget import CostBudget
-from caseforge.results import TrialRecord, TrialStatus, needs_judge
+from caseforge.results import ResultRow, TrialRecord, TrialStatus, needs_judge
 from caseforge.run.cancel import Cancellation
 from caseforge.run.capture import driving, routed
 from caseforge.run.executor import Executor, TrialOutcome, TrialTask
@@ -66,7 +66,7 @@ class RunSession:
 
     status: str = "finished"
     stop_reason: str | None = None
-    _buffer: list[JSONObject] = field(default_factory=list)
+    _buffer: list[ResultRow] = field(default_factory=list)
     _fatal: BaseException | None = None
     _full: asyncio.Event = field(default_factory=asyncio.Event)  # FLUSH_ROWS are waiting
     _closing: bool = False
@@ -275,7 +275,7 @@ class RunSession:
         if rows:
             self.store.write_results(rows)
 
-    def _take_rows(self) -> list[JSONObject]:
+    def _take_rows(self) -> list[ResultRow]:
         """The rows waiting to be stored, after the fixtures recorded meanwhile: a stored
         result never lacks the recordings it was made with."""
         if self.fixtures is not None:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 class TrialSetup:
     """The suite, its agent and how one case-trial runs: timeout, retries, fixtures, cache."""
 
-    suite_root: Path
+    suite_dir: Path
     config: SuiteConfig
     agent: str | None  # --agent, over the suite's agent:
     threads: int  # a sync callable agent's thread pool
@@ -43,12 +43,12 @@ class TrialSetup:
     freeze_each: bool = False  # freeze the process clock around each call
 
     def resolve_agent(self) -> Agent:
-        return resolve_agent(self.config.agent, self.agent, self.suite_root, threads=self.threads)
+        return resolve_agent(self.config.agent, self.agent, self.suite_dir, threads=self.threads)
 
     def fixtures(self) -> FixtureStore | None:
         if self.fixture_mode is FixtureMode.OFF:
             return None
-        return FixtureStore(self.suite_root, self.fixture_mode)
+        return FixtureStore(self.suite_dir, self.fixture_mode)
 
     def limiter(self) -> Limiter | None:
         """One limiter for every ``ctx.llm()`` client of the run (``rate_limit:``)."""
@@ -61,15 +61,15 @@ class TrialSetup:
         """Who plays simulated users: their callables, and the suite's ``simulator:`` model
         (cached and priced; its budget is set by whoever runs the case-trials)."""
         if self.config.simulator is None:
-            return Users(self.suite_root), None
+            return Users(self.suite_dir), None
         from caseforge.llm.client import ModelClient
 
         client = ModelClient.from_settings(
             self.config.simulator,
-            cache_dir=None if self.no_cache else suite_paths(self.suite_root).cache,
+            cache_dir=None if self.no_cache else suite_paths(self.suite_dir).cache,
             prices=self.config.prices,
         )
-        return Users(self.suite_root, model_user(client) if client is not None else None), client
+        return Users(self.suite_dir, model_user(client) if client is not None else None), client
 
     def trial_runner(
         self,
@@ -82,18 +82,18 @@ class TrialSetup:
     ) -> TrialRunner:
         """The runner of one case-trial; what is not given is built from this setup."""
         config = self.config
-        root = self.suite_root
-        paths = suite_paths(root)
+        suite_dir = self.suite_dir
+        paths = suite_paths(suite_dir)
         return TrialRunner(
             agent=agent or self.resolve_agent(),
             timeout_s=self.timeout_s,
             retry=self.retry,
             work_dir=self.work_dir,
             fixtures=fixtures,
-            workspace_setup=import_object(config.workspace_setup, root)
+            workspace_setup=import_object(config.workspace_setup, suite_dir)
             if config.workspace_setup
             else None,
-            outcome_probe=import_object(config.outcome_probe, root)
+            outcome_probe=import_object(config.outcome_probe, suite_dir)
             if config.outcome_probe
             else None,
             keep_workspaces=self.keep_workspaces,
@@ -102,7 +102,7 @@ class TrialSetup:
             llm_prices=PriceTable(config.prices),
             budget=budget,
             limiter=limiter,
-            context=load_context(root),
+            context=load_context(suite_dir),
             users=users or self.users()[0],
             freeze_each=self.freeze_each,
             hooks=DaemonThreadPool(self.threads, "hook"),  # as many as run at once

@@ -10,21 +10,22 @@ import random
 import shutil
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from caseforge.agent.context import AgentContext
 from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
-from caseforge.agent.protocol import AgentProtocolError, AgentResult
+from caseforge.agent.protocol import AgentProtocolError, AgentRequestDict, AgentResult
 from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.transports import Agent, AgentError, is_transient
 from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads
 from caseforge.errors import CaseforgeError, SuiteExit, suite_exit
 from caseforge.grade.trial import TRANSCRIPT, TURN_COUNT
+from caseforge.jsontypes import JSONObject
 from caseforge.llm.budget import SpendMeter
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.limiter import Limiter
@@ -34,6 +35,14 @@ from caseforge.results import PROBE_FAILED
 from caseforge.run.capture import trial_log
 from caseforge.run.conversation import Users, converse
 from caseforge.run.executor import TrialOutcome, TrialTask
+
+if TYPE_CHECKING:
+    import time_machine
+
+# A suite's hooks (caseforge.yaml's workspace_setup and outcome_probe): what the first
+# returns is ignored; the second returns what it read of the outcome (field -> value).
+WorkspaceSetup = Callable[[Path, Case], object]
+OutcomeProbe = Callable[[Path, AgentResult, Case], Mapping[str, object] | None]
 
 
 def seed_for(case: Case, trial: int) -> int:
@@ -71,8 +80,8 @@ class TrialRunner:
     retry: RetryPolicy
     work_dir: Path
     fixtures: FixtureStore | None = None
-    workspace_setup: Callable[[Path, Case], Any] | None = None
-    outcome_probe: Callable[..., dict[str, Any]] | None = None
+    workspace_setup: WorkspaceSetup | None = None
+    outcome_probe: OutcomeProbe | None = None
     keep_workspaces: bool = False
     freeze_each: bool = False  # freeze the process clock around each call (one at a time)
     llm_cache: LLMCache | None = None
@@ -80,13 +89,13 @@ class TrialRunner:
     llm_prices: PriceTable | None = None
     budget: SpendMeter | None = None  # --max-cost, handed to ctx.llm() clients
     limiter: Limiter | None = None  # rate_limit:, shared by every ctx.llm() client
-    context: dict[str, Any] | None = None  # SUITE/context/: in every request and ctx
+    context: JSONObject | None = None  # SUITE/context/: in every request and ctx
     users: Users | None = None  # who plays a multi-turn case's simulated user
     hooks: DaemonThreadPool = field(default_factory=lambda: DaemonThreadPool(8, "hook"))
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
-        request: dict[str, Any] = {  # the fields of AgentRequest
+        request: AgentRequestDict = {
             "case_id": case.id,
             "trial": task.trial,
             "seed": task.seed,
@@ -112,7 +121,7 @@ class TrialRunner:
     async def _run(
         self,
         task: TrialTask,
-        request: dict[str, Any],
+        request: AgentRequestDict,
         folder: str,
         outcome: TrialOutcome,
         log: BoundedLog,
@@ -193,7 +202,9 @@ class TrialRunner:
             if ctx is not None and ctx.workspace_used and not self.keep_workspaces:
                 shutil.rmtree(folder, ignore_errors=True)
 
-    async def _answer(self, request: dict[str, Any], ctx: AgentContext, case: Case) -> AgentResult:
+    async def _answer(
+        self, request: AgentRequestDict, ctx: AgentContext, case: Case
+    ) -> AgentResult:
         """One agent call, or a whole conversation for a multi-turn case."""
         if case.conversation is None:
             return await self.agent.call(request, ctx)
@@ -203,9 +214,9 @@ class TrialRunner:
         if users is None:
             raise CaseforgeError(f"case {case.id}: a multi-turn case needs the runner's users")
 
-        async def turn(turn_request: dict[str, Any]) -> AgentResult:
+        async def turn(turn_request: AgentRequestDict) -> AgentResult:
             if ctx.fixtures is not None:
-                ctx.fixtures.turn = turn_request["turn"]
+                ctx.fixtures.turn = turn_request.get("turn")
             return await self.agent.call(turn_request, ctx)
 
         return await converse(case.conversation, request, turn, users)
@@ -267,7 +278,7 @@ def _settle(outcome: TrialOutcome, ctx: AgentContext) -> None:
         result.usage.cost_usd = cost
 
 
-def _frozen(clock: dt.datetime) -> Any:
+def _frozen(clock: dt.datetime) -> time_machine.travel:
     import time_machine
 
     return time_machine.travel(clock, tick=False)

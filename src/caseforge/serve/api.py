@@ -92,7 +92,7 @@ def get_review(
     """The suite's review queue (``show``: pending, all, accepted, edited or rejected), with
     the counts per decision and per reviewer."""
     found = catalog(request)
-    return review_page(found.suite_folder(index), index, found.reviewer, show, page)
+    return review_page(found.suite_dir(index), index, found.reviewer, show, page)
 
 
 @router.post("/suites/{index}/review/{draft_id}", response_model=DecisionOut)
@@ -100,7 +100,7 @@ def post_review(request: Request, index: int, draft_id: str, decision: DecisionI
     """Accept, edit or reject one draft, as ``caseforge review`` does (same code, same lock);
     an accepted or edited draft becomes a case file."""
     found = catalog(request)
-    return review_decide(found.suite_folder(index), draft_id, decision, found.reviewer)
+    return review_decide(found.suite_dir(index), draft_id, decision, found.reviewer)
 
 
 @router.get("/suites/{index}/calibration", response_model=CalibrationPage)
@@ -108,4 +108,4 @@ async def get_calibration(request: Request, index: int) -> CalibrationPage:
     """How far the suite's judge agrees with its labels (κ, confusion matrix, disagreements,
     bias probes), replayed from the recorded judge answers; never a live model call."""
     found = catalog(request)
-    return await found.calibrations.page(found.suite_folder(index), index)
+    return await found.calibrations.page(found.suite_dir(index), index)

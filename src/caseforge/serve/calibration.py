@@ -25,32 +25,32 @@ class Calibrations:
         self._kept: dict[Path, tuple[Fingerprint, CalibrationPage]] = {}
         self._lock = threading.Lock()
 
-    async def page(self, folder: Path, index: int) -> CalibrationPage:
-        suite = load_config(folder).name
-        if not load_labels(folder):
+    async def page(self, suite_dir: Path, index: int) -> CalibrationPage:
+        suite = load_config(suite_dir).name
+        if not load_labels(suite_dir):
             return CalibrationPage(
                 index=index,
                 suite=suite,
                 state="no_labels",
-                message=f"No labels in {labels_dir(folder)} yet: label outputs on a run's "
+                message=f"No labels in {labels_dir(suite_dir)} yet: label outputs on a run's "
                 "label screen, or with `caseforge label RUN`.",
             )
-        recordings = labels_dir(folder) / RECORDINGS
+        recordings = labels_dir(suite_dir) / RECORDINGS
         if not (recordings.is_dir() and any(recordings.glob("*.json"))):
             return CalibrationPage(
                 index=index,
                 suite=suite,
                 state="no_recordings",
                 message=f"No recorded judge answers in {recordings}. The web app only "
-                f"replays them; record them with `caseforge calibrate {folder} --record` "
+                f"replays them; record them with `caseforge calibrate {suite_dir} --record` "
                 "(it calls the judge model, once per labeled output and probe).",
             )
-        mark = _fingerprint(folder)
+        mark = _fingerprint(suite_dir)
         with self._lock:
-            kept = self._kept.get(folder)
+            kept = self._kept.get(suite_dir)
         if kept is not None and kept[0] == mark:
             return kept[1]
-        result = await calibrate(folder)  # replays: the recordings exist
+        result = await calibrate(suite_dir)  # replays: the recordings exist
         page = CalibrationPage(
             index=index,
             suite=suite,
@@ -66,7 +66,7 @@ class Calibrations:
             position=_probe(result.position, "pairs"),
         )
         with self._lock:
-            self._kept[folder] = (mark, page)
+            self._kept[suite_dir] = (mark, page)
         return page
 
 
@@ -84,12 +84,12 @@ def _probe(found: dict[str, float | None], tried: str) -> ProbeView:
     )
 
 
-def _fingerprint(folder: Path) -> Fingerprint:
+def _fingerprint(suite_dir: Path) -> Fingerprint:
     """What a calibration depends on: the labels, the recordings, the cases and the config."""
-    paths = [folder / "caseforge.yaml"]
-    paths += sorted(labels_dir(folder).glob("*.yaml"))
-    paths += sorted((labels_dir(folder) / RECORDINGS).glob("*.json"))
-    paths += sorted((folder / "cases").rglob("*.y*ml"))
+    paths = [suite_dir / "caseforge.yaml"]
+    paths += sorted(labels_dir(suite_dir).glob("*.yaml"))
+    paths += sorted((labels_dir(suite_dir) / RECORDINGS).glob("*.json"))
+    paths += sorted((suite_dir / "cases").rglob("*.y*ml"))
     found = []
     for path in paths:
         stat = path.stat()

@@ -111,8 +111,8 @@ class Catalog:
         read_only: bool = False,
     ) -> Catalog:
         """The suites' own stores (each at its repository's top), or the one ``store`` names."""
-        for suite in suites:
-            load_config(suite)  # a folder that is not a suite is an error now, not later
+        for suite_dir in suites:
+            load_config(suite_dir)  # a folder that is not a suite is an error now, not later
         urls = [store] if store else list(dict.fromkeys(default_store_url(s) for s in suites))
         if not urls:
             urls = [default_store_url()]
@@ -337,26 +337,28 @@ class Catalog:
     def suite_names(self) -> list[tuple[int, str]]:
         """For the header of every page: read once, not on each request."""
         if self._names is None:
-            self._names = [(i, load_config(folder).name) for i, folder in enumerate(self.suites)]
+            self._names = [
+                (i, load_config(suite_dir).name) for i, suite_dir in enumerate(self.suites)
+            ]
         return self._names
 
-    def suite_folder(self, index: int) -> Path:
+    def suite_dir(self, index: int) -> Path:
         if not 0 <= index < len(self.suites):
             raise UsageError(f"no suite number {index} is served")
         return self.suites[index]
 
     def suite_page(self, index: int) -> SuitePage:
-        folder = self.suite_folder(index)
-        report = validate_suite(folder)
-        name = load_config(folder).name
-        url = default_store_url(folder)
+        suite_dir = self.suite_dir(index)
+        report = validate_suite(suite_dir)
+        name = load_config(suite_dir).name
+        url = default_store_url(suite_dir)
         store = self._store(url if url in self.store_urls else self.store_urls[0])
         empty = History(suite=name, runs=[], cases={}, flaky=[])
         past = history(store, name, limit=10) if store else empty
         flips = {f.case: f.flip_rate for f in past.flaky}
         rows = []
         try:
-            loaded = load_suite(folder).cases
+            loaded = load_suite(suite_dir).cases
         except CaseforgeError:
             loaded = []  # the problems are listed instead
         for item in sorted(loaded, key=lambda c: c.case.id):
@@ -364,8 +366,8 @@ class Catalog:
             rows.append(
                 CaseRow(
                     id=case.id,
-                    file=str(item.path.relative_to(folder))
-                    if item.path.is_relative_to(folder)
+                    file=str(item.path.relative_to(suite_dir))
+                    if item.path.is_relative_to(suite_dir)
                     else str(item.path),
                     line=item.line,
                     category=case.category(),
@@ -386,7 +388,7 @@ class Catalog:
         return SuitePage(
             index=index,
             name=name,
-            folder=str(folder),
+            folder=str(suite_dir),
             cases=rows,
             errors=[p.format() for p in report.errors],
             warnings=[p.format() for p in report.warnings],
@@ -400,17 +402,17 @@ class Catalog:
 
     def _label_suite(self, run_id: str) -> tuple[RunStore, Path]:
         store = self.store_of(run_id)
-        folder = Path(store.get_run(run_id).suite_path).resolve()
-        if folder not in self.suites:
+        suite_dir = Path(store.get_run(run_id).suite_path).resolve()
+        if suite_dir not in self.suites:
             raise UsageError(
-                f"run {run_id} belongs to {folder}, which is not served: "
+                f"run {run_id} belongs to {suite_dir}, which is not served: "
                 "labels are written only into the suites given to `caseforge serve`"
             )
-        return store, folder
+        return store, suite_dir
 
     def label_queue(self, run_id: str) -> LabelQueue:
-        store, folder = self._label_suite(run_id)
-        tasks = label_tasks(store, run_id, folder)
+        store, suite_dir = self._label_suite(run_id)
+        tasks = label_tasks(store, run_id, suite_dir)
         first = tasks[0] if tasks else None
         return LabelQueue(
             run_id=run_id,
@@ -421,9 +423,9 @@ class Catalog:
         )
 
     def save_label(self, run_id: str, given: LabelIn) -> LabelSaved:
-        store, folder = self._label_suite(run_id)
+        store, suite_dir = self._label_suite(run_id)
         with self._lock:
-            tasks = label_tasks(store, run_id, folder)
+            tasks = label_tasks(store, run_id, suite_dir)
             task = next(
                 (
                     t
@@ -438,8 +440,8 @@ class Catalog:
                     f"no output left to label for {given.case_id} trial {given.trial} "
                     f"{given.check} (already labeled, or not in run {run_id})"
                 )
-            path = save_label(folder, task, given.labels, self.reviewer)
-        return LabelSaved(path=str(path.relative_to(folder)), remaining=len(tasks) - 1)
+            path = save_label(suite_dir, task, given.labels, self.reviewer)
+        return LabelSaved(path=str(path.relative_to(suite_dir)), remaining=len(tasks) - 1)
 
     # -- compare -----------------------------------------------------------------------
 
@@ -495,10 +497,10 @@ class Catalog:
         """The gate on ``run`` against ``baseline``, a file of the run's own suite (as
         ``caseforge gate`` reads it, and refused like it when it is another suite's), or
         why not; and the file read."""
-        folder = self._suite_of(report)
-        path = self._baseline_path(folder, baseline)
+        suite_dir = self._suite_of(report)
+        path = self._baseline_path(suite_dir, baseline)
         try:
-            rules = load_config(folder).gate.rules
+            rules = load_config(suite_dir).gate.rules
             base = load_baseline(path)
             notes = refuse_other_suite(base, run, force=False)
             result = apply_gate(run, base, rules)
@@ -511,28 +513,29 @@ class Catalog:
         """The served folder of the run's suite: the folder it ran in, else a served suite
         with its identity (the same suite checked out elsewhere, e.g. a CI runner's)."""
         if report.suite_path:
-            folder = Path(report.suite_path).resolve()
-            if folder in self.suites:
-                return folder
-        for folder in self.suites:
-            name = load_config(folder).name
+            suite_dir = Path(report.suite_path).resolve()
+            if suite_dir in self.suites:
+                return suite_dir
+        for suite_dir in self.suites:
+            name = load_config(suite_dir).name
             if report.suite_identity is None:
                 if name == report.suite:
-                    return folder
-            elif suite_identity(folder, name).same_suite(report.suite_identity):
-                return folder
+                    return suite_dir
+            elif suite_identity(suite_dir, name).same_suite(report.suite_identity):
+                return suite_dir
         raise UsageError(
             f"run {report.run_id} is of suite {report.suite!r}, which is not served: a run "
             "is gated against a baseline of its own suite, so serve that suite too"
         )
 
-    def _baseline_path(self, suite: Path, name: str) -> Path:
-        """A baseline file inside ``suite`` (never outside it, nor in another suite)."""
-        candidate = (suite / name).resolve()
-        if candidate.is_relative_to(suite) and candidate.is_file():
+    def _baseline_path(self, suite_dir: Path, name: str) -> Path:
+        """A baseline file inside ``suite_dir`` (never outside it, nor in another suite)."""
+        candidate = (suite_dir / name).resolve()
+        if candidate.is_relative_to(suite_dir) and candidate.is_file():
             return candidate
         raise UsageError(
-            f"{name!r} is not a baseline file in suite {load_config(suite).name!r} ({suite}), "
+            f"{name!r} is not a baseline file in suite {load_config(suite_dir).name!r} "
+            f"({suite_dir}), "
             "the suite of the run gated: a run is gated against its own suite's baseline"
         )
 

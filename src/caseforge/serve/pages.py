@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -41,7 +40,7 @@ def _catalog(request: Request) -> Catalog:
     return found
 
 
-def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+def render(request: Request, name: str, status_code: int = 200, **context: object) -> HTMLResponse:
     context.setdefault("csrf", getattr(request.state, "csrf", ""))
     context.setdefault("read_only", getattr(request.state, "read_only", False))
     context.setdefault("suites", request.app.state.catalog.suite_names())
@@ -164,7 +163,7 @@ def review_screen(
     request: Request, index: int, show: str = "pending", page: int = Query(1, ge=1)
 ) -> HTMLResponse:
     catalog = _catalog(request)
-    data = review_page(catalog.suite_folder(index), index, catalog.reviewer, show, page)
+    data = review_page(catalog.suite_dir(index), index, catalog.reviewer, show, page)
     return render(request, "review.html", data=data, shows=SHOWS)
 
 
@@ -175,7 +174,7 @@ async def review_submit(request: Request, index: int, draft_id: str) -> HTMLResp
     form = await request.form()
     action = str(form.get("action", ""))
     catalog = _catalog(request)
-    folder = catalog.suite_folder(index)
+    suite_dir = catalog.suite_dir(index)
     try:
         if action not in ("accept", "edit", "reject"):
             raise CaseforgeError(f"action must be accept, edit or reject, not {action!r}")
@@ -188,11 +187,11 @@ async def review_submit(request: Request, index: int, draft_id: str) -> HTMLResp
                 "expect": parse_expect(str(form.get("expect_yaml", ""))) if edit else None,
             }
         )
-        done = review_decide(folder, draft_id, given, catalog.reviewer)
+        done = review_decide(suite_dir, draft_id, given, catalog.reviewer)
     except CaseforgeError as exc:
         return render(
-            request, "_draft.html", draft=draft_view(folder, draft_id), index=index,
-            problem=exc.text, form=dict(form), counts=queue_counts(folder), oob=True,
+            request, "_draft.html", draft=draft_view(suite_dir, draft_id), index=index,
+            problem=exc.text, form=dict(form), counts=queue_counts(suite_dir), oob=True,
         )  # fmt: skip
     return render(
         request, "_draft.html", draft=done.draft, index=index, written=done.path,
@@ -203,5 +202,5 @@ async def review_submit(request: Request, index: int, draft_id: str) -> HTMLResp
 @router.get("/suites/{index}/calibration", response_class=HTMLResponse)
 async def calibration_screen(request: Request, index: int) -> HTMLResponse:
     catalog = _catalog(request)
-    data = await catalog.calibrations.page(catalog.suite_folder(index), index)
+    data = await catalog.calibrations.page(catalog.suite_dir(index), index)
     return render(request, "calibration.html", data=data)

@@ -9,7 +9,6 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -29,7 +28,7 @@ from caseforge.serve.views import (
     ReviewPage,
 )
 from caseforge.synth.review import Decision, ReviewCounts, decide, review_counts
-from caseforge.synth.tuples import Dimensions, load_dimensions
+from caseforge.synth.tuples import Dimensions, Scenario, Value, load_dimensions
 from caseforge.synth.writer import QUEUE_FILE, Draft, load_queue, synth_dir
 
 DRAFT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -43,19 +42,19 @@ def valid_draft_id(value: str) -> str:
     return value
 
 
-def review_page(folder: Path, index: int, reviewer: str, show: str, page: int) -> ReviewPage:
+def review_page(suite_dir: Path, index: int, reviewer: str, show: str, page: int) -> ReviewPage:
     if show not in SHOWS:
         raise UsageError(f"show must be one of {', '.join(SHOWS)}, not {show!r}")
-    drafts = load_queue(folder)
+    drafts = load_queue(suite_dir)
     chosen = drafts if show == "all" else [d for d in drafts if d.status == show]
     pages = max(1, -(-len(chosen) // REVIEW_PAGE))
     page = min(max(1, page), pages)
     shown = chosen[(page - 1) * REVIEW_PAGE : page * REVIEW_PAGE]
-    context = _Context(folder, drafts)
+    context = _Context(suite_dir, drafts)
     return ReviewPage(
         index=index,
-        suite=load_config(folder).name,
-        queue_file=str((synth_dir(folder) / QUEUE_FILE).relative_to(folder)),
+        suite=load_config(suite_dir).name,
+        queue_file=str((synth_dir(suite_dir) / QUEUE_FILE).relative_to(suite_dir)),
         reviewer=reviewer,
         show=show,
         page=page,
@@ -66,7 +65,7 @@ def review_page(folder: Path, index: int, reviewer: str, show: str, page: int) -
     )
 
 
-def review_decide(folder: Path, draft_id: str, given: DecisionIn, reviewer: str) -> DecisionOut:
+def review_decide(suite_dir: Path, draft_id: str, given: DecisionIn, reviewer: str) -> DecisionOut:
     if not reviewer.strip():
         raise UsageError(
             "a decision needs the reviewer's name: start `caseforge serve` with "
@@ -76,25 +75,25 @@ def review_decide(folder: Path, draft_id: str, given: DecisionIn, reviewer: str)
         {k: v for k, v in given.expect.items()} if given.expect is not None else None
     )
     decision = Decision(given.action, given.reason, given.text, expect)
-    decided = decide(folder, valid_draft_id(draft_id), decision, reviewer)
+    decided = decide(suite_dir, valid_draft_id(draft_id), decision, reviewer)
     path = decided.path
     return DecisionOut(
-        draft=_Context(folder, load_queue(folder)).view(decided.draft),
-        path=str(path.relative_to(folder)) if path is not None else None,
+        draft=_Context(suite_dir, load_queue(suite_dir)).view(decided.draft),
+        path=str(path.relative_to(suite_dir)) if path is not None else None,
         counts=_counts(decided.counts),
     )
 
 
-def draft_view(folder: Path, draft_id: str) -> DraftView:
-    drafts = load_queue(folder)
+def draft_view(suite_dir: Path, draft_id: str) -> DraftView:
+    drafts = load_queue(suite_dir)
     draft = next((d for d in drafts if d.draft_id == valid_draft_id(draft_id)), None)
     if draft is None:
-        raise UsageError(f"no draft {draft_id!r} in {synth_dir(folder) / QUEUE_FILE}")
-    return _Context(folder, drafts).view(draft)
+        raise UsageError(f"no draft {draft_id!r} in {synth_dir(suite_dir) / QUEUE_FILE}")
+    return _Context(suite_dir, drafts).view(draft)
 
 
-def queue_counts(folder: Path) -> ReviewCountsView:
-    return _counts(review_counts(load_queue(folder)))
+def queue_counts(suite_dir: Path) -> ReviewCountsView:
+    return _counts(review_counts(load_queue(suite_dir)))
 
 
 def parse_expect(text: str) -> dict[str, object]:
@@ -127,16 +126,16 @@ def _counts(counts: ReviewCounts) -> ReviewCountsView:
 class _Context:
     """What the drafts' views need from the suite, read once per request."""
 
-    def __init__(self, folder: Path, drafts: list[Draft]) -> None:
+    def __init__(self, suite_dir: Path, drafts: list[Draft]) -> None:
         self.drafts = {d.draft_id: d for d in drafts}
         try:
-            suite = load_suite(folder)
+            suite = load_suite(suite_dir)
             fields = suite.config.dedup.fields
             self.cases = {c.case.id: case_text(c.case, fields) for c in suite.cases}
         except CaseforgeError:
             self.cases = {}  # an invalid suite: the neighbours show no text
         try:
-            self.dimensions: Dimensions | None = load_dimensions(folder)
+            self.dimensions: Dimensions | None = load_dimensions(suite_dir)
         except CaseforgeError:
             self.dimensions = None
 
@@ -176,7 +175,7 @@ class _Context:
     def _descriptions(self, values: dict[str, str]) -> dict[str, str]:
         if self.dimensions is None:
             return {}
-        axes: dict[str, Mapping[str, Any]] = {
+        axes: dict[str, Mapping[str, Scenario | Value]] = {
             "scenario": self.dimensions.scenarios,
             "persona": self.dimensions.personas,
             "shape": self.dimensions.shapes,

@@ -16,10 +16,10 @@ import secrets
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Required, TypedDict, Unpack, cast
 from urllib.parse import quote
 
 from sqlalchemy import (
@@ -32,13 +32,16 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Connection, Engine, ExceptionContext, make_url
+from sqlalchemy.engine import Connection, Engine, ExceptionContext, RowMapping, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
+from sqlalchemy.sql.elements import ColumnElement
 
 from caseforge.case.identity import SuiteIdentity
 from caseforge.case.load import require_suite_folder
 from caseforge.errors import EnvError, UsageError
+from caseforge.jsontypes import JSONObject
 from caseforge.paths import ensure_state_dir, suite_paths
+from caseforge.results.records import ResultRow
 from caseforge.store import migrate
 from caseforge.store.schema import (
     results,
@@ -49,7 +52,68 @@ from caseforge.store.schema import (
     runs,
 )
 
+if TYPE_CHECKING:
+    from sqlalchemy import Table
+
 UNFINISHED = ("running", "stopped")
+
+
+class NewRun(TypedDict, total=False):
+    """What :meth:`RunStore.create_run` records of a new run (the ``runs`` columns; ``id``
+    and ``group_id`` default to a new id, ``config`` and ``options`` are stored as JSON)."""
+
+    id: str
+    suite: Required[str]
+    suite_path: Required[str]
+    suite_identity: SuiteIdentity | None
+    group_id: str
+    dataset_commit: str | None
+    dataset_dirty: bool | None
+    agent: Required[str]
+    config_name: str | None
+    config: Mapping[str, object]
+    trials: Required[int]
+    split: Required[str]
+    caseforge_version: Required[str]
+    options: Mapping[str, object]
+
+
+class ShardRow(TypedDict):
+    """One row of the shard ledger (``run_shards``)."""
+
+    run_id: str
+    shard: int
+    shards: int
+    status: str
+    host: str | None
+    started_at: str
+    finished_at: str | None
+
+
+class DigestCaseColumns(TypedDict):
+    """What a digest keeps of one case (``run_digest_cases`` but ``run_id`` and
+    ``position``), its JSON columns as text."""
+
+    case_id: str
+    category: str
+    tags_json: str
+    split: str | None
+    expect_digest: str | None
+    codes: str
+    search_text: str
+    checks_json: str
+    items_json: str
+
+
+class DigestCaseRow(DigestCaseColumns):
+    """One row of ``run_digest_cases``."""
+
+    run_id: str
+    position: int
+
+
+# (case_id, codes, expect_digest, tags_json, split, checks_json, items_json)
+DigestOutcomeRow = tuple[str, str, str | None, str, str | None, str, str]
 
 
 @dataclass(frozen=True)
@@ -67,11 +131,11 @@ class RunInfo:
     dataset_dirty: bool | None
     agent: str
     config_name: str | None
-    config: dict[str, Any]
+    config: dict[str, object]
     trials: int
     split: str
     caseforge_version: str
-    options: dict[str, Any]
+    options: JSONObject
     suite_identity: SuiteIdentity | None = None
 
 
@@ -101,8 +165,8 @@ class CaseQuery:
         needle = self.q.lower()
         return not needle or needle in case_id or needle in text
 
-    def conditions(self, t: Any) -> list[Any]:
-        found: list[Any] = []
+    def conditions(self, t: Table) -> list[ColumnElement[bool]]:
+        found: list[ColumnElement[bool]] = []
         if self.show == "failing":
             found.append(func.replace(t.c.codes, "P", "") != "")
         elif self.show == "errors":
@@ -309,7 +373,7 @@ def _reason(exc: DatabaseError) -> str:
 BUSY_TIMEOUT_S = 5  # how long SQLite waits for another process's write lock
 
 
-def _sqlite_errors(shown: str) -> Any:
+def _sqlite_errors(shown: str) -> Callable[[ExceptionContext], None]:
     """A ``handle_error`` listener for a SQLite store: the two errors another process or
     the file's permissions cause, wherever a statement meets them, become one line naming
     the store (exit 5) instead of a traceback; others are left to the caller."""
@@ -332,6 +396,9 @@ def _sqlite_errors(shown: str) -> Any:
             )
 
     return handle
+
+
+_JSON_FIELDS = frozenset({"id", "suite_identity", "config", "options"})  # stored otherwise
 
 
 class RunStore:
@@ -427,21 +494,21 @@ class RunStore:
         self.engine.dispose()
 
     # runs -----------------------------------------------------------------
-    def create_run(self, cases: Sequence[tuple[str, str]] = (), **fields: Any) -> str:
+    def create_run(self, cases: Sequence[tuple[str, str]] = (), **fields: Unpack[NewRun]) -> str:
         """Create a run, with its case snapshot (``(case_id, case_json)``) in the same
         transaction, so a second shard that finds the run also finds its cases. A run that
         exists already raises ``DatabaseError`` (the key on its id)."""
-        run_id = fields.pop("id", None) or new_run_id()
-        identity: SuiteIdentity | None = fields.pop("suite_identity", None)
-        row = {
+        run_id = fields.get("id") or new_run_id()
+        identity = fields.get("suite_identity")
+        row: dict[str, object] = {
+            **{k: v for k, v in fields.items() if k not in _JSON_FIELDS},
             "id": run_id,
             # To the microsecond: `latest` must tell apart two runs started in one second.
             "created_at": utcnow(precise=True),
             "status": "running",
-            "config_json": json.dumps(fields.pop("config", {}), ensure_ascii=False),
-            "options_json": json.dumps(fields.pop("options", {}), ensure_ascii=False),
+            "config_json": json.dumps(fields.get("config", {}), ensure_ascii=False),
+            "options_json": json.dumps(fields.get("options", {}), ensure_ascii=False),
             "suite_identity": identity.model_dump_json() if identity is not None else None,
-            **fields,
         }
         row.setdefault("group_id", run_id)
         with self.engine.begin() as conn:
@@ -486,7 +553,7 @@ class RunStore:
         (``FOR UPDATE`` on PostgreSQL, where the second shard then reads the first's commit).
         """
         with self.engine.begin() as conn:
-            values: dict[str, Any] = {"status": status}
+            values: dict[str, str] = {"status": status}
             if status == "finished":
                 values["finished_at"] = utcnow()
             conn.execute(
@@ -511,13 +578,13 @@ class RunStore:
             self._set_status(conn, run_id, overall)
         return overall
 
-    def shards(self, run_id: str) -> list[dict[str, Any]]:
+    def shards(self, run_id: str) -> list[ShardRow]:
         """The run's shard ledger, by shard."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(run_shards).where(run_shards.c.run_id == run_id).order_by(run_shards.c.shard)
             )
-            return [dict(row._mapping) for row in rows]
+            return [cast("ShardRow", dict(row._mapping)) for row in rows]
 
     def set_status(self, run_id: str, status: str) -> None:
         with self.engine.begin() as conn:
@@ -525,7 +592,7 @@ class RunStore:
 
     @staticmethod
     def _set_status(conn: Connection, run_id: str, status: str) -> None:
-        values: dict[str, Any] = {"status": status}
+        values: dict[str, str] = {"status": status}
         if status == "finished":
             values["finished_at"] = utcnow()
         conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
@@ -534,7 +601,7 @@ class RunStore:
             conn.execute(delete(run_digest_cases).where(run_digest_cases.c.run_id == run_id))
 
     def save_digest(
-        self, run_id: str, digest_json: str, case_rows: Sequence[dict[str, Any]] = ()
+        self, run_id: str, digest_json: str, case_rows: Sequence[DigestCaseColumns] = ()
     ) -> None:
         """Keep a finished run's digest (see ``compare.digest``) and its per-case rows (the
         columns of ``run_digest_cases`` but ``run_id`` and ``position``), replacing older."""
@@ -549,7 +616,7 @@ class RunStore:
                 conn.execute(insert(run_digest_cases), rows[start : start + 5_000])
             conn.execute(insert(run_digests).values(run_id=run_id, digest_json=digest_json))
 
-    def digest_outcome_rows(self, run_id: str) -> list[tuple[Any, ...]]:
+    def digest_outcome_rows(self, run_id: str) -> list[DigestOutcomeRow]:
         """What a comparison reads of every digest row, in case order: ``(case_id, codes,
         expect_digest, tags_json, split, checks_json, items_json)`` (not the search text)."""
         t = run_digest_cases
@@ -560,7 +627,7 @@ class RunStore:
             .order_by(t.c.position)
         )
         with self.engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(query)]
+            return [cast("DigestOutcomeRow", tuple(row)) for row in conn.execute(query)]
 
     def digest_cases(
         self,
@@ -568,7 +635,7 @@ class RunStore:
         query: CaseQuery | None = None,
         offset: int = 0,
         limit: int | None = None,
-    ) -> tuple[int, list[dict[str, Any]]]:
+    ) -> tuple[int, list[DigestCaseRow]]:
         """How many of a digest's cases match ``query``, and those from ``offset`` (at most
         ``limit``), in the run's case order."""
         t = run_digest_cases
@@ -580,7 +647,7 @@ class RunStore:
                 chosen = chosen.limit(limit)
             found = conn.execute(chosen)
             names = list(found.keys())  # once: a mapping row looks its keys up every time
-            rows = [dict(zip(names, row, strict=True)) for row in found]
+            rows = [cast("DigestCaseRow", dict(zip(names, row, strict=True))) for row in found]
         return int(total), rows
 
     def digest(self, run_id: str) -> str | None:
@@ -590,7 +657,7 @@ class RunStore:
             ).scalar()
         return str(value) if value is not None else None
 
-    def update_options(self, run_id: str, extra: dict[str, Any]) -> None:
+    def update_options(self, run_id: str, extra: JSONObject) -> None:
         """Merge ``extra`` into a run's recorded options (e.g. the judge used and its cost)."""
         info = self.get_run(run_id)
         options = {**info.options, **extra}
@@ -623,14 +690,14 @@ class RunStore:
                 f"no run {run_id!r} in the store {shown_url(self.url)} "
                 "(see `caseforge runs`, or name another store with --store)"
             )
-        return _run_info(dict(row))
+        return _run_info(row)
 
     def list_runs(self, suite: str | None = None, limit: int = 50) -> list[RunInfo]:
         query = select(runs).order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit)
         if suite:
             query = query.where(runs.c.suite == suite)
         with self.engine.connect() as conn:
-            return [_run_info(dict(r)) for r in conn.execute(query).mappings()]
+            return [_run_info(r) for r in conn.execute(query).mappings()]
 
     def latest_unfinished(self, suite: str, identity: SuiteIdentity | None = None) -> list[RunInfo]:
         """The newest unfinished run of ``suite`` (of that very suite, given its identity:
@@ -641,7 +708,7 @@ class RunStore:
             .order_by(runs.c.created_at.desc(), runs.c.id.desc())
         )
         with self.engine.connect() as conn:
-            rows = [_run_info(dict(r)) for r in conn.execute(query).mappings()]
+            rows = [_run_info(r) for r in conn.execute(query).mappings()]
         if identity is not None:
             rows = [
                 r for r in rows if r.suite_identity is None or r.suite_identity.same_suite(identity)
@@ -654,7 +721,7 @@ class RunStore:
     def group(self, group_id: str) -> list[RunInfo]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(runs).where(runs.c.group_id == group_id).order_by(runs.c.id))
-            return [_run_info(dict(r)) for r in rows.mappings()]
+            return [_run_info(r) for r in rows.mappings()]
 
     # cases ----------------------------------------------------------------
     def save_cases(self, run_id: str, cases: Sequence[tuple[str, str]]) -> None:
@@ -681,7 +748,7 @@ class RunStore:
             ).scalar_one()
         return int(found)
 
-    def cases(self, run_id: str) -> dict[str, dict[str, Any]]:
+    def cases(self, run_id: str) -> dict[str, JSONObject]:
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(run_cases.c.case_id, run_cases.c.case_json).where(
@@ -691,7 +758,7 @@ class RunStore:
             return {cid: json.loads(text) for cid, text in rows}
 
     # results --------------------------------------------------------------
-    def write_results(self, rows: Sequence[dict[str, Any]]) -> None:
+    def write_results(self, rows: Sequence[ResultRow]) -> None:
         """Insert finished case-trials in one transaction (safe from another thread)."""
         if not rows:
             return
@@ -749,7 +816,7 @@ class RunStore:
         run_id: str,
         case_id: str | None = None,
         case_ids: Sequence[str] | None = None,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[ResultRow]:
         """Every stored case-trial of a run (or of one of its cases, or of some), by case
         and trial."""
         query = select(results).where(results.c.run_id == run_id)
@@ -761,10 +828,10 @@ class RunStore:
             rows = conn.execute(query.order_by(results.c.case_id, results.c.trial))
             names = list(rows.keys())  # once: a mapping row looks its keys up every time
             for row in rows:
-                yield dict(zip(names, row, strict=True))
+                yield cast("ResultRow", dict(zip(names, row, strict=True)))
 
 
-def _run_info(row: dict[str, Any]) -> RunInfo:
+def _run_info(row: RowMapping) -> RunInfo:
     return RunInfo(
         id=row["id"],
         suite=row["suite"],
@@ -788,7 +855,7 @@ def _run_info(row: dict[str, Any]) -> RunInfo:
     )
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")

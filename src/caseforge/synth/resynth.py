@@ -462,9 +462,9 @@ async def _reproduce(
 
     suite = load_suite(suite_dir)
     config = suite.config.configs[config_name]
-    agent = resolve_agent(suite.config.agent, None, suite.root)
+    agent = resolve_agent(suite.config.agent, None, suite.suite_dir)
     runner = TrialRunner(
-        agent, suite.config.timeout_s, RetryPolicy(), suite_paths(suite.root).work / "resynth"
+        agent, suite.config.timeout_s, RetryPolicy(), suite_paths(suite.suite_dir).work / "resynth"
     )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
 
@@ -488,8 +488,10 @@ async def _reproduce(
             missing: set[str] = set()
             extra: set[str] = set()
             for check in checks:
-                if check.name in fields and isinstance(check.actual, list):
-                    want, got = set(map(str, check.expected)), set(map(str, check.actual))
+                expected, actual = check.expected, check.actual
+                if check.name in fields and isinstance(actual, list):
+                    want = set(map(str, expected)) if isinstance(expected, list | tuple) else set()
+                    got = set(map(str, actual))
                     missing |= {f"{check.name}:{v}" for v in want - got}
                     extra |= {f"{check.name}:{v}" for v in got - want}
             found.append((frozenset(missing), frozenset(extra)))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import random
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,7 +41,7 @@ class Scenario(BaseModel):
     description: str
     category: str
     oracle: OracleRef | None = None
-    expect: dict[str, Any] = Field(default_factory=dict, description="Extra fixed checks.")
+    expect: dict[str, object] = Field(default_factory=dict, description="Extra fixed checks.")
     from_: str | None = Field(default=None, alias="from")
 
 
@@ -130,7 +130,20 @@ def pairwise_tuples(
     return rows
 
 
-def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> list[dict[str, Any]]:
+# A drawn tuple, as synth/tuples.jsonl keeps it for ``synth write``.
+DrawnTuple = TypedDict(
+    "DrawnTuple",
+    {
+        "tuple_id": str,
+        "tuple": dict[str, str],  # axis -> value
+        "input": dict[str, object],
+        "expect": dict[str, object],
+        "from": list[str],  # the findings the values came from
+    },
+)
+
+
+def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> list[DrawnTuple]:
     """Tuples with their input and oracle-computed expectations, ready for ``synth write``."""
     config = load_config(suite_dir)  # first: a path that is no suite folder says so
     dims = load_dimensions(suite_dir)
@@ -139,13 +152,13 @@ def draw_tuples(suite_dir: Path, n: int, seed: int, pairwise: bool = False) -> l
     if len(rows) < n:
         rows += sample_tuples(axes, n - len(rows), seed + 1)
     rng = random.Random(seed + 2)
-    inputs = [
+    inputs: list[dict[str, object]] = [
         {name: rng.choice(values) for name, values in dims.input_fields.items()} for _ in rows
     ]
     answers = _oracle_answers(
         suite_dir, config.oracles, config.oracle_timeout_s, dims, rows, inputs
     )
-    drawn = []
+    drawn: list[DrawnTuple] = []
     for index, (row, case_input) in enumerate(zip(rows, inputs, strict=True), start=1):
         scenario = dims.scenarios[row["scenario"]]
         expect: dict[str, object] = {"category": {"mode": "exact", "value": scenario.category}}
@@ -187,7 +200,7 @@ def _oracle_answers(
     timeout_s: float,
     dims: Dimensions,
     rows: list[dict[str, str]],
-    inputs: list[dict[str, Any]],
+    inputs: list[dict[str, object]],
 ) -> dict[int, OracleAnswer]:
     """Each oracle-backed tuple's expectation, computed in worker processes (the suite's
     code never runs in caseforge's own: ``oracle/pool.py``); the first failure is an error

@@ -137,7 +137,7 @@ async def write_drafts(
     prompt_hash = hashlib.sha256(template.encode("utf-8")).hexdigest()[:12]
     settings = suite.config.synth
     hook = (getattr(settings, "model_extra", None) or {}).get("facts") if settings else None
-    facts_fn = import_object(hook, suite.root) if hook else None
+    facts_fn = import_object(hook, suite.suite_dir) if hook else None
     run_id = "synth-" + secrets.token_hex(4)
     drafts: list[Draft] = []
     for row in todo:
