@@ -105,6 +105,27 @@ class EnvError(CaseforgeError):
 EXIT_INTERRUPTED = 130  # SIGINT
 EXIT_TERMINATED = 143  # SIGTERM
 
+# Every exit code, with what it means: the same for every command (the docs' reference
+# page is generated from this table, and a test holds the README's and --help's to it).
+EXIT_CODES: dict[int, str] = {
+    0: "success",
+    1: "a regression, an invalid dataset or config (a gate rule naming an unknown metric or "
+    "tag included), audit findings, a blocked request",
+    2: "a usage error: a missing, wrong or out-of-range option (`--trials 0`, `--format html` "
+    "for `gate`), an unknown run id, case or config, a file that is not what the command "
+    "reads (a truncated report, a baseline from a newer caseforge), a store URL that does "
+    "not parse, no gate rules, a missing baseline",
+    3: "stopped by budget (`--max-cost`)",
+    4: "too many agent errors: more than `--max-error-rate` (the suite's `max_error_rate`, "
+    "default 0.1) of a configuration's case-trials ended in an agent exception, a timeout, "
+    "an invalid answer or a failed outcome probe",
+    5: "an environment error: a store that cannot be opened, created or written (locked, "
+    "read-only), a shared store whose schema needs `store upgrade`, a missing database "
+    "driver, git that cannot be read, a shallow clone under `--require-history`",
+    130: "interrupted by SIGINT",
+    143: "interrupted by SIGTERM",
+}
+
 
 class Interrupted(BaseException):
     """A stop asked for from outside: Ctrl-C, SIGTERM, or a caller's cancellation.

@@ -155,7 +155,7 @@ def parse_model(path: Path, text: str, data: object, model: type[M], what: str) 
         return model.model_validate(data)
     except ValidationError as exc:
         case_id = data.get("id") if isinstance(data.get("id"), str) else None
-        raise CaseforgeError(yaml_validation_problems(path, text, exc, case_id)) from None
+        raise CaseforgeError(yaml_validation_problems(path, text, exc, case_id, model)) from None
 
 
 def require_suite_folder(suite_dir: Path) -> None:

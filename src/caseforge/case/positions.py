@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import difflib
 import re
+import types
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -145,8 +147,63 @@ def _walk(node: object, loc: Sequence[str | int]) -> tuple[int, int, list[str]]:
 _CHECK_KEYS = ["mode", "must_include", "must_not_include", "must_call", "must_not_call", "order"]
 
 
-def _message_and_loc(error: ErrorDetails) -> tuple[str, tuple[str | int, ...]]:
+def _fields_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> set[str]:
+    """The field names a mapping at ``loc`` (below ``model``) may have: for a typo's
+    "did you mean". A list index or a mapping key in ``loc`` goes into its values."""
+    current: list[object] = [model]
+    for part in loc:
+        found: list[object] = []
+        for annotation in current:
+            for kind in _members(annotation):
+                if isinstance(kind, type) and issubclass(kind, BaseModel):
+                    info = kind.model_fields.get(str(part))
+                    if info is not None:
+                        found.append(info.annotation)
+                elif typing.get_origin(kind) in (list, tuple, dict):
+                    args = typing.get_args(kind)
+                    if args:
+                        found.append(args[-1])
+        current = found
+    names: set[str] = set()
+    for annotation in current:
+        for kind in _members(annotation):
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                names |= set(kind.model_fields)
+    return names
+
+
+def _members(annotation: object) -> list[object]:
+    """The types a union (or an Annotated type) stands for."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _members(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(annotation) for m in _members(arg)]
+    return [annotation]
+
+
+def _unknown_key(
+    error: ErrorDetails, loc: tuple[str | int, ...], model: type[BaseModel] | None
+) -> str:
+    """``unknown key 'trails' (did you mean 'trials'?); see `caseforge schema --config```."""
+    key = str(loc[-1]) if loc else "?"
+    known = sorted(_fields_at(model, loc[:-1])) if model is not None else []
+    near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    where = (
+        "`caseforge schema --config`"
+        if model is not None and model.__name__ == "SuiteConfig"
+        else "`caseforge schema`"
+    )
+    return f"unknown key {key!r}{hint}; see {where} for the keys"
+
+
+def _message_and_loc(
+    error: ErrorDetails, model: type[BaseModel] | None = None
+) -> tuple[str, tuple[str | int, ...]]:
     loc: tuple[str | int, ...] = tuple(error["loc"])
+    if error["type"] == "extra_forbidden" and not (len(loc) > 2 and loc[0] == "expect"):
+        return _unknown_key(error, loc, model), loc
     if len(loc) > 2 and loc[0] == "expect":
         # Below expect.KEY pydantic names the union member (the mode or form): drop it.
         loc = loc[:2] + loc[3:]
@@ -174,16 +231,21 @@ def _message_and_loc(error: ErrorDetails) -> tuple[str, tuple[str | int, ...]]:
 
 
 def yaml_validation_problems(
-    path: Path, text: str, exc: ValidationError, case_id: str | None
+    path: Path,
+    text: str,
+    exc: ValidationError,
+    case_id: str | None,
+    model: type[BaseModel] | None = None,
 ) -> list[Problem]:
-    """Problems for a YAML case file, each with the line and column of the bad field."""
+    """Problems for a YAML file (a case, ``caseforge.yaml``), each with the line and column
+    of the bad field; an unknown key is named with the key ``model`` has that is nearest."""
     try:
         tree = round_trip_load(text)
     except MarkedYAMLError:
         tree = None
     problems = []
     for error in exc.errors():
-        message, loc = _message_and_loc(error)
+        message, loc = _message_and_loc(error, model)
         line, col, names = _walk(tree, loc) if tree is not None else (0, 0, [str(p) for p in loc])
         problems.append(Problem(path, line + 1, col + 1, ".".join(names), message, case_id=case_id))
     return problems

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from caseforge.jsontypes import JSONObject
+
 
 class AgentSpec(BaseModel):
     """How to reach the agent: exactly one of a Python callable, a command, or an HTTP URL."""
@@ -73,7 +75,9 @@ class SplitConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    test_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
+    test_fraction: float = Field(
+        default=0.3, gt=0.0, lt=1.0, description="The share of cases (by id hash) in test."
+    )
 
 
 class GateRule(BaseModel):
@@ -81,14 +85,26 @@ class GateRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    metric: str | None = None
-    tag: str | None = None
-    no_significant_drop: bool = False
-    max: float | None = None
-    min: float | None = None
+    metric: str | None = Field(
+        default=None,
+        description="A summary metric (`pass_rate`, `cost_usd`, `pass_hat_k.3`, "
+        "`items.FIELD.recall`…): `caseforge validate` names those the suite can produce.",
+    )
+    tag: str | None = Field(
+        default=None, description="Every case carrying this tag passes every trial."
+    )
+    no_significant_drop: bool = Field(
+        default=False,
+        description="Fail on a drop from the baseline that the paired test calls "
+        "significant at `alpha` (pass_rate and item precision/recall).",
+    )
+    max: float | None = Field(default=None, description="The metric's highest allowed value.")
+    min: float | None = Field(default=None, description="The metric's lowest allowed value.")
     max_increase: float | None = Field(default=None, description="Relative to the baseline.")
     max_drop: float | None = Field(default=None, description="Absolute, vs the baseline.")
-    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+    alpha: float = Field(
+        default=0.05, gt=0.0, lt=1.0, description="The paired test's significance level."
+    )
 
     @model_validator(mode="after")
     def _one_target(self) -> GateRule:
@@ -106,9 +122,13 @@ class GateRule(BaseModel):
 
 
 class GateConfig(BaseModel):
+    """What `caseforge gate` holds a run to, against a committed baseline."""
+
     model_config = ConfigDict(extra="forbid")
 
-    rules: list[GateRule] = Field(default_factory=list)
+    rules: list[GateRule] = Field(
+        default_factory=list, description="Every rule must hold for the gate to pass."
+    )
 
 
 # The metrics a gate rule may name: the run summary's numbers (a test holds this list to the
@@ -204,7 +224,10 @@ class ModelSettings(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    model: str
+    model: str = Field(
+        description="The model's name at the endpoint (OPENAI_BASE_URL, else OpenAI); other "
+        "keys (temperature, max_tokens…) are passed to it."
+    )
 
 
 class RateLimit(BaseModel):
@@ -274,15 +297,23 @@ class SuiteConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1)
-    description: str = ""
+    name: str = Field(
+        min_length=1, description="The suite's name: runs, baselines and reports carry it."
+    )
+    description: str = Field(default="", description="What the suite is for, for people.")
     agent: AgentSpec | None = None
     configs: dict[str, dict[str, object]] = Field(
         default_factory=dict, description="Named configurations handed to the agent."
     )
-    trials: int = Field(default=1, ge=1, le=10_000)  # run/plan.py's MAX_TRIALS
-    concurrency: int = Field(default=8, ge=1)
-    timeout_s: float = Field(default=60.0, gt=0)
+    trials: int = Field(
+        default=1, ge=1, le=10_000, description="Trials per case (`--trials`; at most 10,000)."
+    )  # run/plan.py's MAX_TRIALS
+    concurrency: int = Field(
+        default=8, ge=1, description="Case-trials in flight at once (`--concurrency`)."
+    )
+    timeout_s: float = Field(
+        default=60.0, gt=0, description="Seconds a case-trial may take (`--timeout`)."
+    )
     oracles: str | None = Field(default=None, description="Path to the oracles module.")
     oracle_timeout_s: float = Field(
         default=30.0,
@@ -328,3 +359,15 @@ class SuiteConfig(BaseModel):
     split: SplitConfig = Field(default_factory=SplitConfig)
     gate: GateConfig = Field(default_factory=GateConfig)
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
+
+
+CONFIG_SCHEMA_ID = "https://caseforge.example/config.schema.json"
+
+
+def config_json_schema() -> JSONObject:
+    """The JSON Schema of ``caseforge.yaml`` (``caseforge schema --config``), for editors."""
+    schema = SuiteConfig.model_json_schema()
+    schema["$id"] = CONFIG_SCHEMA_ID
+    schema["title"] = "caseforge.yaml"
+    data: JSONObject = {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    return data

@@ -28,6 +28,9 @@ def schema(
     report: Annotated[
         bool, typer.Option("--report", help="The schema of report.json instead.")
     ] = False,
+    config: Annotated[
+        bool, typer.Option("--config", help="The schema of caseforge.yaml instead.")
+    ] = False,
     suite: Annotated[
         Path | None,
         typer.Option(help="Include this suite's own check modes (its `checks:` module)."),
@@ -35,13 +38,19 @@ def schema(
 ) -> None:
     """Print the JSON Schema of a case file (point your editor's YAML plugin at it)."""
     from caseforge.case.load import load_config, suite_modes
+    from caseforge.case.suite import config_json_schema
     from caseforge.checks import mode_table
     from caseforge.report.build import report_schema
 
-    if report and suite is not None:
-        raise UsageError("--suite adds a suite's check modes to the case schema; not with --report")
+    if report and config:
+        raise UsageError("give --report or --config, not both")
+    if (report or config) and suite is not None:
+        which = "--report" if report else "--config"
+        raise UsageError(f"--suite adds a suite's check modes to the case schema; not with {which}")
     if report:
         data = report_schema()
+    elif config:
+        data = config_json_schema()
     else:
         modes = mode_table() if suite is None else suite_modes(suite, load_config(suite))
         data = case_json_schema(modes)
