@@ -106,13 +106,25 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
             f"{c.test} p = {c.p_value:.3g}; "
             f"{len(c.newly_failing)} newly failing, {len(c.newly_passing)} newly passing"
         )
+        # The detail says what was found first ("dropped significantly"), then the figures.
         if c.difference >= 0 or (not c.newly_failing and c.test == "mcnemar-exact"):
-            return _verdict(name, GateDecision.PASS, f"{base_text} ({tested})")
+            return _verdict(
+                name, GateDecision.PASS, f"pass_rate did not drop: {base_text} ({tested})"
+            )
         if c.p_value < rule.alpha:
             failing = ", ".join(c.newly_failing[:8]) + (" …" if len(c.newly_failing) > 8 else "")
-            return _verdict(name, GateDecision.REGRESSION, f"{base_text} ({tested}): {failing}")
+            return _verdict(
+                name,
+                GateDecision.REGRESSION,
+                f"pass_rate dropped significantly (p < {rule.alpha:g}): {base_text} ({tested}):"
+                f" {failing}",
+            )
         mde = f"; detectable ≈{abs(c.mde):.1%}" if c.mde else ""
-        return _verdict(name, GateDecision.WITHIN_NOISE, f"{base_text} ({tested}{mde})")
+        return _verdict(
+            name,
+            GateDecision.WITHIN_NOISE,
+            f"pass_rate dropped within noise (p ≥ {rule.alpha:g}): {base_text} ({tested}{mde})",
+        )
     parts = metric.split(".")
     if len(parts) == 3 and parts[0] == "items" and parts[2] in ("precision", "recall"):
         field, which = parts[1], parts[2]
@@ -137,10 +149,12 @@ def _no_significant_drop(rule: GateRule, run: RunOutcomes, base: RunOutcomes) ->
             text += f", 95% bootstrap CI {interval[0]:+.3f} … {interval[1]:+.3f}"
         text += ")"
         if diff != diff or diff >= 0:  # NaN (undefined) or no drop
-            return _verdict(name, GateDecision.PASS, text)
+            return _verdict(name, GateDecision.PASS, f"{metric} did not drop: {text}")
         if interval is not None and interval[1] < 0:
-            return _verdict(name, GateDecision.REGRESSION, text)
-        return _verdict(name, GateDecision.WITHIN_NOISE, text)
+            return _verdict(
+                name, GateDecision.REGRESSION, f"{metric} dropped significantly: {text}"
+            )
+        return _verdict(name, GateDecision.WITHIN_NOISE, f"{metric} dropped within noise: {text}")
     return _verdict(
         name,
         GateDecision.REGRESSION,
@@ -256,8 +270,8 @@ def gate_text(result: GateResult) -> str:
     lines = [
         f"gate: {result.verdict.value} (run {result.run_id} vs baseline {result.baseline_run_id})"
     ]
-    for rule in result.rules:
-        lines.append(f"  [{rule.verdict.value}] {rule.rule} — {rule.detail}")
+    for rule in result.rules:  # the finding first, then the rule it was held to
+        lines.append(f"  [{rule.verdict.value}] {rule.detail}  (rule: {rule.rule})")
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
 
