@@ -1,4 +1,5 @@
-"""report.json keys (DESIGN §7), and the text, Markdown, JUnit and HTML renderings."""
+"""report.json keys (docs/reference/report.md), and the text, Markdown, JUnit and HTML
+renderings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The suite's callable: ``run(input, ctx) -> dict`` (DESIGN §7).
+"""The suite's callable: ``run(input, ctx) -> dict`` (docs/reference/agent-protocol.md).
 
 An offline, rule-based simulation of an LLM reviewer, in two configurations picked by
 ``ctx.config["mode"]``:

@@ -13,7 +13,7 @@ reply is written after the approval, outside this run).
   whose current invoice is paid get the whole billing months left; a tool error is read
   and explained; requests about another customer and instructions inside the ticket are
   refused; a ticket with too little to go on gets a question back.
-* ``v1`` is the agent the error analysis found (DESIGN §2.2): it believes a customer who
+* ``v1`` is the agent the error analysis found (the suite's README): it believes a customer who
   claims a double charge and files the latest paid invoice without checking for a pair;
   it misses that partial refunds are for pro/enterprise yearly only (basic yearly gets
   one too); after the tool rejects an unpaid invoice it retries with the previous paid

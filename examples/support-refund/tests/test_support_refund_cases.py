@@ -153,7 +153,7 @@ def test_refund_cases() -> None:
         if expect["refund"]["value"] is None:
             if raw["id"] != "edge-tool-error-c013":  # the tool's error is the point there
                 assert "create_refund_request" in calls["must_not_call"], raw["id"]
-        elif raw["id"] != "refund-yearly-023":  # kept exactly as DESIGN §3 writes it
+        elif raw["id"] != "refund-yearly-023":  # kept exactly as the case-file reference shows it
             banned = expect["reply"]["must_not_include"]
             assert {"已退款", "已经退给您"} <= set(banned) or "has been refunded" in banned
 

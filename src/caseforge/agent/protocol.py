@@ -1,11 +1,13 @@
-"""The agent protocol (DESIGN §7): what an agent receives and what it returns.
+"""The agent protocol (docs/reference/agent-protocol.md): what an agent receives and what
+it returns.
 
 Every transport carries the same JSON. The agent receives an :class:`AgentRequest`::
 
     {"case_id", "trial", "seed", "case_seed", "clock", "config", "input"}
 
-(plus ``"workspace"`` when the suite has a ``workspace_setup`` hook). DESIGN §7 names the
-first of these without ``case_seed`` and ``workspace``; both are additions, never renames.
+(plus ``"workspace"`` when the suite has a ``workspace_setup`` hook, ``"context"`` with a
+``context/`` folder, ``"messages"`` and ``"turn"`` for a multi-turn case). Keys are added,
+never renamed.
 
 and returns::
 

@@ -307,9 +307,18 @@ def iter_cases(suite_dir: Path, model: type[Case] = Case) -> Iterator[LoadedCase
 
 
 def load_case(path: str | Path, model: type[Case] | None = None) -> Case:
-    """Load one YAML case file (or a one-line JSONL file); raise ``CaseforgeError`` if bad.
+    """Load one YAML case file (or a one-line JSONL file).
 
-    Without ``model``, the modes are those of the suite the file is in (if it is in one)."""
+    Args:
+        path: The case file.
+        model: The case model to read it with (default: the one knowing the modes of the
+            suite the file is in, if it is in one).
+
+    Returns:
+        The case.
+
+    Raises:
+        CaseforgeError: The file is not a valid case, each problem naming its line."""
     path = Path(path)
     if model is None:
         model = case_model(_suite_modes_around(path))
@@ -326,10 +335,19 @@ def load_case(path: str | Path, model: type[Case] | None = None) -> Case:
 
 
 def load_suite(suite_dir: str | Path) -> Suite:
-    """Load a suite's config and all its cases; raise ``CaseforgeError`` listing every problem.
+    """Load a suite's config and all its cases.
 
-    This checks each file on its own; ``caseforge validate`` also checks the suite as a whole
-    (duplicate and retired ids, near-duplicates, oracle drift).
+    This checks each file on its own; ``caseforge validate`` (``validate_suite``) also checks
+    the suite as a whole (duplicate and retired ids, near-duplicates, oracle drift).
+
+    Args:
+        suite_dir: The suite folder (it holds ``caseforge.yaml``).
+
+    Returns:
+        The suite: its ``config``, its ``cases`` and its check ``modes``.
+
+    Raises:
+        CaseforgeError: Listing every problem, each with its file, line and field.
     """
     suite_dir = Path(suite_dir)
     config = load_config(suite_dir)

@@ -1,4 +1,4 @@
-"""The suite configuration, ``SUITE/caseforge.yaml`` (DESIGN §7)."""
+"""The suite configuration, ``SUITE/caseforge.yaml`` (docs/reference/config.md)."""
 
 from __future__ import annotations
 

@@ -50,7 +50,13 @@ class Verdict(tuple[CheckStatus, str]):
 
 
 def passed(reason: str = "") -> Verdict:
-    """The check holds."""
+    """The check holds.
+
+    Args:
+        reason: Why, if worth saying (most passes say nothing).
+
+    Returns:
+        The verdict a check mode's ``grade`` returns."""
     return _PASSED if not reason else Verdict(CheckStatus.PASS, reason)
 
 
@@ -58,7 +64,13 @@ _PASSED = Verdict(CheckStatus.PASS, "")  # one for every reasonless pass: most c
 
 
 def failed(reason: str) -> Verdict:
-    """The check does not hold; ``reason`` says how, in one line."""
+    """The check does not hold.
+
+    Args:
+        reason: How it does not, in one line (reports and ``caseforge show`` print it).
+
+    Returns:
+        The verdict a check mode's ``grade`` returns."""
     return Verdict(CheckStatus.FAIL, reason)
 
 

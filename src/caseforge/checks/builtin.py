@@ -1,6 +1,7 @@
-"""The built-in check modes (DESIGN §3), each one class: its fields, its declarations and its
-``grade`` method. The ``must_include``/``must_not_include`` shorthand (expanded into two checks)
-sits beside them; ``tool_calls`` has its own module, ``checks.tools``."""
+"""The built-in check modes (docs/reference/modes.md), each one class: its fields, its
+declarations and its ``grade`` method. The ``must_include``/``must_not_include`` shorthand
+(expanded into two checks) sits beside them; ``tool_calls`` has its own module,
+``checks.tools``."""
 
 from __future__ import annotations
 

@@ -138,7 +138,14 @@ def format_baseline(baseline: Baseline) -> str:
 
 
 def write_baseline(report: RunReport, path: Path) -> Baseline:
-    """Write the baseline of ``report`` to ``path`` (atomically) and return it."""
+    """Write the baseline of a run, atomically (what ``caseforge baseline --write`` writes).
+
+    Args:
+        report: A finished run's report.
+        path: The baseline file.
+
+    Returns:
+        The baseline written."""
     baseline = baseline_from_report(report)
     write_atomic(path, format_baseline(baseline))
     return baseline

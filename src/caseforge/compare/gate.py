@@ -1,4 +1,4 @@
-"""``caseforge gate``: a run against a committed baseline, rule by rule (DESIGN §5, §7).
+"""``caseforge gate``: a run against a committed baseline, rule by rule (docs/concepts/gate.md).
 
 Each rule's verdict is ``pass``, ``within-noise`` (a drop the paired test cannot tell from
 noise) or ``regression``; the overall verdict is the worst; only a regression fails CI.

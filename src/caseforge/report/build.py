@@ -189,7 +189,18 @@ def _tool_call(call: JSONObject, raw: bool) -> ToolCallEntry:
 
 
 def load_report(run: str, store_url: str | None = None, raw: bool = False) -> RunReport:
-    """A report from a run id in the store, or from a path to a ``report.json``."""
+    """A run's report, from the store or from a ``report.json``.
+
+    Args:
+        run: A run id, ``"latest"``, or a path to a ``report.json``.
+        store_url: The run store (default: ``CASEFORGE_STORE``, else the current folder's).
+        raw: Include each agent output and tool-call result (a stored run only).
+
+    Returns:
+        The report.
+
+    Raises:
+        UsageError: An unknown run, or a file this caseforge cannot read."""
     path = Path(run)
     if path.suffix == ".json" or path.is_file():
         return read_report_file(path)

@@ -95,7 +95,8 @@ class CheckCounts(_Model):
 
 
 class Summary(_Model):
-    """The run's figures (DESIGN §5): see ``report/summary.py`` for the conventions."""
+    """The run's figures (docs/concepts/statistics.md): see ``report/summary.py`` for the
+    conventions."""
 
     cases: int = Field(ge=0)
     trials: int

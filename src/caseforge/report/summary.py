@@ -1,6 +1,6 @@
-"""The run summary (DESIGN §5, §7): pass rate with intervals, pass^k and pass@k, item-level
-precision and recall, false-positive rate, errors, cost, latency, slices and the checks
-that fail most.
+"""The run summary (docs/concepts/statistics.md): pass rate with intervals, pass^k and
+pass@k, item-level precision and recall, false-positive rate, errors, cost, latency,
+slices and the checks that fail most.
 
 Conventions: ``pass_rate`` = passed case-trials / all case-trials (an error is not a pass
 and is also counted in ``errors``); item metrics and the false-positive rate are computed
