@@ -283,9 +283,16 @@ def test_an_oracle_fills_the_field_a_mode_names_and_no_other(tmp_path: Path) -> 
     assert "declares no expected_field" in unfilled.output
 
 
-def test_the_readme_example_mode_loads_and_grades(tmp_path: Path) -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    block = readme.split("```python\n# checks.py\n", 1)[1].split("```", 1)[0]
+DOCS_PAGE = Path(__file__).parents[2] / "docs" / "how-to" / "custom-modes.md"
+
+
+def _docs_example() -> str:
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    return page.split("```python\n# checks.py\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_docs_example_mode_loads_and_grades(tmp_path: Path) -> None:
+    block = _docs_example()
     (tmp_path / "checks.py").write_text(block, encoding="utf-8")
     [spec] = load_checks_file(tmp_path / "checks.py", tmp_path / "caseforge.yaml")
     check = spec.model.model_validate({"mode": "starts_with", "prefix": "Ref", "ignore_case": True})
@@ -293,6 +300,13 @@ def test_the_readme_example_mode_loads_and_grades(tmp_path: Path) -> None:
     assert check.grade("other").reason == "'other' does not start with 'Ref'"
     assert check.expected == "Ref"
     assert spec.options["ignore_case"].loosens(False, True)
+
+
+def test_the_docs_follow_along_writes_the_mode_the_page_shows() -> None:
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    heredoc = page.split("cat > my-suite/checks.py <<'EOF'\n", 1)[1].split("    EOF\n", 1)[0]
+    written = "\n".join(row.removeprefix("    ") for row in heredoc.splitlines()) + "\n"
+    assert written == "# checks.py\n" + _docs_example()
 
 
 def test_every_check_renders_in_one_line_and_the_reports_show_it(
