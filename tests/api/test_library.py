@@ -1,5 +1,5 @@
-"""The README's "Using caseforge as a library" example runs as written, and the public API
-is what ``caseforge.__all__`` says."""
+"""The docs' library example (docs/how-to/library.md) runs as written, and the public API is
+what ``caseforge.__all__`` says."""
 
 from __future__ import annotations
 
@@ -15,13 +15,20 @@ import caseforge
 ROOT = Path(__file__).parents[2]
 
 
+PAGE = ROOT / "docs" / "how-to" / "library.md"
+
+
 def _example() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Using caseforge as a library", 1)[1]
-    return section.split("```python\n", 1)[1].split("```", 1)[0]
+    page = PAGE.read_text(encoding="utf-8")
+    return page.split("```python\n", 1)[1].split("```", 1)[0]
 
 
-def test_the_readme_library_example_runs_offline_and_gates_the_regression(
+def _what_the_page_says_it_prints() -> list[str]:
+    after = PAGE.read_text(encoding="utf-8").split(_example(), 1)[1]
+    return after.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+
+
+def test_the_docs_library_example_runs_offline_and_gates_the_regression(
     tmp_path: Path,
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "CASEFORGE"))}
@@ -39,6 +46,7 @@ def test_the_readme_library_example_runs_offline_and_gates_the_regression(
     assert lines[0].startswith("support-refund: ")
     assert lines[-1] == "gate: regression"
     assert "newly failing" in lines[2]
+    assert lines == _what_the_page_says_it_prints()
 
 
 @pytest.mark.parametrize("name", caseforge.__all__)
