@@ -66,8 +66,9 @@ def _command(title: str, command: Any, level: int = 2) -> str:
 
 
 def _argument(argument: Any) -> str:
-    name = argument.metavar or str(argument.name).upper()
-    return str(name).strip("[]")
+    name = str(argument.metavar or argument.name).upper().replace("[", "").replace("]", "")
+    name = name.removesuffix("...")
+    return f"{name}..." if argument.nargs == -1 else name
 
 
 def _default(option: Any) -> str:
@@ -165,6 +166,7 @@ def _field_default(info: FieldInfo) -> str:
 def modes_reference() -> str:
     """The built-in check modes: what each checks, its fields, strength and what it reads."""
     from caseforge.checks import mode_table
+    from caseforge.checks.text import TextOptions
 
     lines = []
     for name, spec in mode_table().items():
@@ -172,10 +174,16 @@ def modes_reference() -> str:
         lines.append(
             f"Strength {spec.strength} (the criteria audit's order: a change to a weaker mode "
             f"loosens the case) · reads {spec.reads.value}"
-            + (f" · item metrics over `{spec.items_field}`" if spec.items_field else "")
+            + (f" · item metrics over `{spec.items_field}`" if spec.feeds_items else "")
             + "."
         )
-        fields = [(k, i) for k, i in spec.model.model_fields.items() if k != "mode"]
+        # A text option the mode refuses (``word`` on ``exact``) is inherited, not offered.
+        offered = getattr(spec.model, "options", {})
+        fields = [
+            (k, i)
+            for k, i in spec.model.model_fields.items()
+            if k != "mode" and not (k in TextOptions.model_fields and k not in offered)
+        ]
         if fields:
             lines += ["", "| field | type | default | meaning |", "|---|---|---|---|"]
             for key, info in fields:

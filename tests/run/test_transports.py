@@ -193,8 +193,8 @@ def test_the_request_a_command_agent_gets_is_exactly_the_documented_agent_reques
     (tmp_path / "toy_ws_hook.py").write_text(
         "def prepare(ws, case):\n    (ws / 'seed').write_text('x')\n", encoding="utf-8"
     )
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("Every transport carries the same JSON. The agent receives", 1)[1]
+    page = Path(__file__).parents[2] / "docs" / "reference" / "agent-protocol.md"
+    example = page.read_text(encoding="utf-8").split("## The request", 1)[1]
     documented = set(re.findall(r'"(\w+)":', example.split("```json", 1)[1].split("```", 1)[0]))
     fields = set(AgentRequest.model_fields)
     for hook in (None, "toy_ws_hook:prepare"):
