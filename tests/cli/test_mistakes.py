@@ -454,7 +454,14 @@ MISTAKES = [
         "a typo in caseforge.yaml",
         validate_with({"trails": 3}, "c6"),
         1,
-        "trails",
+        "trails: unknown key 'trails' (did you mean 'trials'?)",
+    ),
+    # A judge setting caseforge never reads must not look as if it did something.
+    Mistake(
+        "a judge setting caseforge does not have",
+        validate_with({"judge": {"model": "m", "temperature": 0.2}}, "c7"),
+        1,
+        "judge.temperature: unknown key 'temperature'",
     ),
     # A typo in a gate rule would switch that part of the gate off.
     Mistake(

@@ -220,13 +220,34 @@ def _shown(metrics: Sequence[str], limit: int = 12) -> list[str]:
 
 
 class ModelSettings(BaseModel):
-    """A model used by caseforge itself (judge, synthesis)."""
+    """A model used by caseforge itself (judge, synthesis). The endpoint comes from the
+    environment (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``); the temperature is caseforge's
+    (the judge 0, ``synth write`` 0.9, ``resynth`` 0.7)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     model: str = Field(
-        description="The model's name at the endpoint (OPENAI_BASE_URL, else OpenAI); other "
-        "keys (temperature, max_tokens…) are passed to it."
+        description="The model's name at the endpoint (OPENAI_BASE_URL, else OpenAI)."
+    )
+    timeout_s: float | None = Field(
+        default=None, gt=0, description="Seconds one request may take (default 60)."
+    )
+    max_attempts: int | None = Field(
+        default=None, ge=1, description="Attempts per request, retried on 429 and 5xx (default 4)."
+    )
+    rpm: int | None = Field(default=None, ge=1, description="Requests per minute, at most.")
+    tpm: int | None = Field(
+        default=None, ge=1, description="Tokens per minute, at most (estimated)."
+    )
+    structured: Literal["auto", "json_schema", "off"] | None = Field(
+        default=None,
+        description="Ask for a JSON schema response: auto (when the endpoint supports it), "
+        "json_schema (always) or off (the schema in the prompt).",
+    )
+    facts: str | None = Field(
+        default=None,
+        description="synth only: module:function(input) -> str, the business facts "
+        "`synth write` hands the model with each tuple.",
     )
 
 

@@ -162,7 +162,14 @@ def run(
             "agent errors (default: the suite's max_error_rate, 0.1).",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no report.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="No progress and no summary: only the run id, its size and what was written.",
+        ),
+    ] = False,
     store_url: StoreOpt = None,
     shard: Annotated[
         str | None,

@@ -344,11 +344,10 @@ class ModelClient:
         model = env.get("CASEFORGE_MODEL") or getattr(settings, "model", None)
         if not model or not (api_key or base_url):
             return None
-        extra = dict(getattr(settings, "model_extra", None) or {})
         options = {
-            key: extra[key]
+            key: getattr(settings, key)
             for key in ("timeout_s", "max_attempts", "rpm", "tpm", "structured")
-            if key in extra
+            if getattr(settings, key, None) is not None
         }
         return cls(
             model=model,

@@ -136,7 +136,7 @@ async def write_drafts(
     template = prompt_template(suite_dir)
     prompt_hash = hashlib.sha256(template.encode("utf-8")).hexdigest()[:12]
     settings = suite.config.synth
-    hook = (getattr(settings, "model_extra", None) or {}).get("facts") if settings else None
+    hook = getattr(settings, "facts", None) if settings else None
     facts_fn = import_object(hook, suite.suite_dir) if hook else None
     run_id = "synth-" + secrets.token_hex(4)
     drafts: list[Draft] = []
