@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test test-loaded lint package schema format bench bench-inspect screenshots clean
+.PHONY: demo test test-loaded lint docs docs-serve package schema format bench bench-inspect screenshots clean
 
 # _version.py too: the installed metadata's version is read from it (pyproject.toml, dynamic).
 $(STAMP): pyproject.toml src/caseforge/_version.py
@@ -56,6 +56,16 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	$(MAKE) --no-print-directory docs
+
+## docs: build the docs site into site/, strictly (a broken link, anchor or missing page
+# fails) and offline (no web fonts, the offline plugin; nothing is fetched)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+
+## docs-serve: the docs site on http://127.0.0.1:8000/ (loopback only), rebuilt on each edit
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 ## package: build the sdist, then the wheel from it, into dist/ and `twine check` both.
 # Offline: --no-isolation builds with the hatchling in .venv instead of downloading one.
@@ -88,9 +98,10 @@ bench: $(STAMP)
 bench-inspect: $(STAMP)
 	$(BIN)/python benchmarks/vs_inspect.py
 
-## screenshots: refresh docs/screenshots/ from the browser tests (Debian's chromium)
+## screenshots: refresh docs/screenshots/ from the browser tests (Debian's chromium): the
+# web app's screens and the docs site's home, a how-to and the CLI reference
 screenshots: $(STAMP)
-	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py tests/serve/test_live.py
+	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py tests/serve/test_live.py tests/docs/test_browser.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist site
