@@ -56,8 +56,9 @@ class CaseforgeError(Exception):
     """A mistake caseforge reports as one or more one-line problems, never a traceback.
 
     Every caseforge exception derives from it. Each subclass carries its exit code, from
-    ``EXIT_CODES`` (the docs site's exit-code reference is generated from it); ``caseforge.cli.main`` is the one place that turns an error
-    into that code. A plain ``CaseforgeError`` is an invalid dataset or config (1)."""
+    ``EXIT_CODES`` (the docs site's exit-code reference is generated from it);
+    ``caseforge.cli.main`` is the one place that turns an error into that code. A plain
+    ``CaseforgeError`` is an invalid dataset or config (1)."""
 
     exit_code: ClassVar[int] = 1
 
