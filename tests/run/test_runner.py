@@ -467,3 +467,26 @@ def test_a_store_that_refuses_a_write_stops_the_run_in_one_line_and_resume_finis
     resumed = caseforge_process(*argv, "--resume", run_id)
     assert resumed.returncode == 0, resumed.stderr
     assert store.count(run_id) == 5 and store.get_run(run_id).status == "finished"
+
+
+def test_a_resume_keeps_the_runs_judge_setting(toy_suite: MakeToySuite, store: RunStore) -> None:
+    """A run started with --no-judge and resumed without it grades the rest as it began: a
+    resumed half `not judged` would report a pass rate nobody measured."""
+    from caseforge.errors import UsageError
+
+    judged = {"facts": {"mode": "judge", "values": ["the order is on its way"]}}
+    cases = [{"id": f"c{i}", "input": {"cost": 0.01}, "expect": judged} for i in range(6)]
+    root = toy_suite(cases, concurrency=1)
+    stopped = run(store, suite_dir=root, max_cost=0.025, judge="off")
+    assert stopped.status == "stopped"
+    before = store.count(stopped.runs[0].run_id)
+    resumed = run(store, suite_dir=root, resume="latest")  # the default judge: "auto"
+    assert resumed.status == "finished"
+    assert (resumed.skipped, resumed.executed) == (before, 6 - before)
+    statuses = {row["status"] for row in store.results(stopped.runs[0].run_id)}
+    assert statuses == {"pass"}, statuses  # judge checks skipped on purpose, never `incomplete`
+
+    started_judged = run(store, suite_dir=root, max_cost=0.025)
+    assert started_judged.status == "stopped"
+    with pytest.raises(UsageError, match="started with its judge"):
+        run(store, suite_dir=root, resume=started_judged.runs[0].run_id, judge="off")

@@ -133,7 +133,11 @@ def run(
         typer.Option("--raw", help="--out's report.json includes each output and tool result."),
     ] = False,
     resume: Annotated[
-        str | None, typer.Option(help="Finish an unfinished run: RUN_ID or `latest`.")
+        str | None,
+        typer.Option(
+            help="Finish an unfinished run: RUN_ID or `latest` (with the judge setting it began "
+            "with: a --no-judge run stays without one)."
+        ),
     ] = None,
     max_cost: Annotated[
         float | None, typer.Option("--max-cost", help="Stop (resumably) past this many USD.")

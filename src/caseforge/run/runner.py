@@ -16,7 +16,7 @@ import datetime as dt
 import re
 import socket
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -657,6 +657,16 @@ class Runner:
         else:
             first = self.store.get_run(resume)
             group = self.store.group(first.group_id)
+        # The judge is the run's, not this invocation's: a run started with --no-judge and
+        # resumed without it would grade the rest `not judged`, a rate no one asked for.
+        started = group[0].options.get("judge_mode")
+        if started == "off" and opts.judge != "off":
+            opts = self.options = replace(opts, judge="off")
+        elif started == "auto" and opts.judge == "off":
+            raise UsageError(
+                f"--resume {resume}: that run was started with its judge; resume it without "
+                "--no-judge (or rescore it later with --no-judge)"
+            )
         suite_dir = opts.suite_dir or Path(group[0].suite_path)
         clock = str(group[0].options.get("clock") or dt.datetime.now(dt.UTC).isoformat())
         suite = load_suite(suite_dir)
