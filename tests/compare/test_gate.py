@@ -185,3 +185,32 @@ def test_gate_refuses_a_stopped_run_and_missing_trials_fail_must_pass(
     )
     verdict = apply(partial, partial, [GateRule(tag="must-pass")])
     assert verdict.verdict == "regression" and "m (P)" in verdict.rules[0].detail
+
+
+def test_a_run_of_one_split_is_gated_by_the_suites_tags(
+    toy_suite: MakeToySuite, tmp_path: Path
+) -> None:
+    """The only must-pass case is in the test split: a dev run has none, which is the split's
+    doing, not a rule naming a tag the suite lacks (that stays an error, exit 1)."""
+    cases: list[dict[str, Any]] = [
+        {"id": f"c{i:02d}", "input": {}, "split": "test" if i == 3 else "dev",
+         "tags": ["must-pass"] if i == 3 else []}
+        for i in range(8)
+    ]  # fmt: skip
+    root = toy_suite(cases, configs={"base": {"fail": []}}, gate=RULES, trials=1)
+    url = f"sqlite:///{tmp_path / 'split.db'}"
+    store = RunStore(url)
+    options = RunOptions(suite_dir=root, configs=["base"], split="dev")
+    run_id = asyncio.run(Runner(options, store).run()).runs[0].run_id
+    store.close()
+    path = tmp_path / "baseline.json"
+    made = runner.invoke(app, ["baseline", run_id, "--write", str(path), "--store", url])
+    assert made.exit_code == 0, made.output
+    code, data = gate(run_id, path, url)
+    assert code == 0, data
+    assert data["rules"][2]["detail"] == "no case tagged 'must-pass' in this run"
+
+    config = root / "caseforge.yaml"
+    config.write_text(config.read_text().replace("must-pass", "must-pas"))
+    wrong = runner.invoke(app, ["gate", run_id, "--baseline", str(path), "--store", url])
+    assert wrong.exit_code == 1 and "no case is tagged 'must-pas'" in wrong.output

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from caseforge.case.load import load_config, require_suite_folder
+from caseforge.case.load import load_config, load_suite, require_suite_folder
 from caseforge.case.validate import ValidationReport
 from caseforge.case.validate import validate_suite as _validate
 from caseforge.compare.baseline import Baseline, load_baseline, write_baseline
@@ -222,7 +222,10 @@ def gate_run(
     outcomes = outcomes_from_report(report)
     base = load_baseline(Path(baseline))
     refuse_selection(outcomes, report.options, base)
-    check_rules(rules, outcomes, config_path)
+    suite_tags: set[str] = set()
+    if report.split != "all":  # the other split's cases are the suite's too
+        suite_tags = {tag for case in load_suite(suite_dir).cases for tag in case.case.tags}
+    check_rules(rules, outcomes, config_path, suite_tags)
     warnings = refuse_other_suite(base, outcomes, force)
     result = gate(outcomes, base, rules)
     result.notes[:0] = warnings

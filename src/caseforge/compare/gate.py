@@ -17,7 +17,7 @@ Rules (``gate.rules`` in caseforge.yaml):
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
 
@@ -210,12 +210,16 @@ def _tag(rule: GateRule, run: RunOutcomes) -> RuleVerdict:
     return _verdict(name, GateDecision.PASS, f"all {len(tagged)} passed every trial")
 
 
-def check_rules(rules: list[GateRule], run: RunOutcomes, config_path: Path) -> None:
+def check_rules(
+    rules: list[GateRule], run: RunOutcomes, config_path: Path, suite_tags: Iterable[str] = ()
+) -> None:
     """Refuse rules that name a metric the run cannot have or a tag none of its cases
-    carries: they would pass whatever happened, and switch that part of the gate off."""
+    carries: they would pass whatever happened, and switch that part of the gate off.
+    ``suite_tags`` are the whole suite's, for a run of one split: a tag only the other
+    split carries is the suite's, and its rule reports no such case in this run."""
     items = run.metrics.get("items")
     fields = list(items) if isinstance(items, dict) else []
-    tags = {tag for case in run.cases.values() for tag in case.tags}
+    tags = {tag for case in run.cases.values() for tag in case.tags} | set(suite_tags)
     problems = gate_rule_problems(rules, gate_metrics(run.trials, fields), tags)
     if problems:
         found = []
