@@ -122,7 +122,8 @@ EXIT_CODES: dict[int, str] = {
     "an invalid answer or a failed outcome probe",
     5: "an environment error: a store that cannot be opened, created or written (locked, "
     "read-only), a shared store whose schema needs `store upgrade`, a missing database "
-    "driver, git that cannot be read, a shallow clone under `--require-history`",
+    "driver, git that cannot be read, a shallow clone under `--require-history`, no model "
+    "for a command that needs one (`synth write`, `resynth`)",
     130: "interrupted by SIGINT",
     143: "interrupted by SIGTERM",
 }

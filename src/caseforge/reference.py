@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import types
 import typing
 from collections.abc import Callable, Iterator
@@ -202,10 +203,13 @@ def exit_codes_reference() -> str:
     return "\n".join(lines) + "\n"
 
 
-def model_reference(model: type[BaseModel]) -> str:
-    """A model's fields: name, type, default and meaning."""
+def model_reference(model: type[BaseModel], leave_out: frozenset[str] = frozenset()) -> str:
+    """A model's fields: name, type, default and meaning (``leave_out``: top-level fields
+    that are not the reader's to write)."""
     lines = ["| field | type | default | meaning |", "|---|---|---|---|"]
     for key, info, owner in walk_fields(model):
+        if re.split(r"[.\[]", key, maxsplit=1)[0] in leave_out:
+            continue
         lines.append(
             f"| `{key}` | {_cell(type_name(info.annotation))} | {_cell(_field_default(info))} "
             f"| {_cell(field_meaning(info, owner))} |"
@@ -234,9 +238,9 @@ def agent_request_reference() -> str:
 
 
 def agent_result_reference() -> str:
-    from caseforge.agent.protocol import AgentResult
+    from caseforge.agent.protocol import CASEFORGE_FILLS, AgentResult
 
-    return model_reference(AgentResult)
+    return model_reference(AgentResult, CASEFORGE_FILLS)
 
 
 GENERATORS: dict[str, Callable[[], str]] = {

@@ -463,6 +463,12 @@ MISTAKES = [
         1,
         "judge.temperature: unknown key 'temperature'",
     ),
+    Mistake(
+        "synth's facts hook under judge:",
+        validate_with({"judge": {"model": "m", "facts": "facts:describe"}}, "c8"),
+        1,
+        "judge.facts: unknown key 'facts'",
+    ),
     # A typo in a gate rule would switch that part of the gate off.
     Mistake(
         "validate: unknown gate metric",

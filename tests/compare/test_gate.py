@@ -214,3 +214,26 @@ def test_a_run_of_one_split_is_gated_by_the_suites_tags(
     config.write_text(config.read_text().replace("must-pass", "must-pas"))
     wrong = runner.invoke(app, ["gate", run_id, "--baseline", str(path), "--store", url])
     assert wrong.exit_code == 1 and "no case is tagged 'must-pas'" in wrong.output
+
+
+def test_a_run_whose_judge_never_ran_is_neither_gated_nor_a_baseline(
+    toy_suite: MakeToySuite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No model in CI leaves judge checks `not judged`: a setup to fix (exit 2), never a
+    regression (exit 1) nor a level to hold later runs to."""
+    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASEFORGE_MODEL"):
+        monkeypatch.delenv(key, raising=False)
+    judged = {"facts": {"mode": "judge", "values": ["the order is on its way"]}}
+    root = toy_suite([{"id": "a", "input": {}, "expect": judged}], gate=RULES, trials=1)
+    url = f"sqlite:///{tmp_path / 'judge.db'}"
+    store = RunStore(url)
+    run_id = asyncio.run(Runner(RunOptions(suite_dir=root), store).run()).runs[0].run_id
+    store.close()
+    made = runner.invoke(app, ["baseline", run_id, "--write", str(tmp_path / "b.json"),
+                               "--store", url])  # fmt: skip
+    assert made.exit_code == 2 and "incomplete" in made.output and "--no-judge" in made.output
+    assert not (tmp_path / "b.json").exists()
+    (tmp_path / "old.json").write_text("{}")
+    gated = runner.invoke(app, ["gate", run_id, "--baseline", str(tmp_path / "old.json"),
+                                "--store", url])  # fmt: skip
+    assert gated.exit_code == 2 and "incomplete" in gated.output

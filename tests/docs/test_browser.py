@@ -50,6 +50,8 @@ def url(site: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("Debian's chromium is not installed, and CI=true (.ci/run installs it)")
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
 

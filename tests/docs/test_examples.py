@@ -32,7 +32,7 @@ def _workspace(tmp: Path) -> tuple[Path, dict[str, str]]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("OPENAI", "CASEFORGE", "ANTHROPIC", "RAY_ADDRESS"))
+        if not key.startswith(("OPENAI", "CASEFORGE", "ANTHROPIC", "RAY_ADDRESS", "XDG_"))
     }
     env.update(
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
@@ -96,6 +96,16 @@ def _validate_yaml(block: Block) -> None:
         Case.model_validate(data)
     elif kind == "config":
         SuiteConfig.model_validate(data)
+    elif set(data) <= set(SuiteConfig.model_fields):  # a part of caseforge.yaml (gate:, judge:)
+        SuiteConfig.model_validate({"name": "fragment", **data})
+    elif set(data) <= set(Case.model_fields):  # a part of a case (expect:, conversation:)
+        Case.model_validate({**MINIMAL_CASE, **data})
+    elif all(isinstance(v, dict) and CHECK_KEYS & set(v) for v in data.values()):  # checks
+        Case.model_validate({**MINIMAL_CASE, "expect": data})
+
+
+MINIMAL_CASE = {"id": "fragment", "input": {}, "expect": {"reply": {"must_include": ["x"]}}}
+CHECK_KEYS = {"mode", "must_include", "must_not_include", "must_call", "must_not_call"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(DOCS)) for p in PAGES])

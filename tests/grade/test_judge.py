@@ -172,7 +172,7 @@ def test_without_a_model_judge_checks_are_not_judged(
     outcome = asyncio.run(Runner(RunOptions(suite_dir=judged_suite(toy_suite)), store).run())
     summary = report_json(store, outcome.runs[0].run_id)["summary"]
     assert summary["incomplete"] == 2 and summary["passed"] == 0
-    assert any("no judge model configured" in r for r in summary["incomplete_reasons"])
+    assert any("no judge available" in r for r in summary["incomplete_reasons"])
 
 
 @respx.mock

@@ -63,5 +63,5 @@ def test_record_and_live_exclude_each_other(suite: Path) -> None:
 
 def test_live_without_a_model_says_what_to_set(suite: Path) -> None:
     result = runner.invoke(app, ["synth", "write", str(suite), "--live"])
-    assert result.exit_code == 1
+    assert result.exit_code == 5
     assert "synth write needs a model: set OPENAI_API_KEY" in result.output

@@ -36,9 +36,11 @@ class ToolCall(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    name: str
-    args: dict[str, object] = Field(default_factory=dict)
-    result: object = None
+    name: str = Field(description="The tool's name.")
+    args: dict[str, object] = Field(
+        default_factory=dict, description="The arguments it was called with, by name."
+    )
+    result: object = Field(None, description="What the tool returned.")
 
 
 class Turn(BaseModel):
@@ -57,9 +59,9 @@ class Usage(BaseModel):
 
     model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
+    input_tokens: int = Field(0, description="Tokens sent to models.")
+    output_tokens: int = Field(0, description="Tokens models returned.")
+    cost_usd: float = Field(0.0, description="What the case-trial cost, in USD.")
 
 
 class AgentResult(BaseModel):
@@ -73,11 +75,19 @@ class AgentResult(BaseModel):
         description="The structured answer; may be left out by an agent that only replies "
         "and changes state, when no check of the case reads an output field.",
     )
-    reply: str = ""
-    tool_calls: list[ToolCall] = Field(default_factory=list)
-    paused_for_approval: bool = False
-    usage: Usage = Field(default_factory=Usage)
-    trace: list[object] = Field(default_factory=list)
+    reply: str = Field("", description="The text the customer reads; `reply` checks grade it.")
+    tool_calls: list[ToolCall] = Field(
+        default_factory=list,
+        description="The tools the agent called, in order, each with its arguments and result.",
+    )
+    paused_for_approval: bool = Field(
+        False, description="The agent stopped to ask a person before acting."
+    )
+    usage: Usage = Field(default_factory=Usage, description="Tokens and cost; finite numbers only.")
+    trace: list[object] = Field(
+        default_factory=list,
+        description="Anything the agent wants kept with the trial (shown by `show`).",
+    )
     output_given: bool = Field(True, exclude=True, description="Whether `output` was sent.")
     done: bool = Field(
         False, description="In a conversation: the agent has finished (else the user answers)."
@@ -93,19 +103,26 @@ class AgentResult(BaseModel):
     )
 
 
+# Fields of AgentResult caseforge fills itself: not the agent's to send.
+CASEFORGE_FILLS = frozenset({"output_given", "transcript", "ended_by", "user_usage"})
+
+
 class AgentRequest(BaseModel):
     """What an agent receives for one case-trial: exactly these keys (a test holds the
     runner to it), so an agent may validate its request with this model."""
 
     model_config = ConfigDict(extra="forbid")
 
-    case_id: str
+    case_id: str = Field(description="The case's `id`.")
     trial: int = Field(ge=1, description="Trials are numbered from 1.")
     seed: int = Field(description="Deterministic per (case, trial).")
     case_seed: int | None = Field(default=None, description="The case's own fixed seed.")
     clock: str = Field(description="The frozen clock, ISO 8601 with offset.")
-    config: dict[str, object] = Field(default_factory=dict)
-    input: dict[str, object]
+    config: dict[str, object] = Field(
+        default_factory=dict,
+        description="The configuration's values (`configs:` in caseforge.yaml).",
+    )
+    input: dict[str, object] = Field(description="The case's `input:`, as written.")
     workspace: str | None = Field(
         default=None, description="The trial's folder, sent when the suite has workspace_setup."
     )

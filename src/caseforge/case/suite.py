@@ -244,10 +244,15 @@ class ModelSettings(BaseModel):
         description="Ask for a JSON schema response: auto (when the endpoint supports it), "
         "json_schema (always) or off (the schema in the prompt).",
     )
+
+
+class SynthSettings(ModelSettings):
+    """The model `synth write` and `resynth` use, and what `synth write` hands it."""
+
     facts: str | None = Field(
         default=None,
-        description="synth only: module:function(input) -> str, the business facts "
-        "`synth write` hands the model with each tuple.",
+        description="module:function(input) -> str: the business facts `synth write` hands "
+        "the model with each tuple.",
     )
 
 
@@ -365,7 +370,7 @@ class SuiteConfig(BaseModel):
         description="Freeze the process clock for in-process agents where that is safe.",
     )
     judge: ModelSettings | None = None
-    synth: ModelSettings | None = None
+    synth: SynthSettings | None = None
     simulator: ModelSettings | None = Field(
         default=None, description="The model that plays a multi-turn case's `user: {model: true}`."
     )

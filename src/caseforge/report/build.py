@@ -281,10 +281,19 @@ def _modes_of(suite_dir: Path) -> ModeTable:
 
 
 def require_finished(report: RunReport, before: str) -> RunReport:
-    """``report``, or a one-line error if its run is unfinished (a partial run proves nothing)."""
+    """``report``, or a one-line error if its run is unfinished (a partial run proves
+    nothing), or if some of its case-trials were never judged: a judge that was not
+    configured is a setup to fix, not a regression to gate (or a level to keep)."""
     if report.status is not RunStatus.FINISHED:
         raise UsageError(
             f"run {report.run_id} is {report.status.value}: finish it with "
             f"`caseforge run SUITE --resume {report.run_id}` before {before}"
+        )
+    if report.summary.incomplete:
+        reasons = "; ".join(sorted(report.summary.incomplete_reasons)) or "not judged"
+        raise UsageError(
+            f"run {report.run_id}: {report.summary.incomplete} case-trial(s) are incomplete "
+            f"({reasons}); rescore it with its judge configured (`caseforge rescore "
+            f"{report.run_id}`), or run with --no-judge, before {before}"
         )
     return report

@@ -226,8 +226,9 @@ PROBE_FAILED = "the outcome probe failed"
 # --- judge bookkeeping ------------------------------------------------------------------------
 
 NO_JUDGE_REASON = (
-    "no judge model configured: not judged (set judge.model in caseforge.yaml and "
-    "OPENAI_API_KEY or OPENAI_BASE_URL, or pass --no-judge to skip judge checks on purpose)"
+    "no judge available: not judged (the judge needs a model, judge.model in "
+    "caseforge.yaml or CASEFORGE_MODEL, and an endpoint, OPENAI_API_KEY or OPENAI_BASE_URL; "
+    "or pass --no-judge to skip judge checks on purpose)"
 )
 
 

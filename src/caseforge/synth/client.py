@@ -15,7 +15,7 @@ import httpx
 
 from caseforge.agent.fixtures import FixtureMode, FixtureStore, FixtureTransport
 from caseforge.case.load import load_config
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, EnvError
 from caseforge.llm.client import ModelClient
 from caseforge.llm.prices import PriceTable
 from caseforge.paths import suite_paths
@@ -46,7 +46,7 @@ def synth_client(
             what = "set OPENAI_API_KEY (or OPENAI_BASE_URL for a self-hosted endpoint)"
         else:
             what = "set synth.model in caseforge.yaml and OPENAI_API_KEY (or OPENAI_BASE_URL)"
-        raise CaseforgeError(f"{command} needs a model: {what}")
+        raise EnvError(f"{command} needs a model: {what}")
     return client
 
 

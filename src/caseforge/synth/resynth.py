@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Required, TypedDict
 from caseforge.case.load import load_case, load_suite, suite_modes
 from caseforge.case.model import Case, case_model
 from caseforge.checks import IgnoreCheck, IncludeShorthand
-from caseforge.errors import CaseforgeError, UsageError
+from caseforge.errors import CaseforgeError, EnvError, UsageError
 from caseforge.files import write_yaml
 from caseforge.privacy.outbound import Payload, check_payload, require_allowed
 from caseforge.privacy.overlap import Original, Settings
@@ -299,7 +299,7 @@ async def resynth(
         result.passed = not findings
         return result
     if client is None:
-        raise CaseforgeError(
+        raise EnvError(
             "resynth needs a model: set synth.model in caseforge.yaml and OPENAI_API_KEY "
             "(or OPENAI_BASE_URL); --dry-run shows the request without one"
         )
