@@ -133,6 +133,8 @@ MULTIPLIERS: tuple[tuple[str, float], ...] = (
     ("million", 1e6),
     ("billion", 1e9),
     ("thousand", 1e3),
+    ("củ", 1e6),  # slang for triệu: 1.5 củ
+    ("w", 1e4),  # chat slang for 万: 30w
     ("tr", 1e6),
     ("mn", 1e6),
     ("bn", 1e9),
@@ -227,7 +229,82 @@ def prepare(text: str) -> str:
     text = _chinese_numerals(WIDTH(text))
     if "角" in text or "分" in text:  # 60650元9角5分 is 60650.95元
         text = _JIAO.sub(lambda m: f"{m.group(1)}.{m.group(2)}{m.group(3) or ''}元", text)
+    # a digit after the unit is the next unit down: 18万6 is 186,000, 2tr3 is 2,300,000
+    text = _UNIT_TAIL.sub(lambda m: f"{m.group(1)}.{m.group(3)}{m.group(2)}", text)
+    if _NUMBER_WORDS.search(text):
+        text = _english_numbers(text)
+    if _VI_SCALE.search(text):
+        text = _VI_NUMBER.sub(lambda m: _vietnamese_number(m.group()) or m.group(), text)
     return text
+
+
+_VI_DIGITS = {
+    "không": 0, "một": 1, "mốt": 1, "hai": 2, "ba": 3, "bốn": 4, "tư": 4, "năm": 5, "lăm": 5,
+    "sáu": 6, "bảy": 7, "bẩy": 7, "tám": 8, "chín": 9,
+}  # fmt: skip
+_VI_SCALES = {"nghìn": 1e3, "ngàn": 1e3, "triệu": 1e6, "tỷ": 1e9, "tỉ": 1e9}
+_VI_WORDS = [*_VI_DIGITS, "mười", "mươi", "trăm", "linh", "lẻ", "rưỡi", *_VI_SCALES]
+_VI_NUMBER = re.compile(
+    r"(?<![\w])(?:" + "|".join(sorted(_VI_WORDS, key=len, reverse=True)) + r")"
+    r"(?:\s+(?:" + "|".join(sorted(_VI_WORDS, key=len, reverse=True)) + r"))+(?![\w])",
+    re.I,
+)
+_VI_SCALE = re.compile(r"(?<![\w])(?:trăm|nghìn|ngàn|triệu|tỷ|tỉ|mươi|mười)(?![\w])", re.I)
+
+
+def _vietnamese_number(words: str) -> str | None:
+    """Vietnamese number words as digits: ``mười bốn triệu hai trăm nghìn`` → ``14200000``,
+    ``tám triệu rưỡi`` → ``8500000``; None for words that are not a number with a scale."""
+    total, group, pending, last = 0.0, 0.0, 0.0, 0.0
+    scaled = False
+    for word in words.lower().split():
+        if word in _VI_DIGITS:
+            pending = _VI_DIGITS[word]
+        elif word == "mười":
+            group += 10
+        elif word == "mươi":
+            group += pending * 10
+            pending = 0
+        elif word == "trăm":
+            group += pending * 100
+            pending, last, scaled = 0, 100, True
+        elif word in ("linh", "lẻ"):
+            continue
+        elif word == "rưỡi":
+            total += last / 2 if last >= 1000 else 0
+            group += last / 2 if last == 100 else 0
+        elif word in _VI_SCALES:
+            total += (group + pending) * _VI_SCALES[word]
+            group = pending = 0
+            last, scaled = _VI_SCALES[word], True
+    value = total + group + pending
+    if not scaled or value <= 0:
+        return None
+    return str(int(value)) if value == int(value) else str(value)
+
+
+_UNIT_TAIL = re.compile(
+    r"(?<![0-9.,])([0-9]+)\s?(万|萬|千|tr|triệu|trieu)([1-9])(?![0-9]|[万萬千百十])"
+)
+_NUMBER_WORDS = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
+    r"|eighty|ninety|hundred|thousand|million)\b",
+    re.I,
+)
+
+
+def _english_numbers(text: str) -> str:
+    """English number words as digits (``twenty-three thousand four hundred`` → ``23400``),
+    by text2num; a lone small word (``one of them``) stays a word."""
+    try:
+        from text_to_num import alpha2digit
+    except ImportError:  # pragma: no cover - text2num is in the privacy extra
+        return text
+    try:
+        return str(alpha2digit(text, "en"))
+    except (ValueError, IndexError):  # pragma: no cover - text2num is lenient
+        return text
 
 
 _CLAUSE_COMMA = re.compile(r"(?<![0-9０-９])，|，(?![0-9０-９]{3}(?![0-9０-９]))")

@@ -1,0 +1,48 @@
+"""Amounts the way people write them in chats (issue 24, item 2), each read as its value,
+and caught by ``verify`` when a rewrite copies the amount in another notation."""
+
+from __future__ import annotations
+
+import pytest
+
+from caseforge.privacy.overlap import Original
+from caseforge.privacy.values import numbers, prepare
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("退我18万6吧", 186_000),  # was read as 180,006
+        ("先转2萬3给你", 23_000),
+        ("兩萬三", 23_000),
+        ("chuyển 2tr3 nhé", 2_300_000),  # was read as 2,000,003
+        ("tháng này 1.5 củ thôi", 1_500_000),  # was 1.5
+        ("30w搞定", 300_000),
+        ("twenty-three thousand four hundred dollars", 23_400),
+        ("còn thiếu tám triệu rưỡi", 8_500_000),
+        ("mười bốn triệu hai trăm nghìn đồng", 14_200_000),
+        ("ba mươi bảy triệu rưỡi", 37_500_000),
+        ("2.300.000 đồng", 2_300_000),
+    ],
+)
+def test_an_informal_amount_is_read_as_its_value(text: str, value: float) -> None:
+    assert value in [v.value for v in numbers(prepare(text))]
+
+
+@pytest.mark.parametrize("text", ["one of them said two items", "năm nay tăng", "năm 2026"])
+def test_ordinary_words_stay_words(text: str) -> None:
+    assert all(v.value in (2026,) for v in numbers(prepare(text)))
+
+
+@pytest.mark.parametrize(
+    ("original", "variant"),
+    [
+        ("客户说退我18万6就行", "the client settles for 186,000"),
+        ("anh ơi chuyển 2tr3 trước thứ 6", "please wire 2,300,000 before Friday"),
+        ("we owe them $23,400 by Friday", "nợ họ twenty-three thousand four hundred dollars"),
+        ("còn thiếu tám triệu rưỡi", "the balance is 8.5M"),
+    ],
+)
+def test_verify_catches_the_amount_in_another_notation(original: str, variant: str) -> None:
+    findings = Original([("input.log", original)]).findings([("input.log", variant)])
+    assert "number" in {f.cls for f in findings}
