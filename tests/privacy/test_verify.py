@@ -7,6 +7,7 @@ import unicodedata
 
 import pytest
 
+from caseforge.privacy.fold import strip_marks
 from caseforge.privacy.overlap import Original, Settings, fields_of
 from caseforge.privacy.verify import check_overlap, check_redaction, content_fields
 from caseforge.synth.contract import check_structure
@@ -141,3 +142,45 @@ def test_an_organisation_is_found_without_its_suffix() -> None:
     assert [f.cls for f in original.findings([("t", "合作廠商 ＫＮ金蘭食品 出貨")])] == [
         "organization"
     ]
+
+
+@pytest.mark.parametrize(
+    ("original", "variant"),
+    [
+        ("请打 04-2358-7719 分机 31 找陈先生", "call 04-2358-7719 for the warehouse"),
+        ("请打 04-2358-7719 分機 31 找陳先生", "call 0423587719 about it"),
+        ("call (02) 2598-7713 ext. 204 after lunch", "ring 02 2598 7713 tomorrow"),
+    ],
+)
+def test_a_phone_number_copied_without_its_extension_is_caught(original: str, variant: str) -> None:
+    """The scanner's span swallowed the extension, so the bare number passed (issue 24, 1)."""
+    from caseforge.privacy.verify import know_original
+
+    known = know_original({"input": {"log": original}})
+    assert not check_overlap(known.original, [("input.log", variant)]).passed
+
+
+@pytest.mark.parametrize(
+    ("name", "original", "variant"),
+    [
+        ("Nguyễn Minh Tuấn", "anh Nguyễn Minh Tuấn gọi lại", "tuần này bên em bận, hẹn tuần sau"),
+        ("Trần Thị Lan", "chị Trần Thị Lan báo lỗi", "lần sau nhắn riêng nhé"),
+    ],
+)
+def test_a_common_vietnamese_word_is_not_the_name_it_looks_like(
+    name: str, original: str, variant: str
+) -> None:
+    """`tuần` (week) is not Tuấn, `lần` (time) is not Lan: a stripped match counts only for a
+    word written without diacritics or with the name's own (issue 24, 4)."""
+    from caseforge.privacy.identifiers import Glossary
+    from caseforge.privacy.verify import know_original
+
+    known = know_original({"input": {"log": original}}, Glossary.from_mapping({"person": [name]}))
+    assert check_overlap(known.original, [("input.log", variant)]).passed
+    if name.endswith("Lan"):  # a given name that is also a common word is left to the glossary
+        return
+    # the given name itself, diacritics dropped, still is the name
+    given = strip_marks(name.split()[-1])
+    assert not check_overlap(
+        known.original, [("input.log", f"{variant}, hỏi anh chị {given} nhé")]
+    ).passed

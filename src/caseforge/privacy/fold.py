@@ -376,13 +376,28 @@ _COMMON_NAME_WORDS = _VI_FAMILY | frozenset(
 )
 
 
+_EXTENSION = re.compile(
+    r"\s*(?:分機|分机|轉|转|ext\.?|extension|x|#|máy lẻ|số lẻ)\s*[0-9]{1,6}\s*$", re.I
+)
+
+
 def phone_forms(number: str) -> list[str]:
-    """Other spellings of a phone number that a squashed search should find: its digits
-    without the trunk ``0`` (``0912-345-678`` is ``+886 912 345 678``)."""
-    digits = re.sub(r"[^0-9]", "", WIDTH(number))
+    """Other spellings of a phone number that a squashed search should find: the number
+    without its extension (``04-2358-7719 分機 31`` is also ``04-2358-7719``: an extension is
+    a number of its own), and its digits without the trunk ``0`` (``0912-345-678`` is
+    ``+886 912 345 678``)."""
+    width = WIDTH(number)
+    forms: list[str] = []
+    bare = _EXTENSION.sub("", width)
+    if bare != width:
+        digits = re.sub(r"[^0-9]", "", bare)
+        if len(digits) >= 7:
+            forms.append(digits)
+        width = bare
+    digits = re.sub(r"[^0-9]", "", width)
     if len(digits) >= 9 and digits.startswith("0") and not digits.startswith("00"):
-        return [digits[1:]]
-    return []
+        forms.append(digits[1:])
+    return forms
 
 
 def organization_stem(name: str) -> str:
