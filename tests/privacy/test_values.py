@@ -3,10 +3,12 @@ and caught by ``verify`` when a rewrite copies the amount in another notation.""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from caseforge.privacy.overlap import Original
-from caseforge.privacy.values import numbers, prepare
+from caseforge.privacy.values import dates, numbers, prepare
 
 
 @pytest.mark.parametrize(
@@ -46,3 +48,46 @@ def test_ordinary_words_stay_words(text: str) -> None:
 def test_verify_catches_the_amount_in_another_notation(original: str, variant: str) -> None:
     findings = Original([("input.log", original)]).findings([("input.log", variant)])
     assert "number" in {f.cls for f in findings}
+
+
+TODAY = dt.date(2026, 9, 3)  # a Thursday: the case's clock
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("下週五交貨", dt.date(2026, 9, 11)),
+        ("下禮拜三再說", dt.date(2026, 9, 9)),
+        ("这周五之前", dt.date(2026, 9, 4)),
+        ("6月底前付清", dt.date(2026, 6, 30)),
+        ("thứ 4 tuần sau họp", dt.date(2026, 9, 9)),
+        ("mùng 5 tháng sau", dt.date(2026, 10, 5)),
+        ("cuối tháng 8", dt.date(2026, 8, 31)),
+        ("next Tue the 14th", dt.date(2026, 9, 14)),
+        ("by the end of June", dt.date(2026, 6, 30)),
+    ],
+)
+def test_a_relative_date_is_the_day_it_means_from_the_cases_clock(text: str, day: dt.date) -> None:
+    assert day in dates(prepare(text), TODAY).full
+
+
+@pytest.mark.parametrize(
+    ("text", "month_days"),
+    [("交期改到 9/12", {(9, 12), (12, 9)}), ("hẹn 18/3", {(3, 18)}), ("v1/2 of the API", set())],
+)
+def test_a_bare_month_day_is_read_both_ways(text: str, month_days: set[tuple[int, int]]) -> None:
+    assert dates(prepare(text)).partial == month_days
+
+
+@pytest.mark.parametrize(
+    ("original", "variant"),
+    [
+        ("貨下週五到", "the parcel lands on September 11"),
+        ("thứ 4 tuần sau họp nhé", "meeting on 9/9"),
+        ("交期 9月12日", "due 9/12"),
+        ("see you next Tue the 14th", "họp ngày 14 tháng 9"),
+    ],
+)
+def test_verify_catches_a_date_written_another_way(original: str, variant: str) -> None:
+    findings = Original([("input.log", original)], today=TODAY).findings([("input.log", variant)])
+    assert "date" in {f.cls for f in findings}

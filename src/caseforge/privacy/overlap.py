@@ -25,6 +25,7 @@ A finding names the variant's field and the class of what is shared, never the s
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -263,9 +264,9 @@ def run_units(text: str, settings: Settings) -> tuple[set[str], set[tuple[str, .
     return _runs(FULL(text), settings)
 
 
-def units(text: str, settings: Settings) -> Units:
+def units(text: str, settings: Settings, today: dt.date | None = None) -> Units:
     prepared = prepare(text)
-    found_dates = dates(prepared)
+    found_dates = dates(prepared, today)
     masked = list(prepared)
     for start, end in found_dates.spans:
         masked[start:end] = " " * (end - start)
@@ -380,14 +381,16 @@ class Original:
         terms: Iterable[tuple[str, str]] = (),
         safe: Iterable[str] = (),
         settings: Settings | None = None,
+        today: dt.date | None = None,
     ) -> None:
         self.settings = settings or Settings()
+        self.today = today  # the case's clock: what 下禮拜三 and "next Tue" mean
         self._cjk: set[str] = set()
         self._words: set[tuple[str, ...]] = set()
         self._numbers: set[float] = set()
         self._dates = Dates()
         for _, text in fields:
-            found = units(text, self.settings)
+            found = units(text, self.settings, today)
             self._cjk |= found.cjk
             self._words |= found.words
             self._numbers |= found.numbers
@@ -421,7 +424,7 @@ class Original:
                 if any(" " + " ".join(name) + " " in sounds for name in self._homophones):
                     classes.append("homophone name")
             if runs or values:
-                found = units(text, self.settings)
+                found = units(text, self.settings, self.today)
                 if runs and (found.cjk & self._cjk or found.words & self._words):
                     classes.append("run")
                 if values and found.numbers & self._numbers:

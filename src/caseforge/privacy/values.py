@@ -454,10 +454,128 @@ def _date(year: int, month: int, day: int) -> dt.date | None:
         return None
 
 
-def dates(text: str) -> Dates:
-    """Every calendar day in ``text`` (already ``prepare``-d)."""
+_WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
+               "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
+_WEEKDAY_VI = {"2": 0, "hai": 0, "3": 1, "ba": 1, "4": 2, "tư": 2, "5": 3, "năm": 3,
+               "6": 4, "sáu": 4, "7": 5, "bảy": 5}  # fmt: skip
+_WEEKDAY_EN = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+_RELATIVE: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # 下禮拜三, 下週五, 这周五, 本星期一
+    (
+        "zh_week",
+        re.compile(
+            r"(?P<w>下下|下|這|这|本)\s*(?:個|个)?\s*(?:禮拜|礼拜|週|周|星期)\s*(?P<d>[一二三四五六日天1-7])(?![0-9])"
+        ),
+    ),
+    # 6月底, 下個月底, 月底
+    (
+        "zh_month_end",
+        re.compile(r"(?:(?P<m>[0-9]{1,2})\s*月|(?P<next>下\s*(?:個|个)?\s*月)|(?<![0-9月]))\s*底"),
+    ),
+    # thứ 4 tuần sau, thứ sáu tuần này, chủ nhật tuần tới
+    (
+        "vi_week",
+        re.compile(
+            r"(?i:(?:thứ|thu)\s+(?P<d>[2-7]|hai|ba|tư|năm|sáu|bảy)|(?P<sun>chủ nhật|chu nhat))"
+            r"\s+(?:tuần|tuan)\s+(?P<w>sau|tới|toi|này|nay)"
+        ),
+    ),
+    # mùng 5 tháng sau, ngày 20 tháng tới
+    (
+        "vi_next_month",
+        re.compile(
+            r"(?i:(?:mùng|mung|ngày|ngay)\s+(?P<d>[0-9]{1,2})\s+(?:tháng|thang)\s+(?:sau|tới|toi))"
+        ),
+    ),
+    # cuối tháng 8, cuối tháng này, cuối tháng sau
+    (
+        "vi_month_end",
+        re.compile(
+            r"(?i:(?:cuối|cuoi)\s+(?:tháng|thang)\s*(?P<m>[0-9]{1,2}|này|nay|sau|tới|toi)?)"
+        ),
+    ),
+    # next Tue the 14th, next Friday, this Wed
+    (
+        "en_week",
+        re.compile(
+            r"(?i:(?P<w>next|this|coming)\s+(?P<d>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)[a-z]*\.?"
+            r"(?:,?\s+the\s+(?P<n>[0-9]{1,2})(?:st|nd|rd|th)?)?)"
+        ),
+    ),
+    # end of June, end of the month, end of month
+    ("en_month_end", re.compile(rf"(?i:end\s+of\s+(?:(?P<mon>{_MON})|(?:the\s+)?month))")),
+)
+
+
+def _month_end(year: int, month: int) -> dt.date:
+    return dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)
+
+
+def _relative(form: str, groups: dict[str, str | None], today: dt.date | None) -> list[dt.date]:
+    """The days a relative date can mean from ``today`` (both, when it can mean two)."""
+    if form == "zh_month_end" and groups.get("m"):
+        year = today.year if today else 2026
+        return [_month_end(year, int(groups["m"] or 0))] if 1 <= int(groups["m"] or 0) <= 12 else []
+    if form == "vi_month_end" and groups.get("m") and str(groups["m"]).isdigit():
+        month = int(str(groups["m"]))
+        return [_month_end(today.year if today else 2026, month)] if 1 <= month <= 12 else []
+    if form == "en_month_end" and groups.get("mon"):
+        return [_month_end(today.year if today else 2026, _MONTHS_EN[str(groups["mon"]).lower()])]
+    if today is None:
+        return []
+    monday = today - dt.timedelta(days=today.weekday())
+    if form == "zh_week":
+        weeks = {"下下": 2, "下": 1}.get(str(groups["w"]), 0)
+        return [monday + dt.timedelta(weeks=weeks, days=_WEEKDAY_ZH[str(groups["d"])])]
+    if form == "vi_week":
+        day = 6 if groups.get("sun") else _WEEKDAY_VI[str(groups["d"]).lower()]
+        weeks = 0 if str(groups["w"]).lower() in ("này", "nay") else 1
+        return [monday + dt.timedelta(weeks=weeks, days=day)]
+    if form == "vi_next_month":
+        year, month = today.year + (today.month == 12), today.month % 12 + 1
+        date = _date(year, month, int(str(groups["d"])))
+        return [date] if date else []
+    if form in ("zh_month_end", "vi_month_end", "en_month_end"):
+        word = str(groups.get("m") or "").lower()
+        if groups.get("next") or word in ("sau", "tới", "toi"):
+            year, month = today.year + (today.month == 12), today.month % 12 + 1
+            return [_month_end(year, month)]
+        return [_month_end(today.year, today.month)]
+    if form == "en_week":
+        day = _WEEKDAY_EN[str(groups["d"]).lower()[:3]]
+        ahead = (day - today.weekday()) % 7 or 7
+        soon = today + dt.timedelta(days=ahead)
+        found = [
+            soon,
+            soon + dt.timedelta(weeks=1),
+        ]  # "next Tue": this coming one, or the one after
+        if groups.get("n"):
+            nth = int(str(groups["n"]))
+            ahead_days = [today + dt.timedelta(days=i) for i in range(1, 62)]
+            found = (
+                [d for d in found if d.day == nth]
+                or [d for d in ahead_days if d.day == nth and d.weekday() == day][:1]
+                or [d for d in ahead_days if d.day == nth][:1]  # the 14th, whatever its weekday
+            )
+        return found
+    return []
+
+
+_BARE_MD = re.compile(r"(?<![0-9/.:\-A-Za-z])(?P<a>[0-9]{1,2})/(?P<b>[0-9]{1,2})(?![0-9/.:\-%])")
+
+
+def dates(text: str, today: dt.date | None = None) -> Dates:
+    """Every calendar day in ``text`` (already ``prepare``-d): written out, as a bare m/d or
+    d/m (both readings), as a month's end, and relative to ``today`` (the case's clock:
+    下禮拜三, thứ 4 tuần sau, mùng 5 tháng sau, next Tue the 14th)."""
     out = Dates()
     taken: list[tuple[int, int]] = []  # sorted, never overlapping
+    for form, pattern in _RELATIVE:
+        for match in pattern.finditer(text):
+            days = _relative(form, match.groupdict(), today)
+            if days:
+                out.full.update(days)
+                bisect.insort(taken, (match.start(), match.end()))
     for form, pattern in _DATE_FORMS:
         for match in pattern.finditer(text):
             at = bisect.bisect_left(taken, (match.start(), match.start()))
@@ -484,5 +602,16 @@ def dates(text: str) -> Dates:
             if valid:
                 out.full.update(valid)
                 bisect.insort(taken, (match.start(), match.end()))
+    for match in _BARE_MD.finditer(text):  # 9/12, 18/3: a month-day either way round
+        at = bisect.bisect_left(taken, (match.start(), match.start()))
+        if (at > 0 and taken[at - 1][1] > match.start()) or (
+            at < len(taken) and taken[at][0] < match.end()
+        ):
+            continue
+        a, b = int(match.group("a")), int(match.group("b"))
+        readings = [(m, d) for m, d in ((a, b), (b, a)) if 1 <= m <= 12 and 1 <= d <= 31]
+        if readings and a and b:
+            out.partial.update(readings)
+            bisect.insort(taken, (match.start(), match.end()))
     out.spans = taken
     return out

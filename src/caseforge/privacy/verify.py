@@ -13,6 +13,7 @@ held to its structure contract: ``check_structure`` in ``synth/contract.py``.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -98,7 +99,23 @@ def know_original(
         bucket = originals.setdefault(cls, [])
         bucket.extend(v for v in values if v not in bucket)
     terms = [(cls, v) for cls, values in originals.items() for v in values]
-    return KnownOriginal(Original(fields, terms, safe, settings), originals, spans, fields, terms)
+    today = case_day(data.get("clock"))
+    original = Original(fields, terms, safe, settings, today)
+    return KnownOriginal(original, originals, spans, fields, terms)
+
+
+def case_day(clock: object) -> dt.date | None:
+    """The calendar day of a case's ``clock`` (what its relative dates are relative to)."""
+    if isinstance(clock, dt.datetime):
+        return clock.date()
+    if isinstance(clock, dt.date):
+        return clock
+    if isinstance(clock, str):
+        try:
+            return dt.datetime.fromisoformat(clock).date()
+        except ValueError:
+            return None
+    return None
 
 
 def verify_variant(original: Original, variant: Mapping[str, object]) -> list[Verification]:
