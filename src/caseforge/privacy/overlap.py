@@ -45,6 +45,8 @@ from caseforge.privacy.fold import (
     strip_marks,
     vietnamese_name_parts,
 )
+from caseforge.privacy.skeletons import leaks as skeleton_leaks
+from caseforge.privacy.skeletons import skeletons
 from caseforge.privacy.values import Dates, dates, is_distinctive, numbers, prepare
 
 DEFAULT_CJK_RUN = 7
@@ -85,6 +87,7 @@ DESCRIPTIONS = {
     "name": "part of a person's name",
     "romanised name": "a person's name spelled in Latin letters",
     "homophone name": "a person's name written with characters of the same sound",
+    "identifier": "an identifier (however spaced or separated, or part of it)",
 }
 
 
@@ -389,7 +392,9 @@ class Original:
         self._words: set[tuple[str, ...]] = set()
         self._numbers: set[float] = set()
         self._dates = Dates()
+        self._skeletons: set[str] = set()
         for _, text in fields:
+            self._skeletons |= skeletons(text)
             found = units(text, self.settings, today)
             self._cjk |= found.cjk
             self._words |= found.words
@@ -400,6 +405,7 @@ class Original:
             cjk, words = _runs(FULL(text), self.settings)
             self._cjk -= cjk
             self._words -= words
+            self._skeletons -= skeletons(text)  # already public in the repository
         term_list = [(c, t) for c, t in terms if t.strip()]
         self._needles = sorted(
             {n for c, t in term_list for n in _needles(c, t)}, key=lambda n: -len(n.text)
@@ -419,6 +425,8 @@ class Original:
             for needle in self._needles:
                 if needle.cls not in classes and _contains(hay, needle):
                     classes.append(needle.cls)
+            if "identifier" not in classes and skeleton_leaks(self._skeletons, text):
+                classes.append("identifier")
             if self._homophones and "homophone name" not in classes:
                 sounds = " " + " ".join(pinyin(FULL(text))) + " "
                 if any(" " + " ".join(name) + " " in sounds for name in self._homophones):
