@@ -162,6 +162,9 @@ def decode(origin: str, data: bytes) -> Iterator[Text | Unreadable]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = None
+    if text is not None and "\x00" in text and text.count("\x00") <= max(8, len(text) // 100):
+        # valid UTF-8 with a few NUL bytes (a paste, a log cut mid-write) is text, not binary
+        text = text.replace("\x00", " ")
     if text is None or "\x00" in text:
         wide = _utf16(data)
         if wide is not None and "\x00" not in wide:

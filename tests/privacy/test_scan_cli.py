@@ -89,3 +89,12 @@ def test_bad_files_are_one_line_errors(tmp_path: Path, make: object, message: st
     assert result.returncode == 1
     assert message in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_text_with_a_few_nul_bytes_is_scanned(tmp_path: Path) -> None:
+    """A UTF-8 log with two NUL bytes was refused as binary, so never scanned (issue 24, 9)."""
+    path = tmp_path / "cut.log"
+    path.write_bytes("客服回報：電話 0912-345-678\x00\x00 已回撥".encode())
+    result = scan(str(path))
+    assert result.returncode == 0, result.stderr
+    assert any(line.split()[1:] == ["phone", "0912-345-678"] for line in result.stdout.splitlines())
