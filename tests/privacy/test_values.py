@@ -91,3 +91,11 @@ def test_a_bare_month_day_is_read_both_ways(text: str, month_days: set[tuple[int
 def test_verify_catches_a_date_written_another_way(original: str, variant: str) -> None:
     findings = Original([("input.log", original)], today=TODAY).findings([("input.log", variant)])
     assert "date" in {f.cls for f in findings}
+
+
+def test_a_shape_text_naming_the_originals_day_in_words_is_caught() -> None:
+    """Free text a person writes into the request ("Tuesday the 14th") is checked against the
+    original with its clock (issue 24, 6)."""
+    original = Original([("input.log", "khách hẹn thứ 2 ngày 14/9 giao hàng")], today=TODAY)
+    findings = original.findings([("shape", "the client was promised Tuesday the 14th")])
+    assert "date" in {f.cls for f in findings}

@@ -502,6 +502,14 @@ _RELATIVE: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:,?\s+the\s+(?P<n>[0-9]{1,2})(?:st|nd|rd|th)?)?)"
         ),
     ),
+    # Tuesday the 14th: a weekday alone is no date, with its day of the month it is
+    (
+        "en_week",
+        re.compile(
+            r"(?i:(?<![a-z])(?P<d>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)[a-z]*\.?,?\s+the\s+"
+            r"(?P<n>[0-9]{1,2})(?:st|nd|rd|th)?)"
+        ),
+    ),
     # end of June, end of the month, end of month
     ("en_month_end", re.compile(rf"(?i:end\s+of\s+(?:(?P<mon>{_MON})|(?:the\s+)?month))")),
 )

@@ -267,7 +267,11 @@ async def resynth(
     # (the suite's flag_kinds are not caseforge's words: they are checked like the shape)
     own_words = [contracts.SYSTEM, contracts.prompt(contract, "", "", None)]
     payload_original = Original(
-        known_original.fields, known_original.terms, [*known.texts, *own_words], settings
+        known_original.fields,
+        known_original.terms,
+        [*known.texts, *own_words],
+        settings,
+        known_original.original.today,
     )
     findings = check_payload(payload, payload_original)
     run_id = "resynth-" + secrets.token_hex(4)
