@@ -58,11 +58,11 @@ def test_the_corpus_holds_what_its_spec_asks() -> None:
 
 # Measured on 2026-12-03: before any change made for this corpus 638, 91, 58 and 30; after
 # reading informal amounts (18万6, 2tr3, 1.5 củ, 30w, number words), bare m/d, month-ends,
-# dates relative to the case's clock and ids by their skeleton, the figures below. A change
-# may only improve them.
+# dates relative to the case's clock, ids by their skeleton, leetspeak and a company's
+# distinctive part, the figures below. A change may only improve them.
 BEFORE = {
     "scan_with_glossary": 638,
-    "caught_with_glossary": 106,
+    "caught_with_glossary": 112,
     "caught_without_glossary": 76,
     "honest_rejected_with_glossary": 30,
 }

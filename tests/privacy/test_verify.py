@@ -184,3 +184,28 @@ def test_a_common_vietnamese_word_is_not_the_name_it_looks_like(
     assert not check_overlap(
         known.original, [("input.log", f"{variant}, hỏi anh chị {given} nhé")]
     ).passed
+
+
+@pytest.mark.parametrize(
+    ("organization", "variant"),
+    [
+        ("云栖家居", "the 云栖 showroom called back"),
+        ("旭馳租車", "旭驰 rental desk"),
+        ("Northgate Supply Co.", "our vendor Northgate sent it"),
+        ("Vantorra Freight", "ship with V4ntorra again"),
+        ("Quillmark", "the Qu1llm4rk team"),
+    ],
+)
+def test_a_company_by_its_distinctive_part_or_in_leetspeak_is_caught(
+    organization: str, variant: str
+) -> None:
+    """云栖 of 云栖家居, Northgate of Northgate Supply Co., digits for letters (issue 24, 5)."""
+    original = Original(
+        [("input.log", f"客户 {organization} 来电")], [("organization", organization)]
+    )
+    assert original.findings([("input.log", variant)])
+
+
+def test_leetspeak_reading_does_not_touch_ordinary_codes() -> None:
+    original = Original([("input.log", "客户 Quillmark 来电")], [("organization", "Quillmark")])
+    assert original.findings([("input.log", "build v2.3.1 with http2 and s3 on AC4")]) == []

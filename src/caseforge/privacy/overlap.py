@@ -300,6 +300,8 @@ def _needles(cls: str, term: str) -> list[_Needle]:
         out.extend(_Needle(form, cls, False) for form in phone_forms(term))
     if cls == "organization" and (stem := organization_stem(term)):
         out.append(_Needle(squashed(stem), cls, _short_latin(squashed(stem))))
+    if cls == "organization":
+        out.extend(_Needle(part, cls, False) for part in _organization_parts(term))
     if cls in ("person", "handle"):
         bare = term.lstrip("@")
         vietnamese = vietnamese_name_parts(bare)
@@ -313,6 +315,40 @@ def _needles(cls: str, term: str) -> list[_Needle]:
     return out
 
 
+# What a shop's or a firm's name says it trades in: its distinctive part is what is left
+# (云栖 of 云栖家居, 旭驰 of 旭馳租車).
+TRADE_WORDS_CJK = (
+    "家居", "生活", "租车", "租車", "咖啡", "宠物", "寵物", "装饰", "裝飾", "支付", "超市", "药房",
+    "藥局", "诊所", "診所", "牙医", "牙醫", "物业", "物業", "货运", "貨運", "健身", "烘焙",
+    "餐厅", "餐廳", "书店", "書店", "服饰", "服飾", "电器", "電器", "家具", "建材", "酒店",
+)  # fmt: skip
+
+
+def _organization_parts(name: str) -> list[str]:
+    """The distinctive part of an organisation's name, as a rewrite may keep it alone: a Han
+    name of four or more characters without the trade it names (云栖家居 → 云栖), and a Latin
+    name's first word of six letters or more (Northgate Supply Co. → Northgate)."""
+    parts: list[str] = []
+    han = "".join(HAN.findall(FULL(name)))
+    if len(han) >= 4:
+        for trade in sorted(
+            {FULL(w) for w in (*TRADE_WORDS_CJK, *_trade_suffixes())}, key=len, reverse=True
+        ):
+            if han.endswith(trade) and len(han) - len(trade) >= 2:
+                parts.append(han[: -len(trade)])
+                break
+    words = re.findall(r"[^\W\d_]+", WIDTH(name))
+    if len(words) >= 2 and not HAN.search(words[0]) and len(words[0]) >= 6:
+        parts.append(squashed(words[0]))
+    return parts
+
+
+def _trade_suffixes() -> tuple[str, ...]:
+    from caseforge.privacy import pools
+
+    return pools.ORG_SUFFIXES_CJK
+
+
 def _short_latin(text: str) -> bool:
     return not HAN.search(text) and len(text) < 6
 
@@ -324,13 +360,26 @@ class _Spaced:
     spaced: str
     squashed: str
     marked: str = ""  # folded like ``spaced`` but keeping diacritics
+    leet: tuple[str, ...] = ()  # squashed, digits inside words read as letters (V4ntorra)
+
+
+# Digits standing in for letters inside a word: 1 is i or l, so both readings are kept.
+_LEET = (str.maketrans("4310575@", "aeiostsa"), str.maketrans("4310575@", "aelostsa"))
+_MIXED_WORD = re.compile(r"[a-z0-9@]*[a-z][a-z0-9@]*")
 
 
 def _spaced(text: str) -> _Spaced:
     folded = FULL(text)
     spaced = "".join(" " if is_separator(ch) else ch for ch in folded)
     spaced = re.sub(r" +", " ", spaced)
-    return _Spaced(f" {spaced} ", spaced.replace(" ", ""), f" {WIDTH(text).casefold()} ")
+    flat = spaced.replace(" ", "")
+    leet: tuple[str, ...] = ()
+    if re.search(r"[a-z][0-9@]|[0-9@][a-z]", flat):
+        leet = tuple(
+            _MIXED_WORD.sub(lambda m, table=table: m.group().translate(table), flat)
+            for table in _LEET
+        )
+    return _Spaced(f" {spaced} ", flat, f" {WIDTH(text).casefold()} ", leet)
 
 
 def _contains(hay: _Spaced, needle: _Needle) -> bool:
@@ -343,7 +392,10 @@ def _contains(hay: _Spaced, needle: _Needle) -> bool:
         return re.search(pattern, hay.marked) is not None
     if not needle.bounded:
         if needle.text not in hay.squashed:
-            return False
+            # a name with digits for letters (K3str3l, Qu1llm4rk) is still the name
+            return not any(ch.isdigit() for ch in needle.text) and any(
+                needle.text in form for form in hay.leet
+            )
         if not (needle.text[0].isdigit() or needle.text[-1].isdigit()):
             return True
         # a needle that starts or ends with a digit is not in a longer number (150 in 1500)
