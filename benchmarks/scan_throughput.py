@@ -72,6 +72,33 @@ def workload(size: int, one_line: bool) -> dict[str, float]:
     }
 
 
+def command_rss(size: int, folder: Path) -> dict[str, float]:
+    """``caseforge scan FILE --glossary G`` on a ``size``-byte dump written to disk: its wall
+    time and its peak RSS, in a process of its own (what a user runs)."""
+    base, glossary = corpus_text()
+    data = base.encode("utf-8")
+    path = folder / f"dump-{size}.txt"
+    with path.open("wb") as handle:
+        written = 0
+        while written < size:
+            chunk = data[: size - written]
+            handle.write(chunk)
+            written += len(chunk)
+    terms = folder / "glossary.json"  # JSON is YAML: load_glossary reads it
+    terms.write_text(json.dumps(glossary, ensure_ascii=False), encoding="utf-8")
+    probe = (
+        "import resource, subprocess, sys, time; t = time.perf_counter(); "
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    caseforge = [sys.executable, "-m", "caseforge", "scan", str(path), "--glossary", str(terms)]
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *caseforge], capture_output=True, text=True, check=True
+    )
+    wall, rss = done.stdout.split()
+    return {"mb": size / 1e6, "wall": float(wall), "peak_rss_mb": int(rss) / 1024}
+
+
 def main() -> None:
     if len(sys.argv) == 3:
         print(json.dumps(workload(int(sys.argv[1]), sys.argv[2] == "line")))
@@ -94,6 +121,18 @@ def main() -> None:
     print(
         "target: 10 MB in under 10 s; memory bounded on one long line (chunks of 32,768 "
         "characters); CPU seconds, best and worst of 3 runs"
+    )
+    import tempfile
+
+    print("\n`caseforge scan FILE` (a process of its own)   wall   peak RSS")
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [command_rss(size, Path(tmp)) for size in (1_000_000, 10_000_000, 50_000_000)]
+    for r in rows:
+        print(f"  {r['mb']:4.0f} MB dump{'':32s}{r['wall']:6.1f} s  {r['peak_rss_mb']:5.0f} MB")
+    growth = rows[-1]["peak_rss_mb"] / rows[0]["peak_rss_mb"]
+    print(
+        f"peak RSS 50 MB / 1 MB: {growth:.2f}× (flat is 1.0; target: under 250 MB for 50 MB: "
+        f"{'met' if rows[-1]['peak_rss_mb'] < 250 else 'not met'})"
     )
 
 

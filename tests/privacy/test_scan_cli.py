@@ -98,3 +98,24 @@ def test_text_with_a_few_nul_bytes_is_scanned(tmp_path: Path) -> None:
     result = scan(str(path))
     assert result.returncode == 0, result.stderr
     assert any(line.split()[1:] == ["phone", "0912-345-678"] for line in result.stdout.splitlines())
+
+
+def test_a_text_file_is_scanned_as_it_is_read_with_the_same_spans(tmp_path: Path) -> None:
+    """A text file streams through the scanner block by block (issue 24, 8): the spans and
+    their offsets are those of scanning the whole text at once."""
+    from caseforge.privacy.identifiers import IdentifierDetector
+    from caseforge.privacy.scan import BLOCK, text_blocks
+
+    line = "客服回報：電話 0912-345-678，信箱 ann@acme-corp.com，單號 ORD-20261203 已退款。\n"
+    lines = 3 * BLOCK // len(line.encode()) + 1  # more than three blocks
+    text = line * lines
+    path = tmp_path / "dump.txt"
+    path.write_text(text, encoding="utf-8")
+    blocks = text_blocks(path)
+    assert blocks is not None
+    streamed = [(s.start, s.end, s.cls) for s in IdentifierDetector().scan_stream(blocks)]
+    whole = [(s.start, s.end, s.cls) for s in IdentifierDetector().scan(text)]
+    assert streamed == whole and len(whole) == 2 * lines  # a phone and an e-mail a line
+    result = scan(str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert [(s["start"], s["end"], s["class"]) for s in json.loads(result.stdout)] == whole

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from caseforge.case.load import load_config
 from caseforge.errors import CaseforgeError, UsageError
+
+if TYPE_CHECKING:
+    from caseforge.privacy.identifiers import Span
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -41,11 +46,15 @@ def scan(
     as text, decoded from UTF-8, UTF-16 or a legacy encoding (Big5, GB18030, …).
     """
     from caseforge.privacy.identifiers import IdentifierDetector, load_glossary
-    from caseforge.privacy.scan import read_for_scan
+    from caseforge.privacy.scan import read_for_scan, text_blocks
 
     _check_lang(lang)
-    fields, note = read_for_scan(file)
     detector = IdentifierDetector(load_glossary(glossary) if glossary else None)
+    blocks = text_blocks(file)
+    if blocks is not None:  # a text file: each span printed as it is found
+        _scan_stream(detector.scan_stream(blocks, lang), file, as_json)
+        return
+    fields, note = read_for_scan(file)
     found = [(path, span) for path, text in fields for span in detector.scan(text, lang)]
     if as_json:
         print(
@@ -63,6 +72,25 @@ def scan(
         where = f"{path}:" if path else ""
         out.print(f"{where}{span.start}-{span.end}\t{span.cls}\t{span.text}", markup=False)
     out.print(f"{len(found)} identifier span(s) in {file}{note}", markup=False)
+
+
+def _scan_stream(spans: Iterator[Span], file: Path, as_json: bool) -> None:
+    """Print each span as it comes: the output, like the memory, does not wait for the file."""
+    count = 0
+    if as_json:
+        sys.stdout.write("[")
+    for span in spans:
+        if as_json:
+            sys.stdout.write(
+                ("," if count else "") + "\n " + json.dumps(span.to_json(), ensure_ascii=False)
+            )
+        else:
+            out.print(f"{span.start}-{span.end}\t{span.cls}\t{span.text}", markup=False)
+        count += 1
+    if as_json:
+        sys.stdout.write("\n]\n")
+        return
+    out.print(f"{count} identifier span(s) in {file}", markup=False)
 
 
 def resynth(

@@ -509,6 +509,54 @@ class IdentifierDetector:
             text, lambda chunk: _pattern_spans(chunk, wanted) + _glossary_spans(automaton, chunk)
         )
 
+    def scan_stream(self, blocks: Iterable[str], lang: str | None = None) -> Iterator[Span]:
+        """``scan`` over a text given block by block (a file as it is read and decoded): the
+        same spans, in order, with offsets into the whole text, each yielded as soon as no
+        later one can replace it. Memory holds a block and a chunk, not the text."""
+        if lang is not None and _language(lang) not in self.languages:
+            raise CaseforgeError(
+                f"language {lang!r} is not enabled here (enabled: {', '.join(self.languages)})"
+            )
+        automaton = self._automaton
+
+        def candidates(chunk: str) -> list[_Candidate]:
+            return _pattern_spans(chunk, None) + _glossary_spans(automaton, chunk)
+
+        buf, base, own = "", 0, 0  # buf[0] is at ``base`` in the text; ``own`` is next to do
+        last: Span | None = None
+        for block in _blocks_then_end(blocks):
+            final = block is None
+            buf += block or ""
+            while own < len(buf) and (final or len(buf) >= own + CHUNK + OVERLAP):
+                end = min(len(buf), own + CHUNK)
+                if end < len(buf):  # cut where _chunks cuts: a line break, else a space
+                    cut = buf.rfind("\n", own + CHUNK // 2, end)
+                    if cut < 0:
+                        cut = buf.rfind(" ", own + CHUNK // 2, end)
+                    if cut > own:
+                        end = cut + 1
+                lo, hi = max(0, own - OVERLAP), min(len(buf), end + OVERLAP)
+                found = [
+                    Span(base + c.start + lo, base + c.end + lo, c.cls,
+                         buf[c.start + lo : c.end + lo], c.score)
+                    for c in _resolve(candidates(buf[lo:hi]))
+                    if own <= c.start + lo < end
+                ]  # fmt: skip
+                for span in sorted(found, key=lambda s: (s.start, -(s.end - s.start))):
+                    if last is not None and span.start < last.end:  # as _disjoint decides
+                        if span.end - span.start > last.end - last.start:
+                            last = span
+                        continue
+                    if last is not None:
+                        yield last
+                    last = span
+                own = end
+                drop = own - OVERLAP
+                if drop > 0:
+                    buf, base, own = buf[drop:], base + drop, own - drop
+        if last is not None:
+            yield last
+
     def scan_fields(
         self, fields: Iterable[tuple[str, str]], lang: str | None = None
     ) -> list[tuple[str, Span]]:
@@ -550,6 +598,11 @@ def _spans(text: str, candidates: list[_Candidate]) -> list[Span]:
 
 def _scan(text: str, candidates: Callable[[str], list[_Candidate]]) -> list[Span]:
     return _disjoint(_spans(text, _candidates(text, candidates)))
+
+
+def _blocks_then_end(blocks: Iterable[str]) -> Iterator[str | None]:
+    yield from blocks
+    yield None
 
 
 def _language(lang: str) -> str:

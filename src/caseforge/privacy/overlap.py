@@ -368,6 +368,10 @@ _LEET = (str.maketrans("4310575@", "aeiostsa"), str.maketrans("4310575@", "aelos
 _MIXED_WORD = re.compile(r"[a-z0-9@]*[a-z][a-z0-9@]*")
 
 
+def _read_leet(flat: str, table: dict[int, int]) -> str:
+    return _MIXED_WORD.sub(lambda m: m.group().translate(table), flat)
+
+
 def _spaced(text: str) -> _Spaced:
     folded = FULL(text)
     spaced = "".join(" " if is_separator(ch) else ch for ch in folded)
@@ -375,10 +379,7 @@ def _spaced(text: str) -> _Spaced:
     flat = spaced.replace(" ", "")
     leet: tuple[str, ...] = ()
     if re.search(r"[a-z][0-9@]|[0-9@][a-z]", flat):
-        leet = tuple(
-            _MIXED_WORD.sub(lambda m, table=table: m.group().translate(table), flat)
-            for table in _LEET
-        )
+        leet = tuple(_read_leet(flat, table) for table in _LEET)
     return _Spaced(f" {spaced} ", flat, f" {WIDTH(text).casefold()} ", leet)
 
 

@@ -1,12 +1,16 @@
 """Reading a file for ``caseforge scan``: a case field by field, anything else as text.
 
 Never a traceback: a folder, a missing file or a binary file is a one-line error; text in
-UTF-16 or a legacy encoding is decoded (``caseforge.decoding``) and the encoding named.
+UTF-16 or a legacy encoding is decoded (``caseforge.decoding``) and the encoding named. A
+UTF-8 text file is read and decoded block by block (``text_blocks``), so scanning it takes
+memory for a block, not for the file.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from caseforge.errors import CaseforgeError, EnvError
@@ -14,6 +18,38 @@ from caseforge.privacy.overlap import fields_of
 from caseforge.privacy.verify import content_fields
 
 MAX_BYTES = 256 * 1024 * 1024
+BLOCK = 1024 * 1024  # bytes read at a time from a UTF-8 text file
+HEAD = 64 * 1024  # bytes read to tell the kind of file
+
+
+def text_blocks(path: Path) -> Iterator[str] | None:
+    """A plain UTF-8 text file (not a case, not compressed, not another encoding) decoded
+    block by block, or None when it needs reading whole (``read_for_scan``)."""
+    from caseforge.decoding import Text, decode
+
+    if path.suffix.lower() in (".yaml", ".yml", ".json") or path.is_dir():
+        return None
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD)
+    except OSError:
+        return None  # read_for_scan says why
+    first = next(iter(decode(str(path), head)), None)
+    if not isinstance(first, Text) or first.encoding != "utf-8" or head.startswith(b"\xef\xbb\xbf"):
+        return None
+    return _blocks(path)
+
+
+def _blocks(path: Path) -> Iterator[str]:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    with path.open("rb") as handle:
+        while True:
+            data = handle.read(BLOCK)
+            text = decoder.decode(data, final=not data)
+            if text:
+                yield text.replace("\x00", " ") if "\x00" in text else text
+            if not data:
+                return
 
 
 def read_for_scan(path: Path) -> tuple[list[tuple[str, str]], str]:

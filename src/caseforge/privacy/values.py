@@ -617,9 +617,9 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
         ):
             continue
         a, b = int(match.group("a")), int(match.group("b"))
-        readings = [(m, d) for m, d in ((a, b), (b, a)) if 1 <= m <= 12 and 1 <= d <= 31]
-        if readings and a and b:
-            out.partial.update(readings)
+        month_days = [(m, d) for m, d in ((a, b), (b, a)) if 1 <= m <= 12 and 1 <= d <= 31]
+        if month_days and a and b:
+            out.partial.update(month_days)
             bisect.insort(taken, (match.start(), match.end()))
     out.spans = taken
     return out
