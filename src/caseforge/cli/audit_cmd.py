@@ -84,8 +84,10 @@ def _scan_stream(spans: Iterator[Span], file: Path, as_json: bool) -> None:
             sys.stdout.write(
                 ("," if count else "") + "\n " + json.dumps(span.to_json(), ensure_ascii=False)
             )
-        else:
-            out.print(f"{span.start}-{span.end}\t{span.cls}\t{span.text}", markup=False)
+        else:  # plain writes: a dump can hold a hundred thousand spans
+            sys.stdout.write(
+                f"{span.start}-{span.end}\t{span.cls}\t{span.text}".expandtabs(8) + "\n"
+            )
         count += 1
     if as_json:
         sys.stdout.write("\n]\n")
