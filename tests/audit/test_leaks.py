@@ -308,3 +308,32 @@ def test_an_older_mapping_and_a_huge_file_do_not_pass_silently(repo: Path, store
     result = audit(repo / "suite", store)
     assert result.returncode == 1 and "old.md:1:1: private string (identifier #" in result.stdout
     assert "not audited: big.log (larger than 64 MB" in result.stdout
+
+
+def test_the_audit_finds_amounts_dates_and_ids_in_any_notation(repo: Path, tmp_path: Path) -> None:
+    """What the scanner did not name in the sensitive case is searched for all the same, as
+    verify compares it: amounts and dates by value, ids by skeleton (issue 24, 3 and 2)."""
+    base = tmp_path / "private2"
+    private = PrivateStore.for_suite(repo / "suite", "leaky", base)
+    chat = "老闆說二萬三千先付，尾款 2.300.000 đồng 三月十五日前，3月20号對帳，採購單 PO 77-4410"
+    private.write(
+        "cases/chat-001.yaml",
+        f"id: chat-001\ninput:\n  log: '{chat}'\nexpect:\n  x: {{mode: exact, value: 1}}\n",
+    )
+    leaks = {
+        "a.md": "deposit 23,000 first\n",
+        "b.md": "balance 2,300,000 VND\n",
+        "c.md": "due 3/15\n",
+        "d.md": "對帳日 3月20号\n",
+        "e.md": "see PO774410\n",
+    }
+    for name, text in leaks.items():
+        (repo / name).write_text(text, encoding="utf-8")
+    (repo / "clean.md").write_text("we paid 17,500 on 4/9, order PO 12-3456\n", encoding="utf-8")
+    result = audit(repo / "suite", base)
+    assert result.returncode == 1, result.stdout + result.stderr
+    where = {line.split(":", 1)[0] for line in result.stdout.splitlines()}
+    assert set(leaks) <= where, result.stdout
+    assert "clean.md" not in where
+    for original in ("23,000", "2.300.000", "77-4410", "二萬三千"):
+        assert original not in result.stdout

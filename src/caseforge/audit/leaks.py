@@ -40,7 +40,16 @@ from caseforge.privacy.policy import (
     is_reserved_domain,
     redaction_marks,
 )
-from caseforge.privacy.values import dates, numbers, prepare
+from caseforge.privacy.skeletons import found as skeleton_found
+from caseforge.privacy.skeletons import skeletons
+from caseforge.privacy.values import Dates, dates, is_distinctive, numbers, prepare
+
+# A line worth reading for values: a digit, a Chinese numeral, a number word.
+_MAY_HOLD_VALUES = re.compile(
+    r"[0-9０-９〇零一二两兩三四五六七八九十百千萬万億亿壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
+    r"|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty"
+    r"|hundred|thousand|million|triệu|nghìn|ngàn|trăm|mươi|mười)\b)"
+)
 
 DATA_PARTS = ("cases", "fixtures", "labels")
 DATA_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
@@ -96,7 +105,6 @@ class Matcher:
         from caseforge.privacy.identifiers import (
             CLASSES,
             Glossary,
-            IdentifierDetector,
             TermFinder,
         )
 
@@ -115,16 +123,27 @@ class Matcher:
         self._originals = {_squashed(o): (c, o) for c, o in data.terms}
         self._amounts: dict[float, tuple[str, str]] = {}
         self._days: dict[dt.date, tuple[str, str]] = {}
+        self._month_days: dict[tuple[int, int], tuple[str, str]] = {}
         for cls, original in data.terms:
             if cls == "money":
                 for value in numbers(prepare(original)):
                     if value.value >= 10:
                         self._amounts[round(value.value, 6)] = (cls, original)
             elif cls == "date":
-                found = dates(prepare(original))
-                for day in found.full:
-                    self._days[day] = (cls, original)
-        self._values = IdentifierDetector() if self._amounts or self._days else None
+                self._add_days(dates(prepare(original)), original)
+        # what the sensitive cases hold beyond what the scanner named: every amount and date
+        # by value, every id by its skeleton (verify's comparison, run over the repository)
+        self._skeletons: dict[str, str] = {}
+        self._seen: dict[str, list[tuple[tuple[str, str], int]]] = {}
+        for text in data.source_texts:
+            prepared = prepare(text)
+            for value in numbers(prepared):
+                if is_distinctive(value):
+                    key = round(value.value, 6)
+                    self._amounts.setdefault(key, ("money", prepared[value.start : value.end]))
+            self._add_days(dates(prepared), text)
+            for bones in skeletons(text):
+                self._skeletons.setdefault(bones, bones)
         self._cjk: set[str] = set()
         self._words: set[tuple[str, ...]] = set()
         for text in data.source_texts:
@@ -141,23 +160,48 @@ class Matcher:
             out.append(
                 Leak(item.origin, line, col, "private string", cls, self.data.tag(cls, original))
             )
-        if self._values is not None:
-            for span in self._values.scan(text, classes=("money", "date")):
-                hit: tuple[str, str] | None = None
-                if span.cls == "money":
-                    for value in numbers(prepare(span.text)):
-                        hit = hit or self._amounts.get(round(value.value, 6))
-                else:
-                    for day in dates(prepare(span.text)).full:
-                        hit = hit or self._days.get(day)
-                if hit is not None:
-                    line, col = _position(text, span.start)
-                    out.append(
-                        Leak(item.origin, line, col, "private value", hit[0], self.data.tag(*hit))
-                    )
+        for index, row in enumerate(text.split("\n")):
+            if not _MAY_HOLD_VALUES.search(row):
+                continue
+            hits = self._seen.get(row)
+            if hits is None:  # the history repeats a line in every version of its file
+                hits = list(self._values_in(row))
+                if len(self._seen) < 500_000:
+                    self._seen[row] = hits
+            for hit, col in hits:
+                out.append(
+                    Leak(item.origin, index + 1, col, "private value", hit[0], self.data.tag(*hit))
+                )
         if self._cjk or self._words:
             out.extend(self._runs(item))
         return out
+
+    def _add_days(self, found: Dates, original: str) -> None:
+        for day in found.full:
+            self._days.setdefault(day, ("date", original))
+            self._month_days.setdefault((day.month, day.day), ("date", original))
+        for month_day in found.partial:
+            self._month_days.setdefault(month_day, ("date", original))
+
+    def _values_in(self, line: str) -> Iterator[tuple[tuple[str, str], int]]:
+        """``((class, original), column)`` for each amount, day or id of a sensitive case that
+        ``line`` holds, in any notation: 23,000 for 二萬三千, 3/20 for 3月20号, PO774410."""
+        prepared = prepare(line)
+        col = 1
+        for value in numbers(prepared):
+            hit = self._amounts.get(round(value.value, 6))
+            if hit is not None and (value.amount or is_distinctive(value)):
+                yield hit, min(value.start, len(line) - 1) + 1
+        found = dates(prepared)
+        for day in found.full:
+            if day in self._days:
+                yield self._days[day], col
+        for month_day in found.partial:
+            if month_day in self._month_days:
+                yield self._month_days[month_day], col
+        bones = skeleton_found(self._skeletons, line)
+        if bones is not None:
+            yield ("identifier", bones), col
 
     def _shares_run(self, text: str) -> bool:
         cjk, words = run_units(text, self.settings)

@@ -64,12 +64,18 @@ def skeletons(text: str) -> set[str]:
 
 def leaks(original: Iterable[str], text: str) -> bool:
     """Whether ``text`` holds one of the ``original`` skeletons, whole or in part."""
+    return found(original, text) is not None
+
+
+def found(original: Iterable[str], text: str) -> str | None:
+    """The first of the ``original`` skeletons ``text`` holds, whole or in part, or None."""
     bones = [b for b in original if b]
     if not bones:
-        return False
+        return None
     flat = squashed(text)
-    if any(b in flat for b in bones):
-        return True
+    for b in bones:
+        if b in flat:
+            return b
     for match in _ID.finditer(WIDTH(text)):
         if _NUMBER_OR_DATE.fullmatch(match.group()):
             continue
@@ -78,6 +84,7 @@ def leaks(original: Iterable[str], text: str) -> bool:
             continue
         if part.isdigit() and len(part) < MIN_DIGITS:
             continue  # a short number is values' to compare, by value
-        if any(part in b for b in bones):
-            return True
-    return False
+        for b in bones:
+            if part in b:
+                return b
+    return None
