@@ -91,6 +91,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/scan_throughput.py
 	$(BIN)/python benchmarks/overlap_threshold.py
 	$(BIN)/python benchmarks/serve.py
+	$(BIN)/python benchmarks/privacy_corpus.py tests/privacy/corpus_d tests/privacy/corpus tests/privacy/corpus_b
+	$(BIN)/python benchmarks/audit_time.py --before cd0dcf3
 
 ## bench-inspect: the same 2,000 cases through caseforge and through Inspect AI (wall time,
 # peak RSS, their ratios). Inspect runs from its own venv, benchmarks/.venv-inspect, which the
