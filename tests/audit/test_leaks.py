@@ -337,3 +337,25 @@ def test_the_audit_finds_amounts_dates_and_ids_in_any_notation(repo: Path, tmp_p
     assert "clean.md" not in where
     for original in ("23,000", "2.300.000", "77-4410", "二萬三千"):
         assert original not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "leaked"),
+    [
+        ("tuần này bên em bận", False),  # week, not Tuấn
+        ("lần sau nhắn riêng nhé", False),  # time, not Lan
+        ("anh Tuấn gọi lại", True),
+        ("anh Tuan goi lai", True),  # written without diacritics: the name
+        ("chị Lan báo", True),
+    ],
+)
+def test_a_common_vietnamese_word_is_not_flagged_as_the_name_it_looks_like(
+    text: str, leaked: bool
+) -> None:
+    """The audit flagged an honest committed `tuần này` as the name Tuấn (issue 24, 4)."""
+    from caseforge.audit.leaks import Matcher, PrivateData
+    from caseforge.decoding import Text
+
+    names = ["Nguyễn Minh Tuấn", "Trần Thị Lan", "Tuấn", "Lan"]
+    matcher = Matcher(PrivateData([("person", name) for name in names], [], b"secret"))
+    assert bool(matcher.find(Text("notes.md", text, "utf-8"))) is leaked

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.decoding import Text, Unreadable
-from caseforge.privacy.fold import FULL, is_separator
+from caseforge.privacy.fold import FULL, WIDTH, is_separator, strip_marks
 from caseforge.privacy.overlap import Settings, run_units
 from caseforge.privacy.policy import (
     is_documentation_ip,
@@ -83,6 +83,16 @@ def _position(text: str, index: int) -> tuple[int, int]:
 
 def _squashed(text: str) -> str:
     return "".join(ch for ch in FULL(text) if not is_separator(ch))
+
+
+def _marks_agree(found: str, term: str) -> bool:
+    """A name found with its diacritics stripped counts only when the text writes it without
+    any, or with the name's own: a Vietnamese word with other marks is another word."""
+    written = WIDTH(found).casefold()
+    if strip_marks(written) == written:
+        return True
+    own = "".join(ch for ch in WIDTH(term).casefold() if ch.isalnum())
+    return "".join(ch for ch in written if ch.isalnum()) in own
 
 
 @dataclass
@@ -155,6 +165,8 @@ class Matcher:
         text = item.text
         out: list[Leak] = []
         for span, term in self._finder.find(text):
+            if not _marks_agree(span.text, term):
+                continue  # tuần (week) is not Tuấn, lần (time) is not Lan
             cls, original = self._originals.get(_squashed(term), (span.cls, term))
             line, col = _position(text, span.start)
             out.append(
