@@ -60,6 +60,8 @@ TODAY = dt.date(2026, 9, 3)  # a Thursday: the case's clock
         ("下禮拜三再說", dt.date(2026, 9, 9)),
         ("这周五之前", dt.date(2026, 9, 4)),
         ("6月底前付清", dt.date(2026, 6, 30)),
+        ("月底前付清", dt.date(2026, 9, 30)),
+        ("下個月底", dt.date(2026, 10, 31)),
         ("thứ 4 tuần sau họp", dt.date(2026, 9, 9)),
         ("mùng 5 tháng sau", dt.date(2026, 10, 5)),
         ("cuối tháng 8", dt.date(2026, 8, 31)),
@@ -73,7 +75,13 @@ def test_a_relative_date_is_the_day_it_means_from_the_cases_clock(text: str, day
 
 @pytest.mark.parametrize(
     ("text", "month_days"),
-    [("交期改到 9/12", {(9, 12), (12, 9)}), ("hẹn 18/3", {(3, 18)}), ("v1/2 of the API", set())],
+    [
+        ("交期改到 9/12", {(9, 12), (12, 9)}),
+        ("hẹn 18/3", {(3, 18)}),
+        ("v1/2 of the API", set()),
+        ("6月底前", {(6, 30)}),  # a month's end with no clock: a month-day, no made-up year
+        ("cuối tháng 2", {(2, 28), (2, 29)}),
+    ],
 )
 def test_a_bare_month_day_is_read_both_ways(text: str, month_days: set[tuple[int, int]]) -> None:
     assert dates(prepare(text)).partial == month_days

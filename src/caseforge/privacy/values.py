@@ -470,7 +470,9 @@ _RELATIVE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 6月底, 下個月底, 月底
     (
         "zh_month_end",
-        re.compile(r"(?:(?P<m>[0-9]{1,2})\s*月|(?P<next>下\s*(?:個|个)?\s*月)|(?<![0-9月]))\s*底"),
+        re.compile(
+            r"(?:(?P<m>[0-9]{1,2})\s*月|(?P<next>下\s*(?:個|个)?\s*月)|(?<![0-9下個个\s])月)\s*底"
+        ),
     ),
     # thứ 4 tuần sau, thứ sáu tuần này, chủ nhật tuần tới
     (
@@ -519,16 +521,18 @@ def _month_end(year: int, month: int) -> dt.date:
     return dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)
 
 
+def _named_month(form: str, groups: dict[str, str | None]) -> int | None:
+    """The month a month's end names (6月底, cuối tháng 8, end of June), or None."""
+    if form == "en_month_end" and groups.get("mon"):
+        return _MONTHS_EN[str(groups["mon"]).lower()]
+    if form in ("zh_month_end", "vi_month_end") and str(groups.get("m") or "").isdigit():
+        month = int(str(groups["m"]))
+        return month if 1 <= month <= 12 else None
+    return None
+
+
 def _relative(form: str, groups: dict[str, str | None], today: dt.date | None) -> list[dt.date]:
     """The days a relative date can mean from ``today`` (both, when it can mean two)."""
-    if form == "zh_month_end" and groups.get("m"):
-        year = today.year if today else 2026
-        return [_month_end(year, int(groups["m"] or 0))] if 1 <= int(groups["m"] or 0) <= 12 else []
-    if form == "vi_month_end" and groups.get("m") and str(groups["m"]).isdigit():
-        month = int(str(groups["m"]))
-        return [_month_end(today.year if today else 2026, month)] if 1 <= month <= 12 else []
-    if form == "en_month_end" and groups.get("mon"):
-        return [_month_end(today.year if today else 2026, _MONTHS_EN[str(groups["mon"]).lower()])]
     if today is None:
         return []
     monday = today - dt.timedelta(days=today.weekday())
@@ -580,7 +584,17 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
     taken: list[tuple[int, int]] = []  # sorted, never overlapping
     for form, pattern in _RELATIVE:
         for match in pattern.finditer(text):
-            days = _relative(form, match.groupdict(), today)
+            month = _named_month(form, match.groupdict())
+            if month is not None and today is None:  # a month's end, no year: a month-day
+                last = _month_end(2024, month).day  # February's 29th in a leap year, and the 28th
+                out.partial.update({(month, last), (month, 28)} if month == 2 else {(month, last)})
+                bisect.insort(taken, (match.start(), match.end()))
+                continue
+            days = (
+                [_month_end(today.year, month)]
+                if month is not None and today is not None
+                else _relative(form, match.groupdict(), today)
+            )
             if days:
                 out.full.update(days)
                 bisect.insort(taken, (match.start(), match.end()))
