@@ -119,3 +119,16 @@ def test_a_text_file_is_scanned_as_it_is_read_with_the_same_spans(tmp_path: Path
     result = scan(str(path), "--json")
     assert result.returncode == 0, result.stderr
     assert [(s["start"], s["end"], s["class"]) for s in json.loads(result.stdout)] == whole
+
+
+def test_a_file_unreadable_past_its_first_block_is_one_line(tmp_path: Path) -> None:
+    from caseforge.errors import EnvError
+    from caseforge.privacy.scan import text_blocks
+
+    path = tmp_path / "gone.txt"
+    path.write_text("電話 0912-345-678\n", encoding="utf-8")
+    blocks = text_blocks(path)
+    assert blocks is not None
+    path.unlink()  # removed between the look at its head and the read
+    with pytest.raises(EnvError, match=r"gone\.txt: cannot read"):
+        list(blocks)

@@ -42,14 +42,17 @@ def text_blocks(path: Path) -> Iterator[str] | None:
 
 def _blocks(path: Path) -> Iterator[str]:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    with path.open("rb") as handle:
-        while True:
-            data = handle.read(BLOCK)
-            text = decoder.decode(data, final=not data)
-            if text:
-                yield text.replace("\x00", " ") if "\x00" in text else text
-            if not data:
-                return
+    try:
+        with path.open("rb") as handle:
+            while True:
+                data = handle.read(BLOCK)
+                text = decoder.decode(data, final=not data)
+                if text:
+                    yield text.replace("\x00", " ") if "\x00" in text else text
+                if not data:
+                    return
+    except OSError as exc:  # gone or unreadable since its first block was looked at
+        raise EnvError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def read_for_scan(path: Path) -> tuple[list[tuple[str, str]], str]:
