@@ -16,6 +16,16 @@ from caseforge.reference import GENERATORS
 MARK = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.M)
 
 
+def on_startup(command: str, dirty: bool) -> None:
+    """The search plugin segments Chinese with jieba when it is installed (the privacy
+    extra): better search, but jieba announces its dictionary on stderr. Quiet it."""
+    try:
+        import jieba
+    except ImportError:
+        return
+    jieba.setLogLevel(60)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     def generated(match: re.Match[str]) -> str:
         name = match.group(1)

@@ -56,8 +56,9 @@ class Unreadable:
 
 def escapes(text: str) -> str:
     """``text`` with JSON/YAML/Python escapes, HTML entities and %-encoding decoded, line by
-    line so that line numbers still match."""
-    if not re.search(r"\\[uUxN]|&#|&[a-z]+;|%[0-9A-Fa-f]{2}", text):
+    line so that line numbers still match (an escaped line break is white space, not a new
+    line)."""
+    if not re.search(r"\\[uUxNnrt]|&#|&[a-z]+;|%[0-9A-Fa-f]{2}", text):
         return text
 
     def pair(match: re.Match[str]) -> str:
@@ -75,6 +76,9 @@ def escapes(text: str) -> str:
         )
         line = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), line)
         line = re.sub(r"\\[N_]", " ", line)
+        # a string's \n, \r, \t are white space: two spaces, so columns stay where they were
+        # ("…line\n96,000" is not the word n96)
+        line = re.sub(r"(?<!\\)\\[nrt]", "  ", line)
         line = html.unescape(line)
         if "%" in line:
             line = unquote(line, errors="replace")

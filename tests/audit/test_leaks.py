@@ -79,9 +79,12 @@ def plant(repo: Path) -> None:
     (repo / "budget.md").write_text("預算大約 128萬\n", encoding="utf-8")  # the amount
     (repo / "dates.md").write_text("民國115年3月5日前\n", encoding="utf-8")  # the date
     (repo / "zw.md").write_text("林\u200b佩\u200d萱\n", encoding="utf-8")
-    (suite / "cases" / "copy.yaml").write_text(  # a copied clause of the sensitive case
-        CASE.format(id="copy", text="一週內同一批帳號重複折抵"), encoding="utf-8"
+    (suite / "cases" / "copy.yaml").write_text(  # a copied passage of the sensitive case
+        CASE.format(id="copy", text="去年那批折價券被貼到比價論壇，一週內同一批帳號重複折抵"),
+        encoding="utf-8",
     )
+    # a short clause of ordinary words, as anyone might write it: common words never leak
+    (repo / "ordinary.md").write_text("一週內同一批帳號重複折抵\n", encoding="utf-8")
     (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
     (repo / ".gitignore").write_text("ignored.txt\n")
     (repo / "ignored.txt").write_text(NAME)  # ignored: git would never publish it
@@ -118,7 +121,7 @@ def test_every_planted_leak_form_is_reported_without_the_original(repo: Path, st
         "suite/cases/copy.yaml",
     ):
         assert path in where, (path, result.stdout)
-    assert "ignored.txt" not in where
+    assert "ignored.txt" not in where and "ordinary.md" not in where
     lines = result.stdout.splitlines()
     assert any(line.startswith("history ") and ":old.md:" in line for line in lines), lines
     assert any(line.startswith("commit:") for line in lines), lines

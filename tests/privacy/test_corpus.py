@@ -166,18 +166,35 @@ EXPECTED = {
 }
 
 
+# Issue 24 decided that common words never leak, so that an honest rewrite in the same
+# register passes: a shared run counts when it holds an uncommon word or is a long passage
+# (privacy.distinct). These copies of ordinary wording now pass; they are listed so that any
+# change to that is seen.
+ORDINARY_COPIES = {
+    "corpus": {"tw-01", "tw-02", "vi-01", "vi-02", "en-01", "en-02"},
+    "corpus_b": {"tw-01", "tw-03", "cn-01", "cn-03", "vi-01", "en-01"},
+    "corpus_c": {"tw-03", "cn-01", "cn-03", "vi-01", "vi-02", "en-01"},
+}
+
+
 def test_every_disguise_fails_verification_with_its_class(corpus: Corpus) -> None:
     originals = {s: original_of(corpus, s) for s in {v["source"] for v in corpus.variants}}
-    missed = []
+    missed, copies = [], set()
     for variant in corpus.variants:
         if variant["kind"] == "honest":
             continue
         classes = {f.cls for f in originals[variant["source"]].findings([("t", variant["text"])])}
-        if not classes & EXPECTED[variant["kind"]]:
+        if classes & EXPECTED[variant["kind"]]:
+            continue
+        if variant["kind"] in ("copied_run", "broken_run"):
+            if not classes:  # one holding an uncommon word may be caught by it alone
+                copies.add(variant["source"])
+        else:
             missed.append((variant["source"], variant["kind"], sorted(classes)))
     disguised = sum(v["kind"] != "honest" for v in corpus.variants)
-    print(f"{corpus.name}: disguises caught {disguised - len(missed)}/{disguised}")
+    print(f"{corpus.name}: disguises caught {disguised - len(missed) - len(copies)}/{disguised}")
     assert missed == []
+    assert copies == ORDINARY_COPIES[corpus.name]
 
 
 def test_honest_variants_pass_and_the_false_reject_rate_is_reported(corpus: Corpus) -> None:

@@ -56,15 +56,19 @@ def test_the_corpus_holds_what_its_spec_asks() -> None:
         assert log["identifiers"] == []
 
 
-# Measured on 2026-12-03: before any change made for this corpus 638, 91, 58 and 30; after
-# reading informal amounts (18万6, 2tr3, 1.5 củ, 30w, number words), bare m/d, month-ends,
-# dates relative to the case's clock, ids by their skeleton, leetspeak and a company's
-# distinctive part, the figures below. A change may only improve them.
+# Measured on 2026-12-03: before any change made for this corpus 638, 91, 58 and 30. Then,
+# after reading informal amounts, dates and ids (112, 76, 30), the distinctive set
+# (privacy.distinct): names found by word frequency and shape without a glossary, and a shared
+# run counted only when it holds an uncommon word or is a long passage. That last rule is why
+# caught-with-glossary went from 112 to 109: three copied product names made of ordinary words
+# (夜間自動對帳排程, 分期零利率即時試算, Đồng bộ tồn kho 2 chiều) now pass, as common words
+# never leak; in exchange honest rewrites rejected went from 30 to 1. A change may only improve
+# the figures below.
 BEFORE = {
     "scan_with_glossary": 638,
-    "caught_with_glossary": 112,
-    "caught_without_glossary": 76,
-    "honest_rejected_with_glossary": 30,
+    "caught_with_glossary": 109,
+    "caught_without_glossary": 103,
+    "honest_rejected_with_glossary": 1,
 }
 
 
@@ -80,3 +84,20 @@ def test_scan_and_verify_are_no_worse_than_before(figures: dict[str, Any]) -> No
     assert figures["verify_without_glossary"]["caught"] >= BEFORE["caught_without_glossary"]
     honest = len(figures["verify_with_glossary"]["honest_rejected"])
     assert honest <= BEFORE["honest_rejected_with_glossary"]
+
+
+def test_the_audit_finds_the_leak_forms_verify_finds() -> None:
+    """Each disguised variant planted in the repository five ways (a Markdown line, a JSON
+    string with escapes, UTF-16, gzip, a commit message) against a store holding its source
+    log; the honest rewrites planted plain are the false alarms (benchmarks/audit_recall.py).
+    Measured on 2026-12-03: 545/600 (plain 109/120, as verify with the glossary), none."""
+    spec = importlib.util.spec_from_file_location(
+        "audit_recall", REPO / "benchmarks" / "audit_recall.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.measure(HERE)
+    print({k: result[k] for k in ("found", "planted", "by_carrier", "false_alarms")})
+    assert result["planted"] == 600 and result["found"] >= 545
+    assert result["false_alarms"] == []

@@ -58,7 +58,12 @@ def test_a_faithful_variant_passes_every_check(original: Original) -> None:
         ("input.card", CLEAN.replace("周承翰", "林 佩萱"), "person"),  # spaced
         ("input.card", CLEAN.replace("周承翰", "陳昱廷和佩萱"), "part of a person's name"),
         ("input.card", CLEAN.replace("ERR_CRS_7731", "err-pay-4012"), "error_code"),
-        ("input.card", CLEAN + "這次的碼，務必設使用次數限制", "a run of text"),
+        # a copied passage: 24 Han characters in a row, however ordinary its words
+        (
+            "input.card",
+            CLEAN + "這次的碼，務必設使用次數限制，不能再讓人鑽漏洞一直折",
+            "a run of text",
+        ),
         ("input.card", CLEAN + "預算一百二十八萬元", "a number"),
         ("input.card", CLEAN + "民國115年3月5日", "a calendar date"),
         ("tags[1]", "木棉市集", "organization"),
@@ -81,16 +86,44 @@ def test_leaks_fail_naming_the_field_and_class(
 
 
 def test_runs_are_configurable_and_safe_texts_are_boilerplate() -> None:
-    text = "所以這次的碼務必設使用次數限制"
-    copy = [("t", "說明：這次的碼務必設使用次數")]  # 11 Han characters in a row
-    assert Original([("c", text)]).findings(copy)
-    assert not Original([("c", text)], settings=Settings(cjk_run=12)).findings(copy)
-    assert not Original([("c", text)], safe=["這次的碼務必設使用次數限制是範本"]).findings(copy)
+    text = "所以這次的閾值務必設使用次數限制"
+    copy = [("t", "說明：這次的閾值務必設使用次數")]  # 12 Han characters in a row, with 閾值
+    assert [f.cls for f in Original([("c", text)]).findings(copy)] == ["run"]
+    assert not Original([("c", text)], settings=Settings(cjk_run=13)).findings(copy)
+    assert not Original([("c", text)], safe=["這次的閾值務必設使用次數限制是範本"]).findings(copy)
+
+
+def test_a_shared_run_counts_when_it_says_something_uncommon_or_is_long() -> None:
+    """Issue 24: common words never leak. A short run of ordinary words is how anyone writes
+    ("can you confirm you've received it"); one with an uncommon word, or a long one, is
+    the original's."""
+    original = Original(
+        [
+            (
+                "c",
+                "Also the deposit went out on Monday. Can you confirm you've received it? "
+                "Our bank says it cleared.",
+            )
+        ]
+    )
+    assert not original.findings(
+        [("t", "Hi! Can you confirm you've received it? Our bank says it cleared.")]
+    )
+    han = Original([("c", "收到 複核結果最晚週四前會回覆您 在此之前不會從信用卡扣款 請放心")])
+    assert not han.findings([("t", "收到 複查結果週四前會回覆您 在此之前不會扣押金 請放心")])
+    passage = " ".join(
+        ["the refund is queued behind the nightly batch and will post by Friday"] * 2
+    )
+    assert [f.cls for f in Original([("c", passage)]).findings([("t", passage)])] == ["run"]
 
 
 def test_copied_latin_clauses_are_caught() -> None:
-    original = Original([("c", "Two customers press Book on seat C4 at the very same moment")])
-    found = original.findings([("t", "New card: two customers press book on seat C4, sadly")])
+    original = Original(
+        [("c", "Both retries hit the proration check on seat C4 at the very same moment")]
+    )
+    found = original.findings(
+        [("t", "New card: both retries hit the proration check on seat C4, sadly")]
+    )
     assert [f.cls for f in found] == ["run"]
     assert not original.findings([("t", "Two customers arrive; both want the aisle seat")])
 

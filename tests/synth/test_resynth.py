@@ -193,7 +193,12 @@ def test_the_written_shape_is_what_goes_out(suite: Path, private: PrivateStore) 
         ({"mapping": {"3": 8, "4": 3, "7": 8}}, "structure", "multi-flagged"),
         ({"text_suffix": "\n聯絡人：林 佩萱"}, "overlap", "input.card: shares"),
         ({"text_suffix": "\n聯絡人：Lin Pei-Hsuan"}, "overlap", "spelled in Latin letters"),
-        ({"text_suffix": "\n這次的碼，務必設使用次數限制"}, "overlap", "a run of text"),
+        # a copied passage (30 Han characters); a short run of ordinary words would pass
+        (
+            {"text_suffix": "\n去年那批折價券被貼到比價論壇，一週內同一批帳號重複折抵了好幾百單"},
+            "overlap",
+            "a run of text",
+        ),
         ({"text_suffix": "\n預算一百五十元"}, "overlap", "a number"),
         ({"text_suffix": "\n上線日：民國115年11月5日"}, "overlap", "a calendar date"),
         ({"text_suffix": "\n客戶名稱：█████"}, "redaction", "shade"),

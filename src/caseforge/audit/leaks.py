@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.decoding import Text, Unreadable
-from caseforge.privacy.fold import FULL, WIDTH, is_separator, strip_marks
-from caseforge.privacy.overlap import Settings, run_units
+from caseforge.privacy import distinct
+from caseforge.privacy.fold import FULL, is_separator, leet_readings, marks_agree, pinyin
+from caseforge.privacy.overlap import LONG_RUNS, Settings, homophone_names, run_units
 from caseforge.privacy.policy import (
     is_documentation_ip,
     is_fictional_phone,
@@ -42,8 +43,18 @@ from caseforge.privacy.policy import (
 )
 from caseforge.privacy.skeletons import found as skeleton_found
 from caseforge.privacy.skeletons import skeletons
-from caseforge.privacy.values import Dates, dates, is_distinctive, numbers, prepare
+from caseforge.privacy.values import (
+    Dates,
+    dates,
+    is_distinctive,
+    numbers,
+    numbers_outside,
+    phone_spans,
+    prepare,
+)
 
+# Three Han characters in a row: a line that may name someone by the sound of their name.
+_HAN3 = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{3}")
 # A line worth reading for values: a digit, a Chinese numeral, a number word.
 _MAY_HOLD_VALUES = re.compile(
     r"[0-9０-９〇零一二两兩三四五六七八九十百千萬万億亿壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
@@ -85,16 +96,6 @@ def _squashed(text: str) -> str:
     return "".join(ch for ch in FULL(text) if not is_separator(ch))
 
 
-def _marks_agree(found: str, term: str) -> bool:
-    """A name found with its diacritics stripped counts only when the text writes it without
-    any, or with the name's own: a Vietnamese word with other marks is another word."""
-    written = WIDTH(found).casefold()
-    if strip_marks(written) == written:
-        return True
-    own = "".join(ch for ch in WIDTH(term).casefold() if ch.isalnum())
-    return "".join(ch for ch in written if ch.isalnum()) in own
-
-
 @dataclass
 class PrivateData:
     """What the audit searches for, built from the private store."""
@@ -102,6 +103,8 @@ class PrivateData:
     terms: list[tuple[str, str]]  # (class, original)
     source_texts: list[str] = field(default_factory=list)  # sensitive cases' content
     secret: bytes = b""
+    # each source text's clock (its case's ``clock``): what its 下週五 and "next Tue" mean
+    clocks: list[dt.date | None] = field(default_factory=list)
 
     def tag(self, cls: str, original: str) -> str:
         message = f"{cls}\0{_squashed(original)}".encode()
@@ -122,7 +125,14 @@ class Matcher:
         self.settings = settings or Settings()
         by_class: dict[str, list[str]] = {}
         self.short_terms = 0
-        for cls, original in data.terms:
+        # the names verify finds without a glossary are searched for the same way
+        found = [
+            ("project" if cls == "distinctive" else cls, term)
+            for text in data.source_texts
+            for cls, term in distinct.name_terms(text)
+        ]
+        found += [("phone", t[a:b]) for t in data.source_texts for a, b in phone_spans(t)]
+        for cls, original in [*data.terms, *found]:
             if len(_squashed(original)) < 2:  # one character would be found everywhere
                 self.short_terms += 1
                 continue
@@ -131,6 +141,14 @@ class Matcher:
                 by_class.setdefault(cls if cls in CLASSES else "project", []).append(original)
         self._finder = TermFinder(Glossary.from_mapping(by_class))
         self._originals = {_squashed(o): (c, o) for c, o in data.terms}
+        # a Han name of three characters or more by its sound, in other characters (溫佳豪 for
+        # 温家豪): the Pinyin of each line that may hold one, as verify reads a variant
+        self._sounds: dict[str, tuple[str, str]] = {}
+        for cls, term in [*data.terms, *found]:
+            for name in homophone_names([(cls, term)]):
+                self._sounds.setdefault(
+                    " " + " ".join(name) + " ", self._originals.get(_squashed(term), (cls, term))
+                )
         self._amounts: dict[float, tuple[str, str]] = {}
         self._days: dict[dt.date, tuple[str, str]] = {}
         self._month_days: dict[tuple[int, int], tuple[str, str]] = {}
@@ -145,33 +163,46 @@ class Matcher:
         # by value, every id by its skeleton (verify's comparison, run over the repository)
         self._skeletons: dict[str, str] = {}
         self._seen: dict[str, list[tuple[tuple[str, str], int]]] = {}
-        for text in data.source_texts:
+        clocks = [*data.clocks, *[None] * (len(data.source_texts) - len(data.clocks))]
+        for text, clock in zip(data.source_texts, clocks, strict=True):
             prepared = prepare(text)
-            for value in numbers(prepared):
+            found_dates = dates(prepared, clock)
+            for value in numbers_outside(prepared, found_dates):
                 if is_distinctive(value):
                     key = round(value.value, 6)
                     self._amounts.setdefault(key, ("money", prepared[value.start : value.end]))
-            self._add_days(dates(prepared), text)
+            self._add_days(found_dates, text)
             for bones in skeletons(text):
                 self._skeletons.setdefault(bones, bones)
+        # runs as verify counts them: those holding an uncommon word, and long passages
         self._cjk: set[str] = set()
         self._words: set[tuple[str, ...]] = set()
+        self._long_cjk: set[str] = set()
+        self._long_words: set[tuple[str, ...]] = set()
         for text in data.source_texts:
             cjk, words = run_units(text, self.settings)
-            self._cjk |= cjk
-            self._words |= words
+            self._cjk |= {run for run in cjk if distinct.rare_han_run(run)}
+            self._words |= {run for run in words if distinct.rare_word_run(run)}
+            cjk, words = run_units(text, LONG_RUNS)
+            self._long_cjk |= cjk
+            self._long_words |= words
 
     def find(self, item: Text) -> list[Leak]:
         text = item.text
         out: list[Leak] = []
-        for span, term in self._finder.find(text):
-            if not _marks_agree(span.text, term):
+        terms = self._finder.find(text)
+        for reading in leet_readings(text):  # V4ntorra is Vantorra: same length, same places
+            terms += self._finder.find(reading)
+        for span, term in terms:
+            if not marks_agree(span.text, term):
                 continue  # tuần (week) is not Tuấn, lần (time) is not Lan
             cls, original = self._originals.get(_squashed(term), (span.cls, term))
             line, col = _position(text, span.start)
             out.append(
                 Leak(item.origin, line, col, "private string", cls, self.data.tag(cls, original))
             )
+        if self._sounds:
+            out.extend(self._homophones(item))
         for index, row in enumerate(text.split("\n")):
             if not _MAY_HOLD_VALUES.search(row):
                 continue
@@ -184,9 +215,20 @@ class Matcher:
                 out.append(
                     Leak(item.origin, index + 1, col, "private value", hit[0], self.data.tag(*hit))
                 )
-        if self._cjk or self._words:
+        if self._cjk or self._words or self._long_cjk or self._long_words:
             out.extend(self._runs(item))
         return out
+
+    def _homophones(self, item: Text) -> Iterator[Leak]:
+        for index, row in enumerate(item.text.split("\n")):
+            if not _HAN3.search(row):
+                continue
+            sounds = " " + " ".join(pinyin(FULL(row))) + " "
+            for name, (cls, original) in self._sounds.items():
+                if name in sounds:  # tagged as the name itself: one person, one tag
+                    tag = self.data.tag(cls, original)
+                    yield Leak(item.origin, index + 1, 1, "private string", cls, tag)
+                    break
 
     def _add_days(self, found: Dates, original: str) -> None:
         for day in found.full:
@@ -200,11 +242,11 @@ class Matcher:
         ``line`` holds, in any notation: 23,000 for 二萬三千, 3/20 for 3月20号, PO774410."""
         prepared = prepare(line)
         col = 1
-        for value in numbers(prepared):
+        found = dates(prepared)
+        for value in numbers_outside(prepared, found):
             hit = self._amounts.get(round(value.value, 6))
             if hit is not None and (value.amount or is_distinctive(value)):
                 yield hit, min(value.start, len(line) - 1) + 1
-        found = dates(prepared)
         for day in found.full:
             if day in self._days:
                 yield self._days[day], col
@@ -217,7 +259,10 @@ class Matcher:
 
     def _shares_run(self, text: str) -> bool:
         cjk, words = run_units(text, self.settings)
-        return bool(cjk & self._cjk or words & self._words)
+        if cjk & self._cjk or words & self._words:
+            return True
+        cjk, words = run_units(text, LONG_RUNS)
+        return bool(cjk & self._long_cjk or words & self._long_words)
 
     def _runs(self, item: Text) -> Iterator[Leak]:
         """Lines sharing a run with a sensitive case (a run across a line break is reported on

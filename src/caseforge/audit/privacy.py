@@ -11,6 +11,7 @@ found before anything else, so ``--require-history`` fails whether or not a stor
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from caseforge.decoding import Text, Unreadable
 from caseforge.errors import CaseforgeError, EnvError
 from caseforge.privacy.overlap import Settings
 from caseforge.privacy.private import PrivateStore
-from caseforge.privacy.verify import content_fields
+from caseforge.privacy.verify import case_day, content_fields
 from caseforge.vcs import is_shallow
 
 
@@ -86,12 +87,15 @@ def private_data(store: PrivateStore, fictional: set[str]) -> PrivateData:
     except OSError as exc:
         raise EnvError(f"{store.root}: cannot read the private store: {exc}") from None
     texts: list[str] = []
+    clocks: list[dt.date | None] = []
     folder = store.root / "cases"
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
         if path.stem in fictional:
             continue
-        fields = list(content_fields(_private_case(path)))
+        data = _private_case(path)
+        fields = list(content_fields(data))
         texts.extend(t for _, t in fields)
+        clocks.extend(case_day(data.get("clock")) for _ in fields)
         glossary_path = store.glossary_path(path.stem)
         glossary = load_glossary(glossary_path) if glossary_path.is_file() else None
         detector = IdentifierDetector(glossary)
@@ -100,7 +104,7 @@ def private_data(store: PrivateStore, fictional: set[str]) -> PrivateData:
     for cls, original, source in raw:
         sources_of.setdefault((cls, original), set()).add(source)
     terms = [key for key, found_in in sources_of.items() if not found_in <= fictional]
-    return PrivateData(terms, texts, secret)
+    return PrivateData(terms, texts, secret, clocks)
 
 
 def audit_privacy(

@@ -247,7 +247,8 @@ def verify(
     )
     if glossary is None:
         out.print(
-            "note: no glossary for the original: names only a glossary knows are not checked",
+            "note: no glossary for the original: names are found by their frequency and shape "
+            "only (a glossary is surer)",
             markup=False,
         )
     checks = verify_variant(known.original, rewritten.model_dump(mode="json"))

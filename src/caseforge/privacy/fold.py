@@ -50,6 +50,17 @@ def strip_marks(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
+def marks_agree(found: str, term: str) -> bool:
+    """A name found with its diacritics stripped counts only when the text writes it without
+    any, or with the name's own: a Vietnamese word with other marks is another word (tuần,
+    "week", is not Tuấn; lần, "time", is not Lan)."""
+    written = unicodedata.normalize("NFKC", found).casefold()
+    if strip_marks(written) == written:
+        return True
+    own = "".join(ch for ch in unicodedata.normalize("NFKC", term).casefold() if ch.isalnum())
+    return "".join(ch for ch in written if ch.isalnum()) in own
+
+
 def _width(ch: str) -> str:
     return "" if _drop(ch) else unicodedata.normalize("NFKC", ch)
 
@@ -229,7 +240,37 @@ def romanisations(name: str) -> set[str]:
         out.update({fam + giv, giv + fam})
         if len(giv) >= 5:
             out.add(giv)
+    # a character with several readings is spelled each way (柏 is bai and bo: Chen Bohan)
+    for fam in _heteronyms(family):
+        for giv in _heteronyms(given):
+            out.update({fam + giv, giv + fam})
     return {squashed(s) for s in out}
+
+
+def _heteronyms(han: str, limit: int = 8) -> list[str]:
+    """Every Pinyin reading of ``han`` (toneless), at most ``limit`` of them."""
+    from pypinyin import Style
+    from pypinyin import pinyin as readings
+
+    spellings = [""]
+    for options in readings(han, style=Style.NORMAL, heteronym=True):
+        spellings = [s + o.replace("ü", "v") for s in spellings for o in options[:3]][:limit]
+    return spellings
+
+
+# How a Han name is addressed: 林先生 is the family name and a title, with no given name in it.
+_TITLES = "先生 小姐 女士 太太 老师 老師 经理 經理 主任 总监 總監 店长 店長"
+_TITLES += " 师傅 師傅 老板 老闆 阿姨 同学 同學 医生 醫生 律师 律師"
+_TITLES += " 会计 會計 主管 组长 組長 专员 專員"
+TITLES_CJK = tuple(FULL(t) for t in _TITLES.split())
+
+
+def strip_title(han: str) -> str:
+    """A Han name without the title after it (林先生 → 林, 陈柏翰经理 → 陈柏翰)."""
+    for title in TITLES_CJK:
+        if han.endswith(title) and len(han) > len(title):
+            return han[: -len(title)]
+    return han
 
 
 def name_parts(name: str) -> set[str]:
@@ -241,6 +282,7 @@ def name_parts(name: str) -> set[str]:
     han = "".join(HAN.findall(folded))
     parts: set[str] = set()
     if han and len(han) == len(re.sub(r"\W", "", folded)):
+        han = strip_title(han)
         _, given = _split_name(han)
         if len(han) >= 3 and len(given) >= 2:
             parts.add(given)
@@ -248,7 +290,7 @@ def name_parts(name: str) -> set[str]:
     words = [w for w in re.split(r"[\s\-_.·]+", folded) if w]
     if len(words) < 2:
         return parts
-    if words[0] in _VI_FAMILY:
+    if words[0] in VI_FAMILY:
         return {squashed(p) for p in vietnamese_name_parts(name)}
     for word in words:
         if len(word) >= 4 and word not in _COMMON_NAME_WORDS:
@@ -256,12 +298,46 @@ def name_parts(name: str) -> set[str]:
     return parts
 
 
+# Digits standing in for letters inside a word: 1 is i or l, so both readings are kept.
+LEET = (str.maketrans("4310575@", "aeiostsa"), str.maketrans("4310575@", "aelostsa"))
+_MIXED = re.compile(r"[A-Za-z0-9@]*[A-Za-z][A-Za-z0-9@]*")
+
+
+def leet_readings(text: str) -> list[str]:
+    """``text`` with the digits inside words read as letters (``V4ntorra`` → ``Vantorra``), one
+    text per reading of 1, each as long as ``text``; none when no word mixes them."""
+    if not re.search(r"[A-Za-z][0-9@]|[0-9@][A-Za-z]", text):
+        return []
+
+    def read(table: dict[int, int]) -> str:
+        def word(match: re.Match[str]) -> str:
+            found = match.group()
+            return found if found.isalpha() else found.translate(table)
+
+        return _MIXED.sub(word, text)
+
+    return [read(table) for table in LEET]
+
+
+def handle_forms(name: str) -> set[str]:
+    """How a Latin-script name is written as an email user or a handle, squashed, when six
+    letters or more: given and family name either way round, and the given name's initial with
+    the family name (``Bùi Đức Tài`` → ``taibui``, ``buitai``; ``Ryan Dunmore`` →
+    ``rdunmore``, ``ryandunmore``, ``dunmoreryan``)."""
+    words = [w for w in re.split(r"[\s\-_.·]+", FULL(name).strip()) if w.isalpha()]
+    if len(words) < 2 or HAN.search(name):
+        return set()
+    family, given = (words[0], words[-1]) if words[0] in VI_FAMILY else (words[-1], words[0])
+    forms = {given + family, family + given, given[0] + family}
+    return {f for f in forms if len(f) >= 6}
+
+
 def vietnamese_name_parts(name: str) -> list[str]:
     """For a Vietnamese name, its identifying parts *with* their diacritics, case folded
     (``Nguyễn Thị Thu Hà`` → ``thu hà``, and the given name alone when it is long): folded
     without diacritics they would meet ordinary words (``Khoa`` and ``khóa``)."""
     words = [w for w in re.split(r"[\s\-_.·]+", WIDTH(name).casefold().strip()) if w]
-    if len(words) < 2 or strip_marks(words[0]) not in _VI_FAMILY:
+    if len(words) < 2 or strip_marks(words[0]) not in VI_FAMILY:
         return []
     parts = []
     if len(words) >= 3:
@@ -279,7 +355,7 @@ def vietnamese_name_parts(name: str) -> list[str]:
     return parts
 
 
-_VI_FAMILY = frozenset(
+VI_FAMILY = frozenset(
     [
         "nguyen",
         "tran",
@@ -329,7 +405,7 @@ _VI_FAMILY = frozenset(
         "quan",
     ]
 )
-_COMMON_NAME_WORDS = _VI_FAMILY | frozenset(
+_COMMON_NAME_WORDS = VI_FAMILY | frozenset(
     [
         "van",
         "thi",
@@ -385,7 +461,8 @@ def phone_forms(number: str) -> list[str]:
     """Other spellings of a phone number that a squashed search should find: the number
     without its extension (``04-2358-7719 分機 31`` is also ``04-2358-7719``: an extension is
     a number of its own), and its digits without the trunk ``0`` (``0912-345-678`` is
-    ``+886 912 345 678``)."""
+    ``+886 912 345 678``), and a number written with its country code without it (by
+    phonenumbers)."""
     width = WIDTH(number)
     forms: list[str] = []
     bare = _EXTENSION.sub("", width)
@@ -397,7 +474,50 @@ def phone_forms(number: str) -> list[str]:
     digits = re.sub(r"[^0-9]", "", width)
     if len(digits) >= 9 and digits.startswith("0") and not digits.startswith("00"):
         forms.append(digits[1:])
+    if width.lstrip().startswith("+"):  # +44 1473 555 014 is 01473 555014 at home
+        import phonenumbers
+
+        try:
+            national = str(phonenumbers.parse(width, None).national_number)
+        except phonenumbers.NumberParseException:
+            national = ""
+        if len(national) >= 7 and national != digits:
+            forms += [national, "0" + national]  # with the trunk 0 the number starts with
     return forms
+
+
+# What a shop's or a firm's name says it trades in: its distinctive part is what is left
+# (云栖 of 云栖家居, 旭驰 of 旭馳租車).
+TRADE_WORDS_CJK = (
+    "家居", "生活", "租车", "租車", "咖啡", "宠物", "寵物", "装饰", "裝飾", "支付", "超市", "药房",
+    "藥局", "诊所", "診所", "牙医", "牙醫", "物业", "物業", "货运", "貨運", "健身", "烘焙",
+    "餐厅", "餐廳", "书店", "書店", "服饰", "服飾", "电器", "電器", "家具", "建材", "酒店",
+)  # fmt: skip
+
+
+def organization_parts(name: str) -> list[str]:
+    """The distinctive part of an organisation's name, as a rewrite may keep it alone: a Han
+    name of four or more characters without the trade it names (云栖家居 → 云栖), and a Latin
+    name's first word of six letters or more (Northgate Supply Co. → Northgate)."""
+    parts: list[str] = []
+    han = "".join(HAN.findall(FULL(name)))
+    if len(han) >= 4:
+        for trade in sorted(
+            {FULL(w) for w in (*TRADE_WORDS_CJK, *_trade_suffixes())}, key=len, reverse=True
+        ):
+            if han.endswith(trade) and len(han) - len(trade) >= 2:
+                parts.append(han[: -len(trade)])
+                break
+    words = re.findall(r"[^\W\d_]+", WIDTH(name))
+    if len(words) >= 2 and not HAN.search(words[0]) and len(words[0]) >= 6:
+        parts.append(squashed(words[0]))
+    return parts
+
+
+def _trade_suffixes() -> tuple[str, ...]:
+    from caseforge.privacy import pools
+
+    return pools.ORG_SUFFIXES_CJK
 
 
 def organization_stem(name: str) -> str:

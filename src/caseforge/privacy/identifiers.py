@@ -32,11 +32,15 @@ from caseforge.privacy.fold import (
     HAN,
     WIDTH,
     Folded,
+    handle_forms,
     is_separator,
+    marks_agree,
     name_parts,
+    organization_parts,
     organization_stem,
     phone_forms,
     romanisations,
+    strip_marks,
 )
 from caseforge.privacy.policy import language
 
@@ -303,7 +307,7 @@ def _needle(term: str) -> str:
     return "".join(ch for ch in FULL(term) if not is_separator(ch))
 
 
-def _glossary_needles(glossary: Glossary) -> dict[str, tuple[str, str]]:
+def _glossary_needles(glossary: Glossary, handles: bool = False) -> dict[str, tuple[str, str]]:
     """``{needle: (class, term)}``: every term folded; for a person also the parts of the name
     that identify them alone and the Latin spellings of a Han name; for a phone number its
     digits without the trunk 0 (so +886 912… is the same number as 0912…)."""
@@ -313,17 +317,28 @@ def _glossary_needles(glossary: Glossary) -> dict[str, tuple[str, str]]:
             forms = {_needle(term)}
             if cls in ("person", "handle"):
                 forms |= romanisations(term.lstrip("@")) | name_parts(term.lstrip("@"))
+            if handles and cls in ("person", "project") and 2 <= len(term.split()) <= 3:
+                # as an e-mail user (kendra.lowe, taibui): for the audit, which looks for the
+                # name anywhere; the scanner names the whole e-mail address instead
+                forms |= handle_forms(term.lstrip("@"))
+            if cls == "organization":
+                forms |= set(organization_parts(term))  # 云栖 of 云栖家居
             forms |= set(phone_forms(term)) if cls in ("phone", "messaging_id") else set()
             if cls == "organization" and (stem := organization_stem(term)):
                 forms.add(_needle(stem))
             for form in forms:
                 if len(form) >= (1 if HAN.search(form) else 2):
-                    needles.setdefault(form, (cls, term))
+                    # of two spellings of one name, the one with diacritics is kept: a text
+                    # with marks is checked against the name's own (marks_agree)
+                    old = needles.get(form)
+                    marked = strip_marks(term) != term
+                    if old is None or (old[0] == cls and marked and strip_marks(old[1]) == old[1]):
+                        needles[form] = (cls, term)
     return needles
 
 
-def _build(glossary: Glossary) -> _Automaton:
-    needles = _glossary_needles(glossary)
+def _build(glossary: Glossary, handles: bool = False) -> _Automaton:
+    needles = _glossary_needles(glossary, handles)
     if not needles:
         return _Automaton()
     import ahocorasick
@@ -394,6 +409,8 @@ def _glossary_spans(automaton: _Automaton, chunk: str) -> list[_Candidate]:
             continue
         if _latin_edge(needle[-1]) and end < len(chunk) and _latin_edge(chunk[end]):
             continue
+        if not marks_agree(chunk[start:end], term):
+            continue  # lần is not Lan
         out.append(_Candidate(start, end, cls, 1.0, True, term))
     return out
 
@@ -568,7 +585,7 @@ class TermFinder:
     """Only the glossary part of the scanner: every term of ``glossary`` in every fold."""
 
     def __init__(self, glossary: Glossary) -> None:
-        self._automaton = _build(glossary)
+        self._automaton = _build(glossary, handles=True)
 
     def find(self, text: str) -> list[tuple[Span, str]]:
         """``(span, glossary entry it spells)`` for every term found in ``text``."""

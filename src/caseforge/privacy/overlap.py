@@ -31,12 +31,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from caseforge.errors import CaseforgeError
+from caseforge.privacy import distinct
 from caseforge.privacy.fold import (
     FULL,
     HAN,
     WIDTH,
+    handle_forms,
     is_separator,
     name_parts,
+    organization_parts,
     organization_stem,
     phone_forms,
     pinyin,
@@ -47,7 +50,14 @@ from caseforge.privacy.fold import (
 )
 from caseforge.privacy.skeletons import leaks as skeleton_leaks
 from caseforge.privacy.skeletons import skeletons
-from caseforge.privacy.values import Dates, dates, is_distinctive, numbers, prepare
+from caseforge.privacy.values import (
+    Dates,
+    dates,
+    is_distinctive,
+    numbers_outside,
+    phone_spans,
+    prepare,
+)
 
 DEFAULT_CJK_RUN = 7
 DEFAULT_WORD_RUN = 6
@@ -88,6 +98,7 @@ DESCRIPTIONS = {
     "romanised name": "a person's name spelled in Latin letters",
     "homophone name": "a person's name written with characters of the same sound",
     "identifier": "an identifier (however spaced or separated, or part of it)",
+    "distinctive": "an uncommon word or name",
 }
 
 
@@ -270,10 +281,9 @@ def run_units(text: str, settings: Settings) -> tuple[set[str], set[tuple[str, .
 def units(text: str, settings: Settings, today: dt.date | None = None) -> Units:
     prepared = prepare(text)
     found_dates = dates(prepared, today)
-    masked = list(prepared)
-    for start, end in found_dates.spans:
-        masked[start:end] = " " * (end - start)
-    values = {round(v.value, 6) for v in numbers("".join(masked)) if is_distinctive(v)}
+    values = {
+        round(v.value, 6) for v in numbers_outside(prepared, found_dates) if is_distinctive(v)
+    }
     cjk, words = _runs(FULL(text), settings)
     return Units(cjk, words, values, found_dates)
 
@@ -293,7 +303,11 @@ def _needles(cls: str, term: str) -> list[_Needle]:
     out: list[_Needle] = []
     base = squashed(term)
     if len(base) >= 2 and not (base.isdigit() and len(base) < 4):
-        out.append(_Needle(base, cls, _short_latin(base)))
+        word = WIDTH(term).casefold().strip()
+        # a short Latin word of a name (Lan, Tuấn) counts with its own diacritics or none:
+        # lần ("time") is not Lan, tuần ("week") is not Tuấn
+        marked = word if _short_latin(base) and word.isalpha() else ""
+        out.append(_Needle(base, cls, _short_latin(base), marked))
     if cls == "commit_sha" and len(base) > 7:  # a short SHA is a prefix of the full one
         out.append(_Needle(base[:7], cls, False))
     if cls in ("phone", "messaging_id"):
@@ -301,7 +315,7 @@ def _needles(cls: str, term: str) -> list[_Needle]:
     if cls == "organization" and (stem := organization_stem(term)):
         out.append(_Needle(squashed(stem), cls, _short_latin(squashed(stem))))
     if cls == "organization":
-        out.extend(_Needle(part, cls, False) for part in _organization_parts(term))
+        out.extend(_Needle(part, cls, False) for part in organization_parts(term))
     if cls in ("person", "handle"):
         bare = term.lstrip("@")
         vietnamese = vietnamese_name_parts(bare)
@@ -312,41 +326,10 @@ def _needles(cls: str, term: str) -> list[_Needle]:
                 out.append(_Needle(part, "name", _short_latin(part)))
         for spelling in romanisations(bare):
             out.append(_Needle(spelling, "romanised name", len(spelling) < 6))
+    if cls in ("person", "distinctive") and 2 <= len(term.split()) <= 3:
+        # as an e-mail user or a handle: kendra.lowe, rdunmore, taibui
+        out.extend(_Needle(form, "name", False) for form in handle_forms(term.lstrip("@")))
     return out
-
-
-# What a shop's or a firm's name says it trades in: its distinctive part is what is left
-# (云栖 of 云栖家居, 旭驰 of 旭馳租車).
-TRADE_WORDS_CJK = (
-    "家居", "生活", "租车", "租車", "咖啡", "宠物", "寵物", "装饰", "裝飾", "支付", "超市", "药房",
-    "藥局", "诊所", "診所", "牙医", "牙醫", "物业", "物業", "货运", "貨運", "健身", "烘焙",
-    "餐厅", "餐廳", "书店", "書店", "服饰", "服飾", "电器", "電器", "家具", "建材", "酒店",
-)  # fmt: skip
-
-
-def _organization_parts(name: str) -> list[str]:
-    """The distinctive part of an organisation's name, as a rewrite may keep it alone: a Han
-    name of four or more characters without the trade it names (云栖家居 → 云栖), and a Latin
-    name's first word of six letters or more (Northgate Supply Co. → Northgate)."""
-    parts: list[str] = []
-    han = "".join(HAN.findall(FULL(name)))
-    if len(han) >= 4:
-        for trade in sorted(
-            {FULL(w) for w in (*TRADE_WORDS_CJK, *_trade_suffixes())}, key=len, reverse=True
-        ):
-            if han.endswith(trade) and len(han) - len(trade) >= 2:
-                parts.append(han[: -len(trade)])
-                break
-    words = re.findall(r"[^\W\d_]+", WIDTH(name))
-    if len(words) >= 2 and not HAN.search(words[0]) and len(words[0]) >= 6:
-        parts.append(squashed(words[0]))
-    return parts
-
-
-def _trade_suffixes() -> tuple[str, ...]:
-    from caseforge.privacy import pools
-
-    return pools.ORG_SUFFIXES_CJK
 
 
 def _short_latin(text: str) -> bool:
@@ -409,7 +392,7 @@ def _contains(hay: _Spaced, needle: _Needle) -> bool:
     return re.search(pattern, hay.spaced) is not None
 
 
-def _homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
+def homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
     """Pinyin syllables of the original's Han person names of three or more characters."""
     out = []
     for cls, term in terms:
@@ -422,6 +405,9 @@ def _homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
 
 
 # --- the comparison ---------------------------------------------------------------------------
+
+
+LONG_RUNS = Settings(distinct.LONG_RUN, distinct.LONG_RUN)  # a copied passage
 
 
 class Original:
@@ -446,31 +432,54 @@ class Original:
         self._numbers: set[float] = set()
         self._dates = Dates()
         self._skeletons: set[str] = set()
+        self._long_cjk: set[str] = set()
+        self._long_words: set[tuple[str, ...]] = set()
+        found_terms: list[tuple[str, str]] = []
+        absolute: set[dt.date] = set()
         for _, text in fields:
             self._skeletons |= skeletons(text)
+            found_terms += distinct.name_terms(text)
+            found_terms += [("phone", text[a:b]) for a, b in phone_spans(text)]
+            long_cjk, long_words = _runs(FULL(text), LONG_RUNS)
+            self._long_cjk |= long_cjk
+            self._long_words |= long_words
             found = units(text, self.settings, today)
             self._cjk |= found.cjk
             self._words |= found.words
             self._numbers |= found.numbers
             self._dates.full |= found.dates.full
             self._dates.partial |= found.dates.partial
+            self._dates.relative |= found.dates.relative
+            absolute |= found.dates.full - found.dates.relative
+        self._dates.relative -= absolute
+        public = ""
         for text in safe:
             cjk, words = _runs(FULL(text), self.settings)
             self._cjk -= cjk
             self._words -= words
             self._skeletons -= skeletons(text)  # already public in the repository
-        term_list = [(c, t) for c, t in terms if t.strip()]
+            public += squashed(text) + "\n"
+        # a name-like term the suite's committed cases already hold is not the original's
+        found_terms = [(c, t) for c, t in found_terms if squashed(t) not in public]
+        term_list = [(c, t) for c, t in [*terms, *found_terms] if t.strip()]
         self._needles = sorted(
             {n for c, t in term_list for n in _needles(c, t)}, key=lambda n: -len(n.text)
         )
-        self._homophones = _homophone_names(term_list)
+        self._homophones = homophone_names(term_list)
 
     def findings(
-        self, fields: Iterable[tuple[str, str]], *, runs: bool = True, values: bool = True
+        self,
+        fields: Iterable[tuple[str, str]],
+        *,
+        runs: bool = True,
+        values: bool = True,
+        ordinary_runs: bool = False,
     ) -> list[Finding]:
         """Everything the variant's ``fields`` share with the original, one finding per field
         and class. ``runs=False`` skips shared runs (for a payload that is the original text
-        with its identifiers swapped); ``values=False`` skips numbers and dates."""
+        with its identifiers swapped); ``values=False`` skips numbers and dates;
+        ``ordinary_runs=True`` counts a shared run of ordinary words too (what a person
+        writes into a request: nothing of the original's wording leaves the machine)."""
         out: list[Finding] = []
         for path, text in fields:
             classes: list[str] = []
@@ -486,7 +495,7 @@ class Original:
                     classes.append("homophone name")
             if runs or values:
                 found = units(text, self.settings, self.today)
-                if runs and (found.cjk & self._cjk or found.words & self._words):
+                if runs and self._shares_a_run(text, found, ordinary_runs):
                     classes.append("run")
                 if values and found.numbers & self._numbers:
                     classes.append("number")
@@ -494,3 +503,17 @@ class Original:
                     classes.append("date")
             out.extend(Finding(path, cls) for cls in classes)
         return out
+
+    def _shares_a_run(self, text: str, found: Units, ordinary: bool = False) -> bool:
+        """A shared run that says something uncommon, or a long one (``distinct``); with
+        ``ordinary``, any shared run."""
+        if ordinary:
+            return bool(found.cjk & self._cjk or found.words & self._words)
+        if any(distinct.rare_han_run(run) for run in found.cjk & self._cjk):
+            return True
+        if any(distinct.rare_word_run(run) for run in found.words & self._words):
+            return True
+        if not (found.cjk & self._cjk or found.words & self._words):
+            return False  # no run of the usual length: none of a longer one either
+        long_cjk, long_words = _runs(FULL(text), LONG_RUNS)
+        return bool(long_cjk & self._long_cjk or long_words & self._long_words)

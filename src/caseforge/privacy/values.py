@@ -160,7 +160,9 @@ _MULTIPLIED = rf"(?:{NUMBER})\s?(?:{_MULT})(?![{_LATIN_WORD}])"
 _AMOUNT = re.compile(
     # a number glued to a word (AC3, mp4, v2, H264) is part of the word, unless a currency
     rf"(?:(?P<before>{CURRENCY_BEFORE})\s?|(?<![{_LATIN_WORD}_0-9.,]))"
-    rf"(?P<num>(?:{_MULTIPLIED}\s?)*(?:{_MULTIPLIED}|(?:{NUMBER})))"
+    # parts with multipliers (1億 2千萬), and a bare number only glued to the last (1萬2): in
+    # "2.3k 1趟" the 1 is a count of its own
+    rf"(?P<num>(?:{_MULTIPLIED}\s?)*{_MULTIPLIED}(?:{NUMBER})?|(?:{NUMBER}))"
     rf"\s?(?P<after>{CURRENCY_AFTER}(?![{_LATIN_WORD}]))?"
 )
 _DOTTED = re.compile(r"(?<![0-9.,])[0-9]+(?:[.,][0-9]+){2,}(?![0-9])")
@@ -337,6 +339,46 @@ def numbers(text: str) -> list[Value]:
     return found
 
 
+# A phone number's shape: digit groups joined by spaces, dashes or dots, seven digits or more,
+# that starts with + or 0 or ( or has a group other than a group of thousands (416 555 0107);
+# 2 300 000 and 2.300.000 are amounts.
+_PHONE_SHAPE = re.compile(
+    r"(?<![\w.,])(?:\+\s?\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)\s?)?\d{1,4}(?:[\s.-]\d{1,5}){1,5}(?![\w]|[.,]\d)"
+)
+
+
+_ISO_DAY = re.compile(
+    r"(?:19|20)\d\d[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./](?:19|20)\d\d"
+)
+
+
+def phone_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` writes something shaped like a phone number: compared by its digits as a
+    whole (``overlap``), never group by group as numbers (555 of two fictional numbers)."""
+    out = []
+    for match in _PHONE_SHAPE.finditer(text):
+        written = match.group()
+        if re.search(r"\d[.,]\d{1,2}$", written) and " " in written:
+            continue  # 60 650.90: a grouped amount with its cents
+        digits = re.sub(r"\D", "", written)
+        groups = re.findall(r"\d+", written)
+        if len(digits) < 7 or len(digits) > 15 or _ISO_DAY.fullmatch(written):
+            continue
+        thousands = len(groups) > 1 and all(len(g) == 3 for g in groups[1:]) and len(groups[0]) <= 3
+        if written[0] in "+(0" or not thousands:
+            out.append(match.span())
+    return out
+
+
+def numbers_outside(prepared: str, found: Dates) -> list[Value]:
+    """The numbers of a ``prepare``-d text outside its dates (``found``) and its phone numbers,
+    which are compared as a whole (a date's 2026, a phone's 555 are not numbers of their own)."""
+    masked = list(prepared)
+    for start, end in [*found.spans, *phone_spans(prepared)]:
+        masked[start:end] = " " * (end - start)
+    return numbers("".join(masked))
+
+
 def is_distinctive(value: Value) -> bool:
     """Whether a number says something about the ticket it is in (see the module docstring)."""
     if value.value == 0:
@@ -345,6 +387,8 @@ def is_distinctive(value: Value) -> bool:
         return True
     if value.value < SMALL_INTEGER:
         return False
+    if value.value == int(value.value) and 1900 <= value.value <= 2100:
+        return False  # a year alone: every text of the year writes it
     digits = f"{value.value:.6f}".rstrip("0").rstrip(".").replace(".", "").strip("0")
     return len(digits) > 1  # 40, 100, 3000: one significant digit says little
 
@@ -431,6 +475,8 @@ class Dates:
     full: set[dt.date] = field(default_factory=set)
     partial: set[tuple[int, int]] = field(default_factory=set)
     spans: list[tuple[int, int]] = field(default_factory=list)
+    # days of ``full`` the text names only relative to its clock (月底, next Friday)
+    relative: set[dt.date] = field(default_factory=set)
 
     def month_days(self) -> set[tuple[int, int]]:
         return self.partial | {(d.month, d.day) for d in self.full}
@@ -438,8 +484,10 @@ class Dates:
     def shares_with(self, other: Dates) -> bool:
         """A day in common: the same full date, or the same month-day where either side has no
         year."""
+        # a day both name only relative to the same clock (月底 and 月底) is a common phrase,
+        # not the original's date
         return bool(
-            self.full & other.full
+            (self.full & other.full) - (self.relative & other.relative)
             or self.partial & other.month_days()
             or other.partial & self.month_days()
         )
@@ -471,7 +519,7 @@ _RELATIVE: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "zh_month_end",
         re.compile(
-            r"(?:(?P<m>[0-9]{1,2})\s*月|(?P<next>下\s*(?:個|个)?\s*月)|(?<![0-9下個个\s])月)\s*底"
+            r"(?:(?P<m>[0-9]{1,2})\s*月|(?P<next>下\s*(?:個|个)?\s*月)|(?<![0-9下個个])(?<![0-9下個个]\s)月)\s*底"
         ),
     ),
     # thứ 4 tuần sau, thứ sáu tuần này, chủ nhật tuần tới
@@ -581,6 +629,7 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
     d/m (both readings), as a month's end, and relative to ``today`` (the case's clock:
     下禮拜三, thứ 4 tuần sau, mùng 5 tháng sau, next Tue the 14th)."""
     out = Dates()
+    absolute: set[dt.date] = set()
     taken: list[tuple[int, int]] = []  # sorted, never overlapping
     for form, pattern in _RELATIVE:
         for match in pattern.finditer(text):
@@ -597,6 +646,7 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
             )
             if days:
                 out.full.update(days)
+                out.relative.update(days)
                 bisect.insort(taken, (match.start(), match.end()))
     for form, pattern in _DATE_FORMS:
         for match in pattern.finditer(text):
@@ -623,6 +673,7 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
             valid = [d for d in readings if d is not None]
             if valid:
                 out.full.update(valid)
+                absolute.update(valid)
                 bisect.insort(taken, (match.start(), match.end()))
     for match in _BARE_MD.finditer(text):  # 9/12, 18/3: a month-day either way round
         at = bisect.bisect_left(taken, (match.start(), match.start()))
@@ -636,4 +687,5 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
             out.partial.update(month_days)
             bisect.insort(taken, (match.start(), match.end()))
     out.spans = taken
+    out.relative -= absolute
     return out

@@ -29,6 +29,12 @@ _MESSAGING = (
     r"whatsapp|Viber|viber)"
 )
 
+# The apps themselves: words of every chat's register, never a person's (privacy.distinct).
+MESSAGING_APPS = (
+    "line", "wechat", "微信", "weixin", "zalo", "telegram", "tg", "skype", "kakao", "whatsapp",
+    "viber",
+)  # fmt: skip
+
 CHATS: tuple[Row, ...] = (
     # messaging ids and chat handles
     (
@@ -38,21 +44,7 @@ CHATS: tuple[Row, ...] = (
         r"(?P<v>@?[A-Za-z][A-Za-z0-9._-]{2,30}[A-Za-z0-9]|\+?[0-9][0-9 .-]{6,14}[0-9])"
         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         0.85,
-        After(
-            (
-                "line",
-                "wechat",
-                "微信",
-                "weixin",
-                "zalo",
-                "telegram",
-                "tg",
-                "skype",
-                "kakao",
-                "whatsapp",
-                "viber",
-            )
-        ),
+        After(MESSAGING_APPS),
     ),
     (
         "messaging_id",
@@ -154,7 +146,7 @@ _HANDLE_STOP = frozenset(
         "here channel everyone all param return returns throws override deprecated media import "
         "test before after property staticmethod classmethod dataclass pytest app font-face "
         "keyframes mixin include extend apply tailwind types babel angular vue nestjs "
-        "supports page"
+        "supports page 所有人 全体成员 全體成員"
     )
 )
 _CHANNEL_CONTEXT = ("channel", "頻道", "频道", "kênh", "kenh", "slack", "群", "discord", "teams")
