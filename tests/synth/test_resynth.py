@@ -127,7 +127,7 @@ def test_the_course_variant_passes_every_check_and_reproduces_the_miss(
     assert "write 11" in prompt and "Target domain: 課程上架" in prompt
     assert result.passed, [c.__dict__ for c in result.failed()]
     names = [c.name for c in result.checks]
-    assert names == ["payload", "structure", "overlap", "redaction", "reproduction"]
+    assert names == ["payload", "structure", "form", "overlap", "redaction", "reproduction"]
     assert result.reproduction["original_miss"] == ["3:mismatch"]
     assert result.reproduction["variant_miss_expected"] == ["8:mismatch"]
     assert result.reproduction["variant_trials_with_the_same_miss"] >= 2

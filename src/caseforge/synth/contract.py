@@ -16,7 +16,9 @@ Every value of the new case comes back from the model. Goal states other than
 one-line reason naming the check.
 
 ``check_structure`` holds a variant to the contract: its remapped goal state has the same
-number of flags, the same multi-flagged item with the same kinds, and the same kinds overall.
+number of flags, the same multi-flagged item with the same kinds, and the same kinds overall;
+``check_form`` holds its text to the source's form (``synth/form.py``): a chat log stays a
+chat log, with its speakers, turns and @mentions, an email thread a thread.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from caseforge.privacy.fold import HAN
 from caseforge.privacy.policy import detect_language
 from caseforge.privacy.policy import language as canonical_language
 from caseforge.privacy.verify import Verification
+from caseforge.synth.form import Form, read_form
 
 ITEM_LINE = re.compile(r"(?m)^\s*AC\s*(\d+)\b")
 FLAG = re.compile(r"^(\d+):(\w+)$")
@@ -110,6 +113,15 @@ def check_structure(
     )
 
 
+def check_form(contract: Contract, text: str) -> Verification:
+    """The variant's text keeps the source's form (a chat log, an email thread, notes)."""
+    variant = read_form(text)
+    problems = contract.form.problems(variant)
+    if problems:
+        return Verification("form", False, "; ".join(problems))
+    return Verification("form", True, f"{contract.form.kind} kept")
+
+
 def flag_fields(case: Case) -> dict[str, list[str]]:
     """The ``exact_set`` checks whose values are all ``<item>:<kind>`` flags."""
     found = {}
@@ -146,6 +158,7 @@ class Contract:
     wording: dict[str, Wording]
     inputs: dict[str, str]
     carried: list[str] = field(default_factory=list)  # checks kept as they are (ignore, …)
+    form: Form = field(default_factory=lambda: Form("ticket"))  # of the text field
 
     @property
     def flagged_items(self) -> list[int]:
@@ -279,7 +292,12 @@ def derive(
         )
         for key, value in case.input.items()
     }
+    multi = [
+        n for values in flags.values() for n, k in flag_structure(values).items() if len(k) > 1
+    ]
+    first = min(multi or [n for values in flags.values() for n in flag_structure(values)])
     return Contract(
+        form=read_form(original, first),
         case_id=case.id,
         language=language or detect_language(original),
         text_field=field_name,
@@ -325,11 +343,17 @@ def prompt(
         "Input fields to write:",
     ]
     for key, shape_text in contract.inputs.items():
-        if key == contract.text_field:
+        if key == contract.text_field and contract.form.kind in ("ticket", "text"):
             lines.append(
                 f"- {key}: a ticket as a person would paste it (a description first, then "
                 f"numbered acceptance criteria AC1…AC{contract.target_items}); the source had "
                 f"{contract.items} items, write {contract.target_items}"
+            )
+        elif key == contract.text_field:
+            lines.append(
+                f"- {key}: {contract.form.describe()}, in the same form in the new domain; "
+                f"inside it, numbered items AC1…AC{contract.target_items} as people write them "
+                f"in that form (the source had {contract.items}, write {contract.target_items})"
             )
         else:
             lines.append(f"- {key}: {shape_text}")

@@ -330,6 +330,7 @@ async def resynth(
         contracts.check_structure(contract.flags[name], variant["expect"][name]["values"], items)
         for name in contract.flags
     ]
+    checks.append(contracts.check_form(contract, text))
     checks += verify_variant(original, variant)
     reproduction: Mapping[str, object] = {}
     if all(c.passed for c in checks) and reproduce is not None:
