@@ -149,6 +149,7 @@ class SurrogateMaker:
             "business_id": self._business_id,
             "hostname": self._error_code,  # pay-db-01 → mint-db-07: words and digits swapped
             "project_code": self._project_code,
+            "secret": self._secret_value,
         }
 
     # --- public -----------------------------------------------------------------------------
@@ -239,6 +240,10 @@ class SurrogateMaker:
         taken.add(candidate)
         self._tokens[key] = candidate
         return candidate
+
+    def _secret_value(self, original: str, attempt: int) -> str:
+        """A password, key or code: letters, digits and symbols in the same places."""
+        return _shape_scramble(original, self._rng("secret", original, attempt))
 
     # --- names ------------------------------------------------------------------------------
 
