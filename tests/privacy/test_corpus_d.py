@@ -65,7 +65,7 @@ def test_the_corpus_holds_what_its_spec_asks() -> None:
 # never leak; in exchange honest rewrites rejected went from 30 to 1. A change may only improve
 # the figures below.
 BEFORE = {
-    "scan_with_glossary": 657,
+    "scan_with_glossary": 681,
     "caught_with_glossary": 109,
     "caught_without_glossary": 103,
     "honest_rejected_with_glossary": 1,

@@ -129,6 +129,13 @@ def name_terms(text: str) -> list[tuple[str, str]]:
     return [*_latin_terms(WIDTH(text)), *_han_terms(FULL(text))]
 
 
+def compound(word: str) -> bool:
+    """Two common English words written as one (rollout, signup, checkin): a word of the
+    trade, not a name."""
+    halves = range(2, len(word) - 1)
+    return any(zipf_latin(word[:i]) >= 4.0 and zipf_latin(word[i:]) >= 4.0 for i in halves)
+
+
 def _sentence_start(text: str, start: int) -> bool:
     before = text[:start].rstrip(" \t\"'“‘([")
     return not before or before[-1] in _SENTENCE_END or bool(re.search(r"\d{1,2}:\d{2}$", before))
@@ -139,13 +146,16 @@ def _latin_terms(text: str) -> Iterable[tuple[str, str]]:
     prose = _EMAIL.sub(" ", text)
     lower = {m.group() for m in _LATIN_WORD.finditer(prose) if m.group()[0].islower()}
     for word in lower:  # a word no dictionary has, in a host or a handle: git.qingluan.internal
-        if len(word) >= MIN_UNKNOWN and word not in _REGISTER and zipf_latin(word) == 0:
+        unknown = len(word) >= MIN_UNKNOWN and zipf_latin(word) == 0
+        if unknown and word not in _REGISTER and not compound(word):
             yield "distinctive", word
     group: list[tuple[str, bool]] = []  # (word, at a sentence start)
     end = -1
     for match in [*_LATIN_WORD.finditer(text), None]:
         word = match.group() if match else ""
         capital = bool(word) and word[0].isupper() and not (len(word) > 1 and word.isupper())
+        if capital and len(word) <= 5 and any(ch.isupper() for ch in word[1:]):
+            capital = False  # an abbreviation (DMs, YoY, iOS), not a name
         if capital and match and _label(text, match):
             capital = False
         joined = match is not None and text[end : match.start()] in (" ", "-", " & ")

@@ -265,6 +265,22 @@ _TITLES += " 会计 會計 主管 组长 組長 专员 專員"
 TITLES_CJK = tuple(FULL(t) for t in _TITLES.split())
 
 
+# How a Vietnamese or English name is addressed before it: anh Tuấn, c Lan, Mr. Park.
+_VI_TITLES = ("anh", "a", "chị", "chi", "c", "em", "e", "cô", "chú", "bác", "ông", "bà")
+_LATIN_TITLES = frozenset(
+    (*_VI_TITLES, "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.")
+)
+
+
+def without_title(name: str) -> str:
+    """A name without the title before it (``anh Tuấn`` → ``Tuấn``, ``Mr. Park`` → ``Park``),
+    when a name is left."""
+    words = name.split()
+    if len(words) >= 2 and words[0].casefold() in _LATIN_TITLES:
+        return " ".join(words[1:])
+    return name
+
+
 def strip_title(han: str) -> str:
     """A Han name without the title after it (林先生 → 林, 陈柏翰经理 → 陈柏翰)."""
     for title in TITLES_CJK:

@@ -307,6 +307,9 @@ def _needle(term: str) -> str:
     return "".join(ch for ch in FULL(term) if not is_separator(ch))
 
 
+VALUE_SCORE = 0.55  # a date or an amount only ``values`` reads (below every pattern's)
+
+
 def _glossary_needles(glossary: Glossary, handles: bool = False) -> dict[str, tuple[str, str]]:
     """``{needle: (class, term)}``: every term folded; for a person also the parts of the name
     that identify them alone and the Latin spellings of a Han name; for a phone number its
@@ -412,6 +415,23 @@ def _glossary_spans(automaton: _Automaton, chunk: str) -> list[_Candidate]:
         if not marks_agree(chunk[start:end], term):
             continue  # lần is not Lan
         out.append(_Candidate(start, end, cls, 1.0, True, term))
+    return out
+
+
+def _value_spans(chunk: str, classes: frozenset[str] | None = None) -> list[_Candidate]:
+    """Dates as ``values`` reads them for ``verify`` (a bare 9/12, 6月底, `cuối tháng 8`),
+    where the patterns have no row: named at a lower score, so a pattern's span wins where
+    both see one. (Amounts the patterns miss are mostly informal ones without a currency,
+    which in a clean text are counts as often as money: 3萬筆.)"""
+    from caseforge.privacy.values import dates
+
+    folded = WIDTH.with_origin(chunk)
+    text = folded.text
+    out = []
+    if classes is None or "date" in classes:
+        for start, end in dates(text).spans:
+            o_start, o_end = folded.span(start, end)
+            out.append(_Candidate(o_start, o_end, "date", VALUE_SCORE, False))
     return out
 
 
@@ -523,7 +543,12 @@ class IdentifierDetector:
         automaton = _build(self.glossary.merged(glossary)) if glossary else self._automaton
         wanted = frozenset(classes) if classes is not None else None
         return _scan(
-            text, lambda chunk: _pattern_spans(chunk, wanted) + _glossary_spans(automaton, chunk)
+            text,
+            lambda chunk: (
+                _pattern_spans(chunk, wanted)
+                + _value_spans(chunk, wanted)
+                + _glossary_spans(automaton, chunk)
+            ),
         )
 
     def scan_stream(self, blocks: Iterable[str], lang: str | None = None) -> Iterator[Span]:
@@ -537,7 +562,11 @@ class IdentifierDetector:
         automaton = self._automaton
 
         def candidates(chunk: str) -> list[_Candidate]:
-            return _pattern_spans(chunk, None) + _glossary_spans(automaton, chunk)
+            return (
+                _pattern_spans(chunk, None)
+                + _value_spans(chunk, None)
+                + _glossary_spans(automaton, chunk)
+            )
 
         buf, base, own = "", 0, 0  # buf[0] is at ``base`` in the text; ``own`` is next to do
         last: Span | None = None

@@ -47,6 +47,7 @@ from caseforge.privacy.fold import (
     squashed,
     strip_marks,
     vietnamese_name_parts,
+    without_title,
 )
 from caseforge.privacy.skeletons import leaks as skeleton_leaks
 from caseforge.privacy.skeletons import skeletons
@@ -297,32 +298,44 @@ class _Needle:
     cls: str
     bounded: bool  # a short Latin needle: must stand as a word of its own
     marked: str = ""  # a Vietnamese name part: its words with their diacritics
+    capital: bool = False  # a name that is also a common word (Hoa, "flower"): capitalised
 
 
 def _needles(cls: str, term: str) -> list[_Needle]:
     out: list[_Needle] = []
+    if cls == "person":
+        term = without_title(term)  # anh Tuấn is Tuấn: "anh" is how he is addressed
     base = squashed(term)
     if len(base) >= 2 and not (base.isdigit() and len(base) < 4):
         word = WIDTH(term).casefold().strip()
         # a short Latin word of a name (Lan, Tuấn) counts with its own diacritics or none:
-        # lần ("time") is not Lan, tuần ("week") is not Tuấn
-        marked = word if _short_latin(base) and word.isalpha() else ""
-        out.append(_Needle(base, cls, _short_latin(base), marked))
+        # lần ("time") is not Lan, tuần ("week") is not Tuấn; and a Vietnamese name of
+        # several words too (Lâm Anh is not làm anh)
+        short = _short_latin(base) and word.isalpha()
+        vietnamese = not HAN.search(word) and strip_marks(word) != word and " " in word
+        marked = word if short or vietnamese else ""
+        capital = bool(marked) and " " not in word and _common_word(strip_marks(word))
+        if not (cls in _BARE_WORD_CLASSES and _common_word(base, 3.0)):
+            out.append(_Needle(base, cls, _short_latin(base) or bool(marked), marked, capital))
     if cls == "commit_sha" and len(base) > 7:  # a short SHA is a prefix of the full one
         out.append(_Needle(base[:7], cls, False))
     if cls in ("phone", "messaging_id"):
         out.extend(_Needle(form, cls, False) for form in phone_forms(term))
-    if cls == "organization" and (stem := organization_stem(term)):
+    stem = organization_stem(term) if cls == "organization" else ""
+    if stem and not _common_word(squashed(stem)):
         out.append(_Needle(squashed(stem), cls, _short_latin(squashed(stem))))
     if cls == "organization":
-        out.extend(_Needle(part, cls, False) for part in organization_parts(term))
+        out.extend(
+            _Needle(part, cls, False) for part in organization_parts(term) if not _common_word(part)
+        )
     if cls in ("person", "handle"):
         bare = term.lstrip("@")
         vietnamese = vietnamese_name_parts(bare)
         for marked in vietnamese:
             out.append(_Needle(squashed(marked), "name", True, marked))
         for part in name_parts(bare) if not vietnamese else ():
-            if len(part) >= 2:
+            # a part that is a common word alone (Lindqvist *family*, @salt_n_byte) is not one
+            if len(part) >= 2 and not _common_word(part, 3.0 if cls == "handle" else 3.5):
                 out.append(_Needle(part, "name", _short_latin(part)))
         for spelling in romanisations(bare):
             out.append(_Needle(spelling, "romanised name", len(spelling) < 6))
@@ -330,6 +343,19 @@ def _needles(cls: str, term: str) -> list[_Needle]:
         # as an e-mail user or a handle: kendra.lowe, rdunmore, taibui
         out.extend(_Needle(form, "name", False) for form in handle_forms(term.lstrip("@")))
     return out
+
+
+# Classes whose value is sometimes an ordinary word the scanner read after its label: a
+# channel #backend, a Teams "chat": as a bare word it says nothing.
+_BARE_WORD_CLASSES = frozenset({"handle", "channel", "messaging_id"})
+
+
+def _common_word(text: str, zipf: float = 4.0) -> bool:
+    """A Latin-script word (folded) common in English or Vietnamese: not distinctive alone."""
+    if not (text.isalpha() and text.isascii()):
+        return False
+    frequency = distinct.zipf_latin(text)
+    return frequency >= zipf or (frequency == 0 and distinct.compound(text))
 
 
 def _short_latin(text: str) -> bool:
@@ -344,6 +370,7 @@ class _Spaced:
     squashed: str
     marked: str = ""  # folded like ``spaced`` but keeping diacritics
     leet: tuple[str, ...] = ()  # squashed, digits inside words read as letters (V4ntorra)
+    cased: str = ""  # like ``marked``, case kept
 
 
 # Digits standing in for letters inside a word: 1 is i or l, so both readings are kept.
@@ -363,7 +390,8 @@ def _spaced(text: str) -> _Spaced:
     leet: tuple[str, ...] = ()
     if re.search(r"[a-z][0-9@]|[0-9@][a-z]", flat):
         leet = tuple(_read_leet(flat, table) for table in _LEET)
-    return _Spaced(f" {spaced} ", flat, f" {WIDTH(text).casefold()} ", leet)
+    width = WIDTH(text)
+    return _Spaced(f" {spaced} ", flat, f" {width.casefold()} ", leet, f" {width} ")
 
 
 def _contains(hay: _Spaced, needle: _Needle) -> bool:
@@ -373,6 +401,9 @@ def _contains(hay: _Spaced, needle: _Needle) -> bool:
         bare = [r"\s?".join(map(re.escape, strip_marks(w))) for w in needle.marked.split()]
         gap = r"[^\w]{0,3}"
         pattern = rf"(?<![^\W_])(?:{gap.join(spelled)}|{gap.join(bare)})(?![^\W_])"
+        if needle.capital:  # Hoa the name, not hoa ("flower"): written with a capital
+            found = re.finditer(pattern, hay.cased, re.IGNORECASE)
+            return any(m.group()[0].isupper() for m in found)
         return re.search(pattern, hay.marked) is not None
     if not needle.bounded:
         if needle.text not in hay.squashed:

@@ -339,11 +339,12 @@ def numbers(text: str) -> list[Value]:
     return found
 
 
-# A phone number's shape: digit groups joined by spaces, dashes or dots, seven digits or more,
+# A phone number's shape: digit groups joined by spaces, dashes or dots (never a line break),
+# seven digits or more,
 # that starts with + or 0 or ( or has a group other than a group of thousands (416 555 0107);
 # 2 300 000 and 2.300.000 are amounts.
 _PHONE_SHAPE = re.compile(
-    r"(?<![\w.,])(?:\+\s?\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)\s?)?\d{1,4}(?:[\s.-]\d{1,5}){1,5}(?![\w]|[.,]\d)"
+    r"(?<![\w.,])(?:\+ ?\d{1,3}[ .-]?)?(?:\(\d{1,4}\) ?)?\d{1,5}(?:[ .-]\d{1,6}){1,5}(?![\w]|[.,]\d)"
 )
 
 
