@@ -312,8 +312,8 @@ def _needles(cls: str, term: str) -> list[_Needle]:
         # lần ("time") is not Lan, tuần ("week") is not Tuấn; and a Vietnamese name of
         # several words too (Lâm Anh is not làm anh)
         short = _short_latin(base) and word.isalpha()
-        vietnamese = not HAN.search(word) and strip_marks(word) != word and " " in word
-        marked = word if short or vietnamese else ""
+        several = not HAN.search(word) and strip_marks(word) != word and " " in word
+        marked = word if short or several else ""
         capital = bool(marked) and " " not in word and _common_word(strip_marks(word))
         if not (cls in _BARE_WORD_CLASSES and _common_word(base, 3.0)):
             out.append(_Needle(base, cls, _short_latin(base) or bool(marked), marked, capital))
@@ -331,8 +331,8 @@ def _needles(cls: str, term: str) -> list[_Needle]:
     if cls in ("person", "handle"):
         bare = term.lstrip("@")
         vietnamese = vietnamese_name_parts(bare)
-        for marked in vietnamese:
-            out.append(_Needle(squashed(marked), "name", True, marked))
+        for part_marked in vietnamese:
+            out.append(_Needle(squashed(part_marked), "name", True, part_marked))
         for part in name_parts(bare) if not vietnamese else ():
             # a part that is a common word alone (Lindqvist *family*, @salt_n_byte) is not one
             if len(part) >= 2 and not _common_word(part, 3.0 if cls == "handle" else 3.5):

@@ -344,7 +344,8 @@ def numbers(text: str) -> list[Value]:
 # that starts with + or 0 or ( or has a group other than a group of thousands (416 555 0107);
 # 2 300 000 and 2.300.000 are amounts.
 _PHONE_SHAPE = re.compile(
-    r"(?<![\w.,])(?:\+ ?\d{1,3}[ .-]?)?(?:\(\d{1,4}\) ?)?\d{1,5}(?:[ .-]\d{1,6}){1,5}(?![\w]|[.,]\d)"
+    r"(?<![\w.,])(?:\+ ?\d{1,3}[ .-]?)?(?:\(\d{1,4}\) ?)?"
+    r"\d{1,5}(?:[ .-]\d{1,6}){1,5}(?![\w]|[.,]\d)"
 )
 
 
