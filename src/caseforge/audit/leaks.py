@@ -23,13 +23,15 @@ phones, IPs outside the documentation ranges). Templates, workflows and code may
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import hashlib
 import hmac
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from caseforge.decoding import Text, Unreadable
 from caseforge.privacy import distinct
@@ -53,6 +55,11 @@ from caseforge.privacy.values import (
     prepare,
 )
 
+if TYPE_CHECKING:
+    from caseforge.privacy.identifiers import Span
+
+# A word that mixes letters and digits, which may spell a name with digits for letters.
+_MIXED_WORD = re.compile(r"[A-Za-z0-9@]*[A-Za-z][A-Za-z0-9@]*")
 # Three Han characters in a row: a line that may name someone by the sound of their name.
 _HAN3 = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{3}")
 # A line worth reading for values: a digit, a Chinese numeral, a number word.
@@ -179,8 +186,12 @@ class Matcher:
         self._words: set[tuple[str, ...]] = set()
         self._long_cjk: set[str] = set()
         self._long_words: set[tuple[str, ...]] = set()
+        self._any_cjk: set[str] = set()  # every run of the usual length: a line sharing none
+        self._any_words: set[tuple[str, ...]] = set()  # shares no long one either
         for text in data.source_texts:
             cjk, words = run_units(text, self.settings)
+            self._any_cjk |= cjk
+            self._any_words |= words
             self._cjk |= {run for run in cjk if distinct.rare_han_run(run)}
             self._words |= {run for run in words if distinct.rare_word_run(run)}
             cjk, words = run_units(text, LONG_RUNS)
@@ -191,8 +202,7 @@ class Matcher:
         text = item.text
         out: list[Leak] = []
         terms = self._finder.find(text)
-        for reading in leet_readings(text):  # V4ntorra is Vantorra: same length, same places
-            terms += self._finder.find(reading)
+        terms += self._leet_terms(text)
         for span, term in terms:
             if not marks_agree(span.text, term):
                 continue  # tuần (week) is not Tuấn, lần (time) is not Lan
@@ -257,10 +267,29 @@ class Matcher:
         if bones is not None:
             yield ("identifier", bones), col
 
+    def _leet_terms(self, text: str) -> list[tuple[Span, str]]:
+        """Terms spelled with digits for letters (V4ntorra): only the words that mix them are
+        read again, one per line, and each hit is put back where its word is."""
+        words = [m for m in _MIXED_WORD.finditer(text) if not m.group().isalpha()]
+        if not words:
+            return []
+        out: list[tuple[Span, str]] = []
+        for reading in leet_readings("\n".join(m.group() for m in words)):
+            starts = [0]
+            for m in words[:-1]:
+                starts.append(starts[-1] + len(m.group()) + 1)
+            for span, term in self._finder.find(reading):
+                index = bisect.bisect_right(starts, span.start) - 1
+                shift = words[index].start() - starts[index]
+                out.append((replace(span, start=span.start + shift, end=span.end + shift), term))
+        return out
+
     def _shares_run(self, text: str) -> bool:
         cjk, words = run_units(text, self.settings)
         if cjk & self._cjk or words & self._words:
             return True
+        if not (cjk & self._any_cjk or words & self._any_words):
+            return False  # no run of the usual length in common: no long one either
         cjk, words = run_units(text, LONG_RUNS)
         return bool(cjk & self._long_cjk or words & self._long_words)
 
