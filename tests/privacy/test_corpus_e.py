@@ -52,14 +52,18 @@ def test_the_corpus_holds_what_its_brief_asks() -> None:
 
 
 # Measured on 2026-12-03 after the general fixes its first reading showed (see the README).
+# The audit's 490 is below its first reading's 520 on purpose: it now confirms every name it
+# finds with verify's own reading of the line, which drops 30 "finds" that were scanner false
+# positives (a WhatsApp header's "Chat", a meeting's "Producer" read as messaging ids) and
+# takes its false alarms from 11 to 5.
 AFTER = {
     "scan_with_glossary": 1091,
-    "caught_with_glossary": 100,
-    "caught_without_glossary": 96,
+    "caught_with_glossary": 101,
+    "caught_without_glossary": 97,
     "honest_rejected_with_glossary": 8,
     "honest_rejected_without_glossary": 5,
-    "audit_found": 520,
-    "audit_false_alarms": 11,
+    "audit_found": 490,
+    "audit_false_alarms": 5,
 }
 
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from caseforge.decoding import Text, Unreadable
 from caseforge.privacy import distinct
 from caseforge.privacy.fold import FULL, is_separator, leet_readings, marks_agree, pinyin
-from caseforge.privacy.overlap import LONG_RUNS, Settings, homophone_names, run_units
+from caseforge.privacy.overlap import LONG_RUNS, Settings, homophone_names, run_units, term_in
 from caseforge.privacy.policy import (
     is_documentation_ip,
     is_fictional_phone,
@@ -57,6 +57,12 @@ from caseforge.privacy.values import (
 
 if TYPE_CHECKING:
     from caseforge.privacy.identifiers import Span
+
+
+def _leet_line(line: str) -> str:
+    readings = leet_readings(line)
+    return readings[0] if readings else line
+
 
 # A word that mixes letters and digits, which may spell a name with digits for letters.
 _MIXED_WORD = re.compile(r"[A-Za-z0-9@]*[A-Za-z][A-Za-z0-9@]*")
@@ -170,6 +176,7 @@ class Matcher:
         # by value, every id by its skeleton (verify's comparison, run over the repository)
         self._skeletons: dict[str, str] = {}
         self._seen: dict[str, list[tuple[tuple[str, str], int]]] = {}
+        self._confirmed: dict[tuple[str, str, str], bool] = {}
         clocks = [*data.clocks, *[None] * (len(data.source_texts) - len(data.clocks))]
         for text, clock in zip(data.source_texts, clocks, strict=True):
             prepared = prepare(text)
@@ -203,10 +210,14 @@ class Matcher:
         out: list[Leak] = []
         terms = self._finder.find(text)
         terms += self._leet_terms(text)
+        lines = text.split("\n")
         for span, term in terms:
             if not marks_agree(span.text, term):
                 continue  # tuần (week) is not Tuấn, lần (time) is not Lan
             cls, original = self._originals.get(_squashed(term), (span.cls, term))
+            line_text = lines[text.count("\n", 0, span.start)]
+            if not self._verified(cls, original, line_text):
+                continue  # as verify reads it, the line does not hold the name (anh Tuấn)
             line, col = _position(text, span.start)
             out.append(
                 Leak(item.origin, line, col, "private string", cls, self.data.tag(cls, original))
@@ -266,6 +277,19 @@ class Matcher:
         bones = skeleton_found(self._skeletons, line)
         if bones is not None:
             yield ("identifier", bones), col
+
+    def _verified(self, cls: str, original: str, line: str) -> bool:
+        """The finder's candidate confirmed by verify's own reading of the line, for the
+        names (so both agree: a title is not a name, Hoa the name is capitalised)."""
+        if cls not in ("person", "handle", "organization", "channel", "messaging_id"):
+            return True
+        key = (cls, original, line)
+        found = self._confirmed.get(key)
+        if found is None:
+            found = term_in(cls, original, line) or term_in(cls, original, _leet_line(line))
+            if len(self._confirmed) < 200_000:
+                self._confirmed[key] = found
+        return found
 
     def _leet_terms(self, text: str) -> list[tuple[Span, str]]:
         """Terms spelled with digits for letters (V4ntorra): only the words that mix them are

@@ -320,7 +320,7 @@ def _glossary_needles(glossary: Glossary, handles: bool = False) -> dict[str, tu
             forms = {_needle(term)}
             if cls in ("person", "handle"):
                 forms |= romanisations(term.lstrip("@")) | name_parts(term.lstrip("@"))
-            if handles and cls in ("person", "project") and 2 <= len(term.split()) <= 3:
+            if handles and cls in ("person", "project") and len(term.split()) >= 2:
                 # as an e-mail user (kendra.lowe, taibui): for the audit, which looks for the
                 # name anywhere; the scanner names the whole e-mail address instead
                 forms |= handle_forms(term.lstrip("@"))

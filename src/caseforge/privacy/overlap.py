@@ -339,7 +339,7 @@ def _needles(cls: str, term: str) -> list[_Needle]:
                 out.append(_Needle(part, "name", _short_latin(part)))
         for spelling in romanisations(bare):
             out.append(_Needle(spelling, "romanised name", len(spelling) < 6))
-    if cls in ("person", "distinctive") and 2 <= len(term.split()) <= 3:
+    if cls in ("person", "distinctive") and len(term.split()) >= 2:
         # as an e-mail user or a handle: kendra.lowe, rdunmore, taibui
         out.extend(_Needle(form, "name", False) for form in handle_forms(term.lstrip("@")))
     return out
@@ -433,6 +433,17 @@ def homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
         if len(han) >= 3:
             out.append(tuple(pinyin(han)))
     return out
+
+
+def term_in(cls: str, term: str, text: str) -> bool:
+    """Whether ``text`` holds ``term`` (of class ``cls``) as ``verify`` reads it: the same
+    folds and the same rules (a title is not the name, a name that is a common word only
+    capitalised, a common-word part is no part). The audit checks its candidates with it."""
+    needles = _needles(cls, term)
+    if not needles:
+        return False
+    hay = _spaced(text)
+    return any(_contains(hay, needle) for needle in needles)
 
 
 # --- the comparison ---------------------------------------------------------------------------
