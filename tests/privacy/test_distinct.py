@@ -158,3 +158,18 @@ def test_without_the_privacy_extra_the_check_stops_and_says_what_to_install(
         distinct._wordfreq.cache_clear()
         distinct._jieba.cache_clear()
         distinct.zipf_latin.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("WhatsApp Chat with Riverside Allotments Committee", []),  # the group's title
+        ("Teams Producer Nell Curnow joined", []),
+        ("LINE ID：xuchi_tyairport 加了", ["xuchi_tyairport"]),  # an id stays one
+    ],
+)
+def test_a_capitalised_word_after_an_apps_name_is_not_a_messaging_id(
+    text: str, found: list[str]
+) -> None:
+    spans = IdentifierDetector().scan(text)
+    assert [s.text for s in spans if s.cls == "messaging_id"] == found

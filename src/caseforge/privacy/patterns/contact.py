@@ -172,4 +172,6 @@ def check(
         if score < 0.5:
             return 0.65 if has_context(text, start, end, _CHANNEL_CONTEXT) else None
         return score
+    if cls == "messaging_id" and value.isalpha() and value[0].isupper():
+        return None  # "WhatsApp Chat with …", "Teams Producer": a capitalised word, not an id
     return score
