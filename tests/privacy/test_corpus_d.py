@@ -6,33 +6,22 @@ change made for it may only get better (benchmarks/privacy_corpus.py prints them
 from __future__ import annotations
 
 import collections
-import importlib.util
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ruamel.yaml import YAML
+
+from tests.privacy.corpora import benchmark, load
 
 HERE = Path(__file__).parent / "corpus_d"
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _load(name: str) -> list[dict[str, Any]]:
-    return list(YAML(typ="safe", pure=True).load((HERE / name).read_text(encoding="utf-8")))
-
-
-def _benchmark() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "privacy_corpus", REPO / "benchmarks" / "privacy_corpus.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_corpus_holds_what_its_spec_asks() -> None:
-    logs, clean, variants = _load("sensitive.yaml"), _load("clean.yaml"), _load("variants.yaml")
+    logs, clean, variants = (
+        load(HERE, "sensitive.yaml"),
+        load(HERE, "clean.yaml"),
+        load(HERE, "variants.yaml"),
+    )
     assert len(logs) >= 40 and len(clean) >= 8
     assert collections.Counter(log["lang"] for log in logs) == {
         "zh-TW": 10,
@@ -74,7 +63,7 @@ BEFORE = {
 
 @pytest.fixture(scope="module")
 def figures() -> dict[str, Any]:
-    return _benchmark().measure(HERE)  # type: ignore[no-any-return]
+    return benchmark("privacy_corpus").measure(HERE)  # type: ignore[no-any-return]
 
 
 def test_scan_and_verify_are_no_worse_than_before(figures: dict[str, Any]) -> None:
@@ -91,13 +80,7 @@ def test_the_audit_finds_the_leak_forms_verify_finds() -> None:
     string with escapes, UTF-16, gzip, a commit message) against a store holding its source
     log; the honest rewrites planted plain are the false alarms (benchmarks/audit_recall.py).
     Measured on 2026-12-03: 545/600 (plain 109/120, as verify with the glossary), none."""
-    spec = importlib.util.spec_from_file_location(
-        "audit_recall", REPO / "benchmarks" / "audit_recall.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    result = module.measure(HERE)
+    result = benchmark("audit_recall").measure(HERE)
     print({k: result[k] for k in ("found", "planted", "by_carrier", "false_alarms")})
     assert result["planted"] == 600 and result["found"] >= 545
     assert result["false_alarms"] == []

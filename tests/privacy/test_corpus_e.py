@@ -5,31 +5,22 @@ on it is pinned as a ratchet: the figures may only get better."""
 from __future__ import annotations
 
 import collections
-import importlib.util
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ruamel.yaml import YAML
+
+from tests.privacy.corpora import benchmark, load
 
 HERE = Path(__file__).parent / "corpus_e"
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _load(name: str) -> list[dict[str, Any]]:
-    return list(YAML(typ="safe", pure=True).load((HERE / name).read_text(encoding="utf-8")))
-
-
-def _benchmark(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_corpus_holds_what_its_brief_asks() -> None:
-    logs, clean, variants = _load("sensitive.yaml"), _load("clean.yaml"), _load("variants.yaml")
+    logs, clean, variants = (
+        load(HERE, "sensitive.yaml"),
+        load(HERE, "clean.yaml"),
+        load(HERE, "variants.yaml"),
+    )
     assert collections.Counter(log["lang"] for log in logs) == {
         "zh-TW": 10,
         "zh-CN": 10,
@@ -69,7 +60,7 @@ AFTER = {
 
 @pytest.fixture(scope="module")
 def figures() -> dict[str, Any]:
-    return _benchmark("privacy_corpus").measure(HERE)  # type: ignore[no-any-return]
+    return benchmark("privacy_corpus").measure(HERE)  # type: ignore[no-any-return]
 
 
 def test_scan_and_verify_are_no_worse_than_measured(figures: dict[str, Any]) -> None:
@@ -83,6 +74,6 @@ def test_scan_and_verify_are_no_worse_than_measured(figures: dict[str, Any]) -> 
 
 
 def test_the_audit_is_no_worse_than_measured() -> None:
-    result = _benchmark("audit_recall").measure(HERE)
+    result = benchmark("audit_recall").measure(HERE)
     assert result["found"] >= AFTER["audit_found"]
     assert len(result["false_alarms"]) <= AFTER["audit_false_alarms"]

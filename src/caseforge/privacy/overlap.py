@@ -38,6 +38,7 @@ from caseforge.privacy.fold import (
     WIDTH,
     handle_forms,
     is_separator,
+    leet_readings,
     name_parts,
     organization_parts,
     organization_stem,
@@ -373,23 +374,12 @@ class _Spaced:
     cased: str = ""  # like ``marked``, case kept
 
 
-# Digits standing in for letters inside a word: 1 is i or l, so both readings are kept.
-_LEET = (str.maketrans("4310575@", "aeiostsa"), str.maketrans("4310575@", "aelostsa"))
-_MIXED_WORD = re.compile(r"[a-z0-9@]*[a-z][a-z0-9@]*")
-
-
-def _read_leet(flat: str, table: dict[int, int]) -> str:
-    return _MIXED_WORD.sub(lambda m: m.group().translate(table), flat)
-
-
 def _spaced(text: str) -> _Spaced:
     folded = FULL(text)
     spaced = "".join(" " if is_separator(ch) else ch for ch in folded)
     spaced = re.sub(r" +", " ", spaced)
     flat = spaced.replace(" ", "")
-    leet: tuple[str, ...] = ()
-    if re.search(r"[a-z][0-9@]|[0-9@][a-z]", flat):
-        leet = tuple(_read_leet(flat, table) for table in _LEET)
+    leet = tuple(leet_readings(flat))  # V4ntorra is vantorra (fold.LEET: 1 is i or l)
     width = WIDTH(text)
     return _Spaced(f" {spaced} ", flat, f" {width.casefold()} ", leet, f" {width} ")
 
