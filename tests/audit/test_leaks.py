@@ -362,3 +362,35 @@ def test_a_common_vietnamese_word_is_not_flagged_as_the_name_it_looks_like(
     names = ["Nguyễn Minh Tuấn", "Trần Thị Lan", "Tuấn", "Lan"]
     matcher = Matcher(PrivateData([("person", name) for name in names], [], b"secret"))
     assert bool(matcher.find(Text("notes.md", text, "utf-8"))) is leaked
+
+
+SOURCE = (
+    "From: Đặng Quốc Vỹ <vy.dangquoc@mail.example.vn>\n"
+    "To: Marcus Bell <mbell@tiller.example>, kendra.lowe@brightpath.example\n"
+    "Lead: 后端 钟磊. Shoot starts Mon 20 July. Account 188-50-0336-4172, sđt 0977 485 120\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "leaked"),
+    [
+        ("From: Đặng Quốc Vĩ", True),  # the other spelling of the given name
+        ("To: Markus Belle", True),  # respelled
+        ("后端 钟垒 负责联调", True),  # the same sound in another character
+        ("write to kendra.lowe please", True),  # an e-mail user alone
+        ("shoot 20/07/2026", True),  # a day named without a year, then with one
+        ("account ending 4172", True),  # an account's last group alone
+        ("số +84977485120", True),  # the phone with its country code
+        ("To: Mark Twain; shoot 21/07/2026; account ending 4173", False),
+    ],
+)
+def test_the_audit_finds_what_verify_finds_in_the_forms_of_the_second_corpus(
+    text: str, leaked: bool
+) -> None:
+    from caseforge.audit.leaks import Matcher, PrivateData
+    from caseforge.decoding import Text
+
+    data = PrivateData(
+        [("person", "Đặng Quốc Vỹ"), ("person", "Marcus Bell")], [SOURCE], b"secret", [None]
+    )
+    assert bool(Matcher(data).find(Text("notes.md", text, "utf-8"))) is leaked, text

@@ -51,12 +51,14 @@ def test_the_corpus_holds_what_its_spec_asks() -> None:
 # run counted only when it holds an uncommon word or is a long passage. That last rule is why
 # caught-with-glossary went from 112 to 109: three copied product names made of ordinary words
 # (夜間自動對帳排程, 分期零利率即時試算, Đồng bộ tồn kho 2 chiều) now pass, as common words
-# never leak; in exchange honest rewrites rejected went from 30 to 1. A change may only improve
-# the figures below.
+# never leak; in exchange honest rewrites rejected went from 30 to 1. Then (the next session)
+# ids' groups, spaced ids, phones with their country code, IPv4 networks, ranges of days,
+# names respelled, e-mail users, the address and reference classes: 113, 108, 1, scan 714.
+# A change may only improve the figures below.
 BEFORE = {
-    "scan_with_glossary": 681,
-    "caught_with_glossary": 109,
-    "caught_without_glossary": 103,
+    "scan_with_glossary": 714,
+    "caught_with_glossary": 113,
+    "caught_without_glossary": 108,
     "honest_rejected_with_glossary": 1,
 }
 
@@ -79,8 +81,9 @@ def test_the_audit_finds_the_leak_forms_verify_finds() -> None:
     """Each disguised variant planted in the repository five ways (a Markdown line, a JSON
     string with escapes, UTF-16, gzip, a commit message) against a store holding its source
     log; the honest rewrites planted plain are the false alarms (benchmarks/audit_recall.py).
-    Measured on 2026-12-03: 545/600 (plain 109/120, as verify with the glossary), none."""
+    Measured on 2026-12-03: 545/600, then 565/600 (plain 113/120, as verify with the
+    glossary), no false alarm."""
     result = benchmark("audit_recall").measure(HERE)
     print({k: result[k] for k in ("found", "planted", "by_carrier", "false_alarms")})
-    assert result["planted"] == 600 and result["found"] >= 545
+    assert result["planted"] == 600 and result["found"] >= 565
     assert result["false_alarms"] == []

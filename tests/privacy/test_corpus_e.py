@@ -46,15 +46,17 @@ def test_the_corpus_holds_what_its_brief_asks() -> None:
 # The audit's 490 is below its first reading's 520 on purpose: it now confirms every name it
 # finds with verify's own reading of the line, which drops 30 "finds" that were scanner false
 # positives (a WhatsApp header's "Chat", a meeting's "Producer" read as messaging ids) and
-# takes its false alarms from 11 to 5.
+# takes its false alarms from 11 to 5. The next session's fixes, made after reading its
+# misses (so these figures are no longer blind; corpus_f is): 110, 106, 1, 0, audit 545 and
+# no false alarm, scan 1137.
 AFTER = {
-    "scan_with_glossary": 1091,
-    "caught_with_glossary": 101,
-    "caught_without_glossary": 97,
-    "honest_rejected_with_glossary": 8,
-    "honest_rejected_without_glossary": 5,
-    "audit_found": 490,
-    "audit_false_alarms": 5,
+    "scan_with_glossary": 1137,
+    "caught_with_glossary": 110,
+    "caught_without_glossary": 106,
+    "honest_rejected_with_glossary": 1,
+    "honest_rejected_without_glossary": 0,
+    "audit_found": 545,
+    "audit_false_alarms": 0,
 }
 
 

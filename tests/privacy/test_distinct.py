@@ -131,7 +131,8 @@ def test_a_run_with_an_uncommon_word_or_a_long_passage_is_a_leak() -> None:
 def test_phone_numbers_compare_as_a_whole_not_group_by_group() -> None:
     original = "Kettle & Pine | +44 1473 555 014"
     assert not classes(original, "Northern Pages | +1 416 555 0107")  # both fictional 555
-    assert classes(original, "call 01473 555014") == {"phone"}
+    # the phone as the scanner reads it, and its skeleton in its national spelling
+    assert classes(original, "call 01473 555014") == {"phone", "identifier"}
 
 
 def test_a_year_alone_and_a_day_both_name_relatively_are_not_the_original_s() -> None:
@@ -173,3 +174,99 @@ def test_a_capitalised_word_after_an_apps_name_is_not_a_messaging_id(
 ) -> None:
     spans = IdentifierDetector().scan(text)
     assert [s.text for s in spans if s.cls == "messaging_id"] == found
+
+
+# --- forms found on the second corpus (corpus_e), in their original shape ----------------------
+
+
+@pytest.mark.parametrize(
+    ("original", "variant"),
+    [
+        # a phone with its country code for one written nationally, and the other way round
+        ("sđt chồng mình anh Khánh 0977 485 120", "người nhận số +84977485120"),
+        ("call +44 1473 555 014", "ring 01473555014"),
+        # the last group of an account, an order id's own number, written alone
+        ("帳號轉的吧 188-50-0336-4172", "帳號最後是 4172"),
+        ("订单号 YF-ORD-2605-88317", "订单号末尾是 88317"),
+        # a plate and a postcode written in groups, and then without the space
+        ("Reg is LK19 XPZ if anyone's ringing", "Reg LK19XPZ, white Transit"),
+        ("address is 7 Orchard Close, Harrogate HG2 8PL", "deliver to postcode HG2 8PL"),
+        # an IPv4 address's /24 network
+        ("IP máy 10.24.3.17", "tivi nằm chung dải 10.24.3.0/24"),
+        # a range of days, and the same days written another way
+        ("Symposium on June 18–19. We signed", "free on the 18th and 19th of June"),
+        ("6月18-19日 场地已订", "June 19 那天"),
+    ],
+)
+def test_an_id_phone_or_date_written_another_way_is_caught(original: str, variant: str) -> None:
+    assert classes(original, variant), variant
+
+
+@pytest.mark.parametrize(
+    ("original", "variant"),
+    [
+        ("07700 900582 is my mobile", "call 07700 900123"),  # a UK mobile range's first group
+        ("router at 192.168.1.10", "printer at 192.168.1.20"),  # a home network
+        ("住在 B 座 2207 室", "会员卡 ZP-VIP-2207 应该打 85 折"),  # a card's number is no flat's
+        ("tests 2024-Q3 done", "sprint HT-2024 planning"),  # a year is no id's group
+    ],
+)
+def test_a_shared_number_that_names_nothing_of_the_original_passes(
+    original: str, variant: str
+) -> None:
+    assert not classes(original, variant), variant
+
+
+@pytest.mark.parametrize(
+    ("original", "variant", "terms"),
+    [
+        ("后端 钟磊 负责", "后端 钟垒 负责", []),  # a two-character name, the same sound
+        ("主治是 钱医生（钱蔓）", "接诊的是钱曼医生", []),
+        ("To: Marcus Bell <mbell@tiller.example>", "To: Markus Belle", [("person", "Marcus Bell")]),
+        ("finance: Anya Petrova", "Treasurer Anja Petrowa", []),  # found without a glossary
+        ("Apologies: Director Saoirse Quinn", "spelled as Seersha Quinn", []),
+        ("From: Đặng Quốc Vỹ", "From: Đặng Quốc Vĩ", [("person", "Đặng Quốc Vỹ")]),  # y for i
+        ("Kendra Lowe <kendra.lowe@brightpath.example>", "To: kendra.lowe@other.example", []),
+        ("陳小姐 <peggy.li@lumi.example.com>", "cc peggy.li please", []),
+    ],
+)
+def test_a_name_respelled_or_an_e_mail_user_alone_is_caught(
+    original: str, variant: str, terms: list[tuple[str, str]]
+) -> None:
+    assert classes(original, variant, terms), variant
+
+
+@pytest.mark.parametrize(
+    ("original", "variant", "terms"),
+    [
+        # 白班 (day shift) 找 (find) is no name
+        ("12/25 白班找 Ray 林代，加班費照算", "12/24 白班找 小吳 代", []),
+        # Hoa the person, and a shop whose name opens with hoa (flowers)
+        ("liên hệ c Hoa quản lý sảnh", "Hoa Cưới Hạ Vy 19:12", [("person", "c Hoa")]),
+        # a school's word (trường) the scanner took from a glossary entry
+        ("Lớp Chồi 2, Trường Mầm non Hoa Sen Nhỏ", "Lớp 3A4, Trường Tiểu học Bình Minh", []),
+        ("post in #backend please", "the backend is slow", []),  # a channel named by a word
+        ("Meeting notes: Chromebook Rollout", "Meeting notes: Self-Checkout Rollout", []),
+        ("write to support@shop.example", "write to support@other.example", []),  # a role's
+        (  # the line WeChat writes into every export
+            "消息记录（此消息记录为文本格式，不支持重新导入）\n老王：货到了",
+            "消息记录（此消息记录为文本格式，不支持重新导入）\n小李：收到",
+            [],
+        ),
+    ],
+)
+def test_an_honest_rewrite_sharing_only_ordinary_words_passes(
+    original: str, variant: str, terms: list[tuple[str, str]]
+) -> None:
+    assert not classes(original, variant, terms), variant
+
+
+def test_a_common_word_the_scanner_took_from_a_glossary_name_is_no_needle() -> None:
+    """The scanner read the school's word trường as the organization of the glossary entry;
+    as a needle it rejected an honest rewrite about another school."""
+    glossary = Glossary.from_mapping({"organization": ["Trường Mầm non Hoa Sen Nhỏ"]})
+    original = "HỌP PHỤ HUYNH – Lớp Chồi 2, Trường Mầm non Hoa Sen Nhỏ. Cô nhắc trường nghỉ lễ"
+    terms = [(s.cls, s.text) for s in IdentifierDetector(glossary).scan(original, "vi")]
+    assert ("organization", "Trường Mầm non Hoa Sen Nhỏ") in terms
+    assert not classes(original, "Lớp 3A4, Trường Tiểu học Bình Minh", terms)
+    assert classes(original, "Lớp 3A4, Trường Mầm non Hoa Sen Nhỏ", terms)

@@ -8,7 +8,17 @@ from collections import Counter
 
 from caseforge.privacy import patterns as pat
 from caseforge.privacy.identifiers import CLASSES, NAME_CLASSES
-from caseforge.privacy.patterns import codes, contact, dates, hosts, ids, money, secrets
+from caseforge.privacy.patterns import (
+    addresses,
+    codes,
+    contact,
+    dates,
+    hosts,
+    ids,
+    money,
+    references,
+    secrets,
+)
 
 KINDS = {
     "codes": codes.TABLE + codes.PROJECT_CODES,
@@ -18,6 +28,8 @@ KINDS = {
     "contact": contact.CHATS + contact.PHONES,
     "ids": ids.TABLE,
     "secrets": secrets.TABLE,
+    "addresses": addresses.TABLE,
+    "references": references.TABLE,
 }
 
 
@@ -41,6 +53,8 @@ def test_the_classes_keep_the_order_of_the_table_before_it_was_split() -> None:
         "project_code",
         "phone",
         "secret",  # added after the split (issue 24): last, so no older tie-break changes
+        "address",  # and after it
+        "reference",
     )
     assert (*NAME_CLASSES, *pat.CLASSES_FOUND) == CLASSES
 

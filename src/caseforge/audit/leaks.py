@@ -35,8 +35,24 @@ from typing import TYPE_CHECKING
 
 from caseforge.decoding import Text, Unreadable
 from caseforge.privacy import distinct
-from caseforge.privacy.fold import FULL, is_separator, leet_readings, marks_agree, pinyin
-from caseforge.privacy.overlap import LONG_RUNS, Settings, homophone_names, run_units, term_in
+from caseforge.privacy.fold import (
+    FULL,
+    is_separator,
+    leet_readings,
+    marks_agree,
+    other_vietnamese_spelling,
+    pinyin,
+)
+from caseforge.privacy.overlap import (
+    LONG_RUNS,
+    Settings,
+    SoundAlikes,
+    email_users,
+    homophone_names,
+    run_units,
+    term_in,
+)
+from caseforge.privacy.patterns.addresses import address_parts
 from caseforge.privacy.policy import (
     is_documentation_ip,
     is_fictional_phone,
@@ -44,6 +60,7 @@ from caseforge.privacy.policy import (
     redaction_marks,
 )
 from caseforge.privacy.skeletons import found as skeleton_found
+from caseforge.privacy.skeletons import parts as id_parts
 from caseforge.privacy.skeletons import skeletons
 from caseforge.privacy.values import (
     Dates,
@@ -69,6 +86,8 @@ _MIXED_WORD = re.compile(r"[A-Za-z0-9@]*[A-Za-z][A-Za-z0-9@]*")
 # Three Han characters in a row: a line that may name someone by the sound of their name.
 _HAN3 = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{3}")
 # A line worth reading for values: a digit, a Chinese numeral, a number word.
+# a line that may hold a name respelled: two capitalised words, or a Han character
+_NAME_PAIR_OR_HAN = re.compile(r"\b[A-Z][^\W\d_]+ [A-Z]|[\u4e00-\u9fff]")
 _MAY_HOLD_VALUES = re.compile(
     r"[0-9０-９〇零一二两兩三四五六七八九十百千萬万億亿壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
     r"|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty"
@@ -145,6 +164,20 @@ class Matcher:
             for cls, term in distinct.name_terms(text)
         ]
         found += [("phone", t[a:b]) for t in data.source_texts for a, b in phone_spans(t)]
+        found += [("project", user) for t in data.source_texts for user in email_users(t)]
+        found += [
+            (cls, other)
+            for cls, term in data.terms
+            if cls == "person" and (other := other_vietnamese_spelling(term)) != term
+        ]
+        # an address's road, street, building, postcode and town alone, as verify reads them
+        found += [
+            ("address", part)
+            for cls, term in data.terms
+            if cls == "address"
+            for part in address_parts(term)
+            if term_in("address", term, part)
+        ]
         for cls, original in [*data.terms, *found]:
             if len(_squashed(original)) < 2:  # one character would be found everywhere
                 self.short_terms += 1
@@ -157,6 +190,10 @@ class Matcher:
         # a Han name of three characters or more by its sound, in other characters (溫佳豪 for
         # 温家豪): the Pinyin of each line that may hold one, as verify reads a variant
         self._sounds: dict[str, tuple[str, str]] = {}
+        # a name respelled (Markus Belle for Marcus Bell, 钟垒 for 钟磊), as verify reads it
+        self._alikes = SoundAlikes.of(
+            [*data.terms, *[("distinctive" if c == "project" else c, t) for c, t in found]]
+        )
         for cls, term in [*data.terms, *found]:
             for name in homophone_names([(cls, term)]):
                 self._sounds.setdefault(
@@ -165,6 +202,7 @@ class Matcher:
         self._amounts: dict[float, tuple[str, str]] = {}
         self._days: dict[dt.date, tuple[str, str]] = {}
         self._month_days: dict[tuple[int, int], tuple[str, str]] = {}
+        self._partial: dict[tuple[int, int], tuple[str, str]] = {}  # written without a year
         for cls, original in data.terms:
             if cls == "money":
                 for value in numbers(prepare(original)):
@@ -175,6 +213,7 @@ class Matcher:
         # what the sensitive cases hold beyond what the scanner named: every amount and date
         # by value, every id by its skeleton (verify's comparison, run over the repository)
         self._skeletons: dict[str, str] = {}
+        self._parts: set[str] = set()
         self._seen: dict[str, list[tuple[tuple[str, str], int]]] = {}
         self._confirmed: dict[tuple[str, str, str], bool] = {}
         clocks = [*data.clocks, *[None] * (len(data.source_texts) - len(data.clocks))]
@@ -188,6 +227,7 @@ class Matcher:
             self._add_days(found_dates, text)
             for bones in skeletons(text):
                 self._skeletons.setdefault(bones, bones)
+            self._parts |= id_parts(text)
         # runs as verify counts them: those holding an uncommon word, and long passages
         self._cjk: set[str] = set()
         self._words: set[tuple[str, ...]] = set()
@@ -224,6 +264,8 @@ class Matcher:
             )
         if self._sounds:
             out.extend(self._homophones(item))
+        if self._alikes.han or self._alikes.latin:
+            out.extend(self._respelled(item))
         for index, row in enumerate(text.split("\n")):
             if not _MAY_HOLD_VALUES.search(row):
                 continue
@@ -251,12 +293,22 @@ class Matcher:
                     yield Leak(item.origin, index + 1, 1, "private string", cls, tag)
                     break
 
+    def _respelled(self, item: Text) -> Iterator[Leak]:
+        for index, row in enumerate(item.text.split("\n")):
+            term = self._alikes.found(row) if _NAME_PAIR_OR_HAN.search(row) else None
+            if term is not None:
+                cls, original = self._originals.get(_squashed(term), ("person", term))
+                yield Leak(
+                    item.origin, index + 1, 1, "private string", cls, self.data.tag(cls, original)
+                )
+
     def _add_days(self, found: Dates, original: str) -> None:
         for day in found.full:
             self._days.setdefault(day, ("date", original))
             self._month_days.setdefault((day.month, day.day), ("date", original))
         for month_day in found.partial:
             self._month_days.setdefault(month_day, ("date", original))
+            self._partial.setdefault(month_day, ("date", original))
 
     def _values_in(self, line: str) -> Iterator[tuple[tuple[str, str], int]]:
         """``((class, original), column)`` for each amount, day or id of a sensitive case that
@@ -271,17 +323,19 @@ class Matcher:
         for day in found.full:
             if day in self._days:
                 yield self._days[day], col
+            elif (day.month, day.day) in self._partial:  # 20 July, then 20/07/2026
+                yield self._partial[(day.month, day.day)], col
         for month_day in found.partial:
             if month_day in self._month_days:
                 yield self._month_days[month_day], col
-        bones = skeleton_found(self._skeletons, line)
+        bones = skeleton_found(self._skeletons, line, self._parts)
         if bones is not None:
             yield ("identifier", bones), col
 
     def _verified(self, cls: str, original: str, line: str) -> bool:
         """The finder's candidate confirmed by verify's own reading of the line, for the
         names (so both agree: a title is not a name, Hoa the name is capitalised)."""
-        if cls not in ("person", "handle", "organization", "channel", "messaging_id"):
+        if cls not in ("person", "handle", "organization", "channel", "messaging_id", "address"):
             return True
         key = (cls, original, line)
         found = self._confirmed.get(key)

@@ -136,6 +136,15 @@ def compound(word: str) -> bool:
     return any(zipf_latin(word[:i]) >= 4.0 and zipf_latin(word[i:]) >= 4.0 for i in halves)
 
 
+def _dictionary_compound(word: str) -> bool:
+    """Two common words written as one that the dictionary has too (Rollout, Checkout): a
+    word of the trade in a title, not a name (Turnbull, Ironside and Coco are names)."""
+    if zipf_latin(word) < 3.0:
+        return False
+    halves = range(3, len(word) - 2)
+    return any(zipf_latin(word[:i]) >= 4.5 and zipf_latin(word[i:]) >= 4.5 for i in halves)
+
+
 def _sentence_start(text: str, start: int) -> bool:
     before = text[:start].rstrip(" \t\"'“‘([")
     return not before or before[-1] in _SENTENCE_END or bool(re.search(r"\d{1,2}:\d{2}$", before))
@@ -190,6 +199,7 @@ def _latin_group(group: list[tuple[str, bool]], lower: set[str]) -> Iterable[tup
         # dictionary has it ("Resend it")
         and w.casefold() not in lower
         and not (i == 0 and first and zipf_latin(w) > 0)
+        and not _dictionary_compound(w.casefold())
     ]
     if vietnamese and (len(words) >= 3 or not starts):
         family = strip_marks(words[0].casefold()) in VI_FAMILY
@@ -242,6 +252,8 @@ def _han_name(name: str, rarer_than: float, common: float = ZIPF_NAME) -> bool:
     if set(name[1:]) & _FUNCTION or zipf_han(name) >= rarer_than:
         return False
     words = _jieba().lcut(name, HMM=False)
+    if len(name) == 3 and len(words[0]) == 2 and zipf_han(name[2]) >= 5.0:
+        return False  # a word and a character after it: 白班找 is 白班 (day shift) 找 (find)
     return not any(len(w) >= 2 and zipf_han(w) >= common for w in words)
 
 

@@ -50,6 +50,48 @@ def strip_marks(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
+_TONES = {"\u0300": "2", "\u0301": "1", "\u0303": "4", "\u0309": "3", "\u0323": "5"}
+_VI_CONSONANTS = re.compile(r"[bcdfghklmnpqrstvxđ]+y")
+
+
+def viet_spelling(text: str) -> str:
+    """Vietnamese words in one spelling of each: the tone mark taken off its vowel and
+    written after the word (Thuỳ and Thùy are one), and a lone ``y`` after a consonant as
+    ``i`` (Vỹ is Vĩ, Lý is Lí). Other marks stay: tuần is still not Tuấn."""
+    out = []
+    for word in re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).casefold()):
+        tone = ""
+        kept = []
+        for ch in unicodedata.normalize("NFD", word):
+            if ch in _TONES:
+                tone = _TONES[ch]
+            else:
+                kept.append(ch)
+        base = unicodedata.normalize("NFC", "".join(kept))
+        if _VI_CONSONANTS.fullmatch(base):
+            base = base[:-1] + "i"
+        out.append(base + tone)
+    return " ".join(out)
+
+
+_Y_TO_I = str.maketrans("yýỳỷỹỵYÝỲỶỸỴ", "iíìỉĩịIÍÌỈĨỊ")
+_I_TO_Y = str.maketrans("iíìỉĩịIÍÌỈĨỊ", "yýỳỷỹỵYÝỲỶỸỴ")
+
+
+def other_vietnamese_spelling(name: str) -> str:
+    """A Vietnamese name with its given name's lone ``y`` after a consonant written ``i``, or
+    the other way round (Đặng Quốc Vỹ ↔ Đặng Quốc Vĩ): both spellings are in use."""
+
+    def swap(match: re.Match[str]) -> str:
+        word = match.group()
+        last = word[-1]
+        return word[:-1] + (
+            last.translate(_Y_TO_I) if last.lower() in "yýỳỷỹỵ" else last.translate(_I_TO_Y)
+        )
+
+    return re.sub(r"\b[bcdđghklmnpqrstvxBCDĐGHKLMNPQRSTVX]+[yýỳỷỹỵiíìỉĩịYÝỲỶỸỴIÍÌỈĨỊ]$", swap, name)
+
+
 def marks_agree(found: str, term: str) -> bool:
     """A name found with its diacritics stripped counts only when the text writes it without
     any, or with the name's own: a Vietnamese word with other marks is another word (tuần,

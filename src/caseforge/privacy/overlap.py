@@ -29,12 +29,14 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from caseforge.errors import CaseforgeError
 from caseforge.privacy import distinct
 from caseforge.privacy.fold import (
     FULL,
     HAN,
+    VI_FAMILY,
     WIDTH,
     handle_forms,
     is_separator,
@@ -47,10 +49,13 @@ from caseforge.privacy.fold import (
     romanisations,
     squashed,
     strip_marks,
+    viet_spelling,
     vietnamese_name_parts,
     without_title,
 )
+from caseforge.privacy.patterns.addresses import address_parts
 from caseforge.privacy.skeletons import leaks as skeleton_leaks
+from caseforge.privacy.skeletons import parts as id_parts
 from caseforge.privacy.skeletons import skeletons
 from caseforge.privacy.values import (
     Dates,
@@ -98,7 +103,9 @@ DESCRIPTIONS = {
     "date": "a calendar date (any format or calendar)",
     "name": "part of a person's name",
     "romanised name": "a person's name spelled in Latin letters",
-    "homophone name": "a person's name written with characters of the same sound",
+    "homophone name": "a person's name written with characters of the same sound, or spelled"
+    " another way",
+    "email user": "the user part of an e-mail address",
     "identifier": "an identifier (however spaced or separated, or part of it)",
     "distinctive": "an uncommon word or name",
 }
@@ -209,8 +216,9 @@ class Units:
     dates: Dates = field(default_factory=Dates)
 
 
-# Standard names of documents and ids, which any ticket of the kind may write out: cut from
-# both sides before runs are counted (a shared 统一社会信用代码 says nothing about a ticket).
+# Standard names of documents and ids, which any ticket of the kind may write out, and the
+# lines an app writes into every export of a chat: cut from both sides before runs are
+# counted (a shared 统一社会信用代码 says nothing about a ticket).
 BOILERPLATE = (
     "统一社会信用代码",
     "統一社會信用代碼",
@@ -235,6 +243,10 @@ BOILERPLATE = (
     "预期结果",
     "實際結果",
     "实际结果",
+    # what a messaging app writes into every export of a chat
+    "此消息记录为文本格式，不支持重新导入",
+    "Messages and calls are end-to-end encrypted. No one outside of this chat, not even"
+    " WhatsApp, can read or listen to them.",
 )
 _BOILERPLATE = re.compile("|".join(sorted({FULL(b) for b in BOILERPLATE}, key=len, reverse=True)))
 
@@ -316,8 +328,23 @@ def _needles(cls: str, term: str) -> list[_Needle]:
         several = not HAN.search(word) and strip_marks(word) != word and " " in word
         marked = word if short or several else ""
         capital = bool(marked) and " " not in word and _common_word(strip_marks(word))
-        if not (cls in _BARE_WORD_CLASSES and _common_word(base, 3.0)):
-            out.append(_Needle(base, cls, _short_latin(base) or bool(marked), marked, capital))
+        bare_word = cls in _BARE_WORD_CLASSES and (
+            _common_word(base, 3.0) or (base.isalpha() and distinct.compound(base))
+        )  # #backend, a channel, is a word of the trade
+        common = cls == "organization" and " " not in word and _common_word(base)  # trường
+        if not (bare_word or common):
+            # an address's Latin words as words: Boulder the town is not in "bouldering"
+            whole = _short_latin(base) or (cls == "address" and not HAN.search(base))
+            out.append(_Needle(base, cls, whole or bool(marked), marked, capital))
+    if cls == "email user":  # alone, without its domain
+        return [_Needle(base, cls, False)]
+    if cls == "address":  # its road, street, building, postcode or town alone
+        for part in address_parts(term):
+            flat = squashed(part)
+            if HAN.search(flat) or not _common_word(flat):  # a Latin one as whole words
+                out.append(_Needle(flat, cls, not HAN.search(flat)))
+            elif part[:1].isupper() and " " not in part:  # Boulder the town, capitalised
+                out.append(_Needle(flat, cls, True, part.casefold(), True))
     if cls == "commit_sha" and len(base) > 7:  # a short SHA is a prefix of the full one
         out.append(_Needle(base[:7], cls, False))
     if cls in ("phone", "messaging_id"):
@@ -351,6 +378,27 @@ def _needles(cls: str, term: str) -> list[_Needle]:
 _BARE_WORD_CLASSES = frozenset({"handle", "channel", "messaging_id"})
 
 
+_EMAIL_USER = re.compile(r"([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
+
+
+def email_users(text: str) -> list[str]:
+    """The user parts of ``text``'s e-mail addresses that name someone (kendra.lowe,
+    peggy.li, vy.dangquoc): a variant writing one alone leaks it. A role's address is no
+    one's (support, billing, no-reply, hr.team)."""
+    out = []
+    for match in _EMAIL_USER.finditer(WIDTH(text)):
+        user = match.group(1).strip(".+-")
+        words = [w for w in re.split(r"[._+-]+", user.casefold()) if w and not w.isdigit()]
+        if len(squashed(user)) < 5 or not words:
+            continue
+        named = [w for w in words if len(w) > 2]  # hr.team is a team's: hr, then a word
+        common = 4.0 if len(words) > 1 else 3.0  # kendra.lowe is hers, though Kendra is 3.1
+        if all(_common_word(w, common) or distinct.compound(w) for w in named):
+            continue
+        out.append(user)
+    return out
+
+
 def _common_word(text: str, zipf: float = 4.0) -> bool:
     """A Latin-script word (folded) common in English or Vietnamese: not distinctive alone."""
     if not (text.isalpha() and text.isascii()):
@@ -372,6 +420,7 @@ class _Spaced:
     marked: str = ""  # folded like ``spaced`` but keeping diacritics
     leet: tuple[str, ...] = ()  # squashed, digits inside words read as letters (V4ntorra)
     cased: str = ""  # like ``marked``, case kept
+    vietnamese: str = ""  # ``fold.viet_spelling``: Thùy for Thuỳ, Vĩ for Vỹ
 
 
 def _spaced(text: str) -> _Spaced:
@@ -381,7 +430,8 @@ def _spaced(text: str) -> _Spaced:
     flat = spaced.replace(" ", "")
     leet = tuple(leet_readings(flat))  # V4ntorra is vantorra (fold.LEET: 1 is i or l)
     width = WIDTH(text)
-    return _Spaced(f" {spaced} ", flat, f" {width.casefold()} ", leet, f" {width} ")
+    vietnamese = f" {viet_spelling(width)} " if not width.isascii() else ""
+    return _Spaced(f" {spaced} ", flat, f" {width.casefold()} ", leet, f" {width} ", vietnamese)
 
 
 def _contains(hay: _Spaced, needle: _Needle) -> bool:
@@ -393,8 +443,12 @@ def _contains(hay: _Spaced, needle: _Needle) -> bool:
         pattern = rf"(?<![^\W_])(?:{gap.join(spelled)}|{gap.join(bare)})(?![^\W_])"
         if needle.capital:  # Hoa the name, not hoa ("flower"): written with a capital
             found = re.finditer(pattern, hay.cased, re.IGNORECASE)
-            return any(m.group()[0].isupper() for m in found)
-        return re.search(pattern, hay.marked) is not None
+            return any(m.group()[0].isupper() and _given_name_at(hay.cased, m) for m in found)
+        if re.search(pattern, hay.marked) is not None:
+            return True
+        # the name in the other spelling of its tone or its i/y (Đặng Quốc Vĩ for Vỹ)
+        spelling = viet_spelling(needle.marked)
+        return bool(hay.vietnamese) and f" {spelling} " in hay.vietnamese
     if not needle.bounded:
         if needle.text not in hay.squashed:
             # a name with digits for letters (K3str3l, Qu1llm4rk) is still the name
@@ -413,6 +467,15 @@ def _contains(hay: _Spaced, needle: _Needle) -> bool:
     return re.search(pattern, hay.spaced) is not None
 
 
+def _given_name_at(text: str, match: re.Match[str]) -> bool:
+    """Whether a capitalised word stands as a given name: last in a name, or before a family
+    name (Hoa Nguyễn), not opening a longer one (Hoa Cưới Hạ Vy, a shop: flowers)."""
+    after = re.match(r"[ \t]+([^\W\d_]+)", text[match.end() :])
+    if after is None or not after.group(1)[0].isupper():
+        return True
+    return strip_marks(after.group(1).casefold()) in VI_FAMILY
+
+
 def homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
     """Pinyin syllables of the original's Han person names of three or more characters."""
     out = []
@@ -423,6 +486,66 @@ def homophone_names(terms: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
         if len(han) >= 3:
             out.append(tuple(pinyin(han)))
     return out
+
+
+@dataclass(frozen=True)
+class SoundAlikes:
+    """Names of the original a rewrite may spell another way that sounds or looks the same:
+    a two-character Han name with its given name in another character of the same reading
+    (钟垒 for 钟磊), and a Latin given name and surname respelled (Markus Belle for Marcus
+    Bell, Anja Petrowa for Anya Petrova) or the surname kept with the same initial (Seersha
+    Quinn for Saoirse Quinn)."""
+
+    han: tuple[tuple[str, str, str], ...] = ()  # (family name, given name, its reading)
+    latin: tuple[tuple[str, str, str], ...] = ()  # (given name, surname, the term)
+
+    @classmethod
+    def of(cls, terms: Iterable[tuple[str, str]]) -> SoundAlikes:
+        han: set[tuple[str, str, str]] = set()
+        latin: set[tuple[str, str, str]] = set()
+        for kind, term in terms:
+            if kind not in ("person", "handle", "distinctive"):
+                continue
+            chars = "".join(HAN.findall(FULL(term)))
+            if kind != "distinctive" and len(chars) == 2 and chars[0] in distinct.SURNAMES:
+                han.add((chars[0], chars[1], "".join(pinyin(chars[1]))))
+            words = _CAPITALISED.findall(WIDTH(without_title(term)))
+            # a name found by its shape (not a person's glossary entry) whose last word is a
+            # word of the language (Chromebook Rollout) is no surname
+            last = squashed(words[-1]) if words else ""
+            ordinary = kind == "distinctive" and (_common_word(last) or distinct.compound(last))
+            if len(words) >= 2 and len(words[-1]) >= 3 and not ordinary:
+                latin.add((words[-2].casefold(), words[-1].casefold(), term))
+        return cls(tuple(sorted(han)), tuple(sorted(latin)))
+
+    def found(self, text: str) -> str | None:
+        """The original's name ``text`` writes in another spelling, or None."""
+        if self.han:
+            folded = FULL(text)
+            for family, given, reading in self.han:
+                for match in re.finditer(re.escape(family) + r"([\u4e00-\u9fff])", folded):
+                    other = match.group(1)
+                    if (
+                        other != given
+                        and "".join(pinyin(other)) == reading
+                        and distinct.zipf_han(family + other) < distinct.ZIPF_COMMON
+                    ):
+                        return family + given
+        if self.latin:
+            width = WIDTH(text)
+            pairs = re.findall(r"(?=\b([A-Z][^\W\d_]+) ([A-Z][^\W\d_]+)\b)", width)
+            for first, last in pairs:
+                a, b = first.casefold(), last.casefold()
+                for given, surname, term in self.latin:
+                    if a[0] != given[0] or b[0] != surname[0] or (a, b) == (given, surname):
+                        continue
+                    alike = SequenceMatcher(None, f"{a} {b}", f"{given} {surname}").ratio()
+                    if alike >= 0.8 or (b == surname and len(b) >= 4):
+                        return term
+        return None
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]+\b")
 
 
 def term_in(cls: str, term: str, text: str) -> bool:
@@ -464,14 +587,17 @@ class Original:
         self._numbers: set[float] = set()
         self._dates = Dates()
         self._skeletons: set[str] = set()
+        self._parts: set[str] = set()
         self._long_cjk: set[str] = set()
         self._long_words: set[tuple[str, ...]] = set()
         found_terms: list[tuple[str, str]] = []
         absolute: set[dt.date] = set()
         for _, text in fields:
             self._skeletons |= skeletons(text)
+            self._parts |= id_parts(text)
             found_terms += distinct.name_terms(text)
             found_terms += [("phone", text[a:b]) for a, b in phone_spans(text)]
+            found_terms += [("email user", user) for user in email_users(text)]
             long_cjk, long_words = _runs(FULL(text), LONG_RUNS)
             self._long_cjk |= long_cjk
             self._long_words |= long_words
@@ -498,6 +624,7 @@ class Original:
             {n for c, t in term_list for n in _needles(c, t)}, key=lambda n: -len(n.text)
         )
         self._homophones = homophone_names(term_list)
+        self._sound_alikes = SoundAlikes.of(term_list)
 
     def findings(
         self,
@@ -519,12 +646,14 @@ class Original:
             for needle in self._needles:
                 if needle.cls not in classes and _contains(hay, needle):
                     classes.append(needle.cls)
-            if "identifier" not in classes and skeleton_leaks(self._skeletons, text):
+            if "identifier" not in classes and skeleton_leaks(self._skeletons, text, self._parts):
                 classes.append("identifier")
             if self._homophones and "homophone name" not in classes:
                 sounds = " " + " ".join(pinyin(FULL(text))) + " "
                 if any(" " + " ".join(name) + " " in sounds for name in self._homophones):
                     classes.append("homophone name")
+            if "homophone name" not in classes and self._sound_alikes.found(text):
+                classes.append("homophone name")
             if runs or values:
                 found = units(text, self.settings, self.today)
                 if runs and self._shares_a_run(text, found, ordinary_runs):

@@ -150,6 +150,8 @@ class SurrogateMaker:
             "hostname": self._error_code,  # pay-db-01 → mint-db-07: words and digits swapped
             "project_code": self._project_code,
             "secret": self._secret_value,
+            "address": self._address,
+            "reference": self._secret_value,  # an order or account number: its shape kept
         }
 
     # --- public -----------------------------------------------------------------------------
@@ -242,8 +244,33 @@ class SurrogateMaker:
         return candidate
 
     def _secret_value(self, original: str, attempt: int) -> str:
-        """A password, key or code: letters, digits and symbols in the same places."""
+        """A password, key, code or reference number: letters, digits and symbols in the
+        same places."""
         return _shape_scramble(original, self._rng("secret", original, attempt))
+
+    def _address(self, original: str, attempt: int) -> str:
+        """An address of the same shape: its numbers and postcode scrambled, the names of its
+        road, street, building and town drawn anew; the words that say what each part is
+        (路, 巷, 號, Street, Flat, ngõ, Phường) kept."""
+        rng = self._rng("address", original, attempt)
+        pool = _ADDRESS_EN if original.isascii() else _ADDRESS_VI
+        out = []
+        for token in _ADDRESS_TOKEN.findall(original):
+            if token.isdigit():  # a number: as many digits, not starting with 0 unless it did
+                digits = [str(rng.randrange(10)) for _ in token]
+                if token[0] != "0":
+                    digits[0] = str(rng.randrange(1, 10))
+                number = "".join(digits)
+                out.append(number if number != token else str(int(token) + 1))
+            elif token.isascii() and token.isalnum() and token.isupper():
+                out.append(_shape_scramble(token, rng))  # a postcode's part, a block
+            elif len(token) == 1 and "\u4e00" <= token <= "\u9fff":
+                out.append(token if token in _ADDRESS_KEEP_HAN else rng.choice(_ADDRESS_HAN))
+            elif token[:1].isupper() and token.casefold() not in _ADDRESS_KEEP_WORDS:
+                out.append(rng.choice(pool))
+            else:
+                out.append(token)
+        return "".join(out)
 
     # --- names ------------------------------------------------------------------------------
 
@@ -908,6 +935,24 @@ def _digits(token: str, rng: random.Random) -> str:
         return token
     first = str(rng.randrange(1, 10)) if token[0] != "0" else "0"
     return first + "".join(str(rng.randrange(10)) for _ in token[1:])
+
+
+_ADDRESS_TOKEN = re.compile(r"[0-9]+|[^\W\d_\u4e00-\u9fff]+|[\u4e00-\u9fff]|.", re.DOTALL)
+# what says which part of an address a word is: kept, so the surrogate reads as an address
+_ADDRESS_KEEP_HAN = frozenset(
+    "省市縣县區区鎮镇鄉乡里村路街道巷弄號号樓楼層层室棟栋幢座單单元段之院甲乙丙"
+)
+_ADDRESS_HAN = "安和平康福明光仁民生新西南北中正德成泰山林田水青"  # one form in both scripts
+_ADDRESS_KEEP_WORDS = frozenset(
+    str.split(
+        "street st road rd avenue ave lane ln close drive dr way boulevard blvd court ct place"
+        " pl crescent cres terrace parkway pkwy highway hwy square sq row yard gardens grove"
+        " mews flat unit apt apartment suite ste room số tòa lô ngõ ngách hẻm kiệt đường p q"
+        " phường quận huyện tp thành phố"
+    )
+)
+_ADDRESS_EN = ("Maple", "Cedar", "Willow", "Linden", "Aspen", "Juniper", "Meadow", "Hazel")
+_ADDRESS_VI = ("Hòa", "Bình", "Lạc", "Phúc", "Thịnh", "Quang", "Tân", "Hưng")
 
 
 def _shape_scramble(text: str, rng: random.Random) -> str:

@@ -372,11 +372,20 @@ def phone_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# an id of letters and digits in separated groups (ZP-VIP-2207, EDU-TKN-88ZQ-4410): compared
+# by its skeleton, never as numbers (2207 of a card is not 2207 of a flat)
+_MIXED_ID = re.compile(
+    r"(?<![\w.-])(?=[\w/#-]*[A-Za-z])(?=[\w/#-]*[0-9])[A-Za-z0-9]+(?:[-_/#][A-Za-z0-9]+)+(?![\w-])"
+)
+
+
 def numbers_outside(prepared: str, found: Dates) -> list[Value]:
-    """The numbers of a ``prepare``-d text outside its dates (``found``) and its phone numbers,
-    which are compared as a whole (a date's 2026, a phone's 555 are not numbers of their own)."""
+    """The numbers of a ``prepare``-d text outside its dates (``found``), its ids of letters
+    and digits (compared by skeleton) and its phone numbers, which are compared as a whole
+    (a date's 2026, a phone's 555 are not numbers of their own)."""
     masked = list(prepared)
-    for start, end in [*found.spans, *phone_spans(prepared)]:
+    ids = [m.span() for m in _MIXED_ID.finditer(prepared)]
+    for start, end in [*found.spans, *phone_spans(prepared), *ids]:
         masked[start:end] = " " * (end - start)
     return numbers("".join(masked))
 
@@ -417,7 +426,12 @@ _MONTHS_EN = {
     )
     for name in names
 }
-_MON = "|".join(sorted(_MONTHS_EN, key=len, reverse=True))
+# month names as written: capitalised, or lower case but for "may" (2 to 3 may fail)
+_MON = "|".join(
+    form
+    for name in sorted(_MONTHS_EN, key=len, reverse=True)
+    for form in ((name.title(),) if name == "may" else (name.title(), name, name.upper()))
+)
 _D = r"(?<![0-9])"
 _E = r"(?![0-9])"
 _DATE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -688,6 +702,30 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
         if month_days and a and b:
             out.partial.update(month_days)
             bisect.insort(taken, (match.start(), match.end()))
+    for match in _RANGE.finditer(text):  # June 18–19, 18th and 19th of June, 6月18-19日
+        groups = {re.sub(r"[bcd]$", "", k): v for k, v in match.groupdict().items() if v}
+        month = _MONTHS_EN[groups["mon"].lower()] if "mon" in groups else int(groups["m"])
+        for day in (int(groups["d1"]), int(groups["d2"])):
+            if 1 <= month <= 12 and 1 <= day <= 31:
+                out.partial.add((month, day))
     out.spans = taken
     out.relative -= absolute
     return out
+
+
+# month names as written: capitalised, or lower case but for "may" (2 to 3 may fail)
+_MON = "|".join(
+    form
+    for name in sorted(_MONTHS_EN, key=len, reverse=True)
+    for form in ((name.title(),) if name == "may" else (name.title(), name, name.upper()))
+)
+_ORD = r"(?:st|nd|rd|th)?"
+_TO = r"\s*(?:-|–|—|~|～|to|and|&|至|到)\s*"
+# a range of days in one month: each day is a month-day of its own
+_RANGE = re.compile(
+    rf"\b(?P<mon>{_MON})\.? (?P<d1>\d{{1,2}}){_ORD}{_TO}(?P<d2>\d{{1,2}}){_ORD}\b"
+    rf"|\b(?P<d1b>\d{{1,2}}){_ORD}{_TO}(?:the\s+)?(?P<d2b>\d{{1,2}}){_ORD}\s+(?:of\s+)?"
+    rf"(?P<monb>{_MON})\b"
+    rf"|(?P<m>\d{{1,2}})月(?P<d1c>\d{{1,2}})[日号號]?{_TO}(?P<d2c>\d{{1,2}})[日号號]"
+    rf"|(?i:\b(?P<d1d>\d{{1,2}})\s*[-–]\s*(?P<d2d>\d{{1,2}})\s*(?:/|tháng\s*)(?P<md>\d{{1,2}})\b)"
+)

@@ -16,7 +16,9 @@ counts and library names (``socket.io``).
 Each kind of identifier has its module, with its patterns and its checks: ``codes`` (commit
 SHAs, branches, error codes, ticket keys, project codes), ``money``, ``dates``, ``hosts``
 (e-mails, URLs, host names, IPs), ``contact`` (messaging ids, handles, channels, phones) and
-``ids`` (national and business ids), ``secrets`` (passwords, API keys, tokens, coupon codes);
+``ids`` (national and business ids), ``secrets`` (passwords, API keys, tokens, coupon codes),
+``addresses`` (street addresses, postcodes), ``references`` (order, tracking, account …
+numbers named by their word);
 ``common`` holds what they are written with. This module
 puts them together in one table, in a fixed order: the order of the classes in it is the
 order ``identifiers.CLASSES`` lists them in and breaks ties between overlapping matches.
@@ -28,7 +30,17 @@ import functools
 
 import regex
 
-from caseforge.privacy.patterns import codes, contact, dates, hosts, ids, money, secrets
+from caseforge.privacy.patterns import (
+    addresses,
+    codes,
+    contact,
+    dates,
+    hosts,
+    ids,
+    money,
+    references,
+    secrets,
+)
 from caseforge.privacy.patterns.codes import ERROR_CONTEXT, SHA_CONTEXT, STANDARD_CODES, TICKET_STOP
 from caseforge.privacy.patterns.common import (
     After,
@@ -95,6 +107,8 @@ _KINDS: tuple[tuple[tuple[Row, ...], Check], ...] = (
     (codes.PROJECT_CODES, codes.check),
     (contact.PHONES, contact.check),
     (secrets.TABLE, secrets.check),
+    (addresses.TABLE, addresses.check),
+    (references.TABLE, references.check),
 )
 # (class, name, regex, base score, gate or anchor). Scores below 0.5 need a context word.
 _TABLE: tuple[Row, ...] = tuple(row for rows, _ in _KINDS for row in rows)
