@@ -270,3 +270,9 @@ def test_a_common_word_the_scanner_took_from_a_glossary_name_is_no_needle() -> N
     assert ("organization", "Trường Mầm non Hoa Sen Nhỏ") in terms
     assert not classes(original, "Lớp 3A4, Trường Tiểu học Bình Minh", terms)
     assert classes(original, "Lớp 3A4, Trường Mầm non Hoa Sen Nhỏ", terms)
+
+
+def test_a_round_share_is_no_number_of_the_original_but_a_precise_rate_is() -> None:
+    """A round share (88%) is in every report; a rate of three significant digits is not."""
+    assert not classes("会費收繳率 88%，下學期再追", "上學期會費收繳率 88%，未繳的家長")
+    assert classes("房貸利率 2.185% 固定", "利率 2.185% 的方案")

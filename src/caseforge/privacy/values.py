@@ -379,13 +379,18 @@ _MIXED_ID = re.compile(
 )
 
 
+# a share of one or two significant digits (88%, 5 %, 40%): every report writes one
+_ROUND_SHARE = re.compile(r"(?<![0-9.,])[0-9]{1,2}0*\s?[%％](?![0-9])")
+
+
 def numbers_outside(prepared: str, found: Dates) -> list[Value]:
     """The numbers of a ``prepare``-d text outside its dates (``found``), its ids of letters
-    and digits (compared by skeleton) and its phone numbers, which are compared as a whole
-    (a date's 2026, a phone's 555 are not numbers of their own)."""
+    and digits (compared by skeleton), its phone numbers, which are compared as a whole (a
+    date's 2026, a phone's 555 are not numbers of their own), and its round shares (88%)."""
     masked = list(prepared)
     ids = [m.span() for m in _MIXED_ID.finditer(prepared)]
-    for start, end in [*found.spans, *phone_spans(prepared), *ids]:
+    shares = [m.span() for m in _ROUND_SHARE.finditer(prepared)]
+    for start, end in [*found.spans, *phone_spans(prepared), *ids, *shares]:
         masked[start:end] = " " * (end - start)
     return numbers("".join(masked))
 
