@@ -718,12 +718,6 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
     return out
 
 
-# month names as written: capitalised, or lower case but for "may" (2 to 3 may fail)
-_MON = "|".join(
-    form
-    for name in sorted(_MONTHS_EN, key=len, reverse=True)
-    for form in ((name.title(),) if name == "may" else (name.title(), name, name.upper()))
-)
 _ORD = r"(?:st|nd|rd|th)?"
 _TO = r"\s*(?:-|–|—|~|～|to|and|&|至|到)\s*"
 # a range of days in one month: each day is a month-day of its own

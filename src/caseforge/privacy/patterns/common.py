@@ -91,6 +91,12 @@ Check: TypeAlias = Callable[[Pattern, str, int, int, "Match | None"], "float | N
 """A kind's checks after matching: ``(pattern, text, start, end, match) -> score or None``."""
 
 
+def any_word(words: Sequence[str]) -> str:
+    """A regex of any of ``words``, any case, the longest first (``order no`` before
+    ``order``): what a row after its word opens with."""
+    return r"(?i:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")"
+
+
 def contains(*needles: str) -> Callable[[str], bool]:
     return lambda text: any(n in text for n in needles)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from caseforge.privacy.patterns.common import After, Match, Pattern, R, Row
+from caseforge.privacy.patterns.common import After, Match, Pattern, R, Row, any_word
 
 _WORDS = (
     "order", "order no", "order id", "order number", "tracking", "tracking no",
@@ -32,8 +32,8 @@ _WORDS = (
 
 _VALUE = r"[0-9A-Za-z](?:[0-9A-Za-z]|[-/.#_](?=[0-9A-Za-z])| (?=[0-9]{2,}(?![0-9A-Za-z]*[a-z]{2}))){3,40}"
 _ROW = (
-    r"(?i:" + "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True)) + r")"
-    r"\.?\s{0,2}(?:(?:no\.?|number|#|id|is|số|là|是|為|为)\s{0,2})?[:：=#]?\s{0,2}"
+    any_word(_WORDS)
+    + r"\.?\s{0,2}(?:(?:no\.?|number|#|id|is|số|là|是|為|为)\s{0,2})?[:：=#]?\s{0,2}"
     rf"(?P<v>{_VALUE}){R}"
 )
 

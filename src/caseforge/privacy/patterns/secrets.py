@@ -19,7 +19,17 @@ import math
 import re
 from collections import Counter
 
-from caseforge.privacy.patterns.common import After, L, Match, Pattern, R, Row, always, contains
+from caseforge.privacy.patterns.common import (
+    After,
+    L,
+    Match,
+    Pattern,
+    R,
+    Row,
+    always,
+    any_word,
+    contains,
+)
 
 _WORDS = (
     "password", "passwd", "pwd", "passcode", "pass", "api key", "apikey", "api_key", "token",
@@ -31,8 +41,8 @@ _WORDS = (
 
 _VALUE = r"[^\s,，。;；'\"“”‘’()（）<>\[\]{}|、]{4,64}"
 _KEYWORD_ROW = (
-    r"(?i:" + "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True)) + r")"
-    r"\s{0,2}(?:[:：=]|是|為|为|là|la|is)?\s{0,2}(?:(?:那張|那组|那組|这组|這組)\s{0,2})?"
+    any_word(_WORDS)
+    + r"\s{0,2}(?:[:：=]|是|為|为|là|la|is)?\s{0,2}(?:(?:那張|那组|那組|这组|這組)\s{0,2})?"
     rf"(?P<v>{_VALUE}){R}"
 )
 
