@@ -48,14 +48,15 @@ def test_the_corpus_holds_what_its_brief_asks() -> None:
 # positives (a WhatsApp header's "Chat", a meeting's "Producer" read as messaging ids) and
 # takes its false alarms from 11 to 5. The next session's fixes, made after reading its
 # misses (so these figures are no longer blind; corpus_f is): 110, 106, 1, 0, audit 545 and
-# no false alarm, scan 1137.
+# no false alarm, scan 1137; then 109, 105 and 540 once corpus_f's fixes stopped "Fri" and a
+# "hasn't" counting as uncommon words (one disguise each was caught only by them).
 AFTER = {
     "scan_with_glossary": 1137,
-    "caught_with_glossary": 110,
-    "caught_without_glossary": 106,
+    "caught_with_glossary": 109,
+    "caught_without_glossary": 105,
     "honest_rejected_with_glossary": 1,
     "honest_rejected_without_glossary": 0,
-    "audit_found": 545,
+    "audit_found": 540,
     "audit_false_alarms": 0,
 }
 

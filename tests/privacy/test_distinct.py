@@ -276,3 +276,44 @@ def test_a_round_share_is_no_number_of_the_original_but_a_precise_rate_is() -> N
     """A round share (88%) is in every report; a rate of three significant digits is not."""
     assert not classes("会費收繳率 88%，下學期再追", "上學期會費收繳率 88%，未繳的家長")
     assert classes("房貸利率 2.185% 固定", "利率 2.185% 的方案")
+
+
+# --- forms the third corpus (corpus_f) showed, in their original shape -------------------------
+
+
+@pytest.mark.parametrize(
+    ("original", "variant", "shared"),
+    [
+        # a bare date as the text's language writes it: month first in Chinese
+        ("打卡系統匯出 12/1–12/31 共 46.5 小時", "到職日 1/12，系統填成 1/21", False),
+        ("打卡系統匯出 12/1 的紀錄", "打卡系統匯出 12/1 以後的", True),
+        # and day first in Vietnamese; a range's first date is no day of the range
+        ("em nghỉ 9/3–12/3 có đơn", "em nghỉ 16/3–18/3 có đơn", False),
+        ("em nghỉ từ 9/3 nha", "nghỉ ngày 9 tháng 3", True),
+        # the last digits of an account or a phone, however it is grouped
+        ("Tài khoản nhận lương vẫn là ACB 2047 5583 9", "qua VPBank số đuôi 55839", True),
+        ("sđt 0902 611 238 nha", "gọi số đuôi 1238 giúp em", True),
+    ],
+)
+def test_dates_and_number_tails_the_third_corpus_showed(
+    original: str, variant: str, shared: bool
+) -> None:
+    assert bool(classes(original, variant)) is shared, variant
+
+
+@pytest.mark.parametrize(
+    ("original", "variant"),
+    [
+        ("Rehearsal moved to Fri 19:00 at the hall", "Party moved to Fri 18:00 at the barn"),
+        ("Ben's cousins from Duluth just RSVP'd", "Cal's aunts from Green Bay just RSVP'd"),
+        ("Rob Kessler (Owner's rep, Brookhaven)", "Paula Estrada (Owner's rep, Cobalt)"),
+        (
+            "on hold, the insurer hasn't confirmed the policy",
+            "on hold as the insurer hasn't confirmed it",
+        ),
+    ],
+)
+def test_a_calendar_abbreviation_a_clitic_or_a_contraction_is_no_name(
+    original: str, variant: str
+) -> None:
+    assert not classes(original, variant), variant

@@ -115,7 +115,8 @@ def test_a_text_file_is_scanned_as_it_is_read_with_the_same_spans(tmp_path: Path
     assert blocks is not None
     streamed = [(s.start, s.end, s.cls) for s in IdentifierDetector().scan_stream(blocks)]
     whole = [(s.start, s.end, s.cls) for s in IdentifierDetector().scan(text)]
-    assert streamed == whole and len(whole) == 2 * lines  # a phone and an e-mail a line
+    # a phone, an e-mail and an order number (a reference: named by 單號) a line
+    assert streamed == whole and len(whole) == 3 * lines
     result = scan(str(path), "--json")
     assert result.returncode == 0, result.stderr
     assert [(s["start"], s["end"], s["class"]) for s in json.loads(result.stdout)] == whole

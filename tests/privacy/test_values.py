@@ -76,14 +76,18 @@ def test_a_relative_date_is_the_day_it_means_from_the_cases_clock(text: str, day
 @pytest.mark.parametrize(
     ("text", "month_days"),
     [
-        ("交期改到 9/12", {(9, 12), (12, 9)}),
+        ("due 9/12", {(9, 12), (12, 9)}),  # English: either way round
+        ("交期改到 9/12", {(9, 12)}),  # Chinese writes the month first
         ("hẹn 18/3", {(3, 18)}),
+        ("hẹn 3/4 nha", {(4, 3)}),  # Vietnamese, the day first
         ("v1/2 of the API", set()),
         ("6月底前", {(6, 30)}),  # a month's end with no clock: a month-day, no made-up year
         ("cuối tháng 2", {(2, 28), (2, 29)}),
     ],
 )
-def test_a_bare_month_day_is_read_both_ways(text: str, month_days: set[tuple[int, int]]) -> None:
+def test_a_bare_month_day_is_read_as_the_language_writes_it(
+    text: str, month_days: set[tuple[int, int]]
+) -> None:
     assert dates(prepare(text)).partial == month_days
 
 

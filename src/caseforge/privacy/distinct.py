@@ -57,11 +57,17 @@ _FUNCTION |= frozenset("到去来上下个")
 
 # Names every register writes: the messaging apps and workplace tools a chat mentions.
 _REGISTER = frozenset(
-    (*MESSAGING_APPS, "slack", "teams", "zoom", "jira", "gmail", "outlook", "excel", "notion")
+    (
+        *MESSAGING_APPS,
+        *("slack", "teams", "zoom", "jira", "gmail", "outlook", "excel", "notion"),
+        # and the calendar's abbreviations, capitalised in every schedule (Fri 14:00, Sept)
+        *("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "sept"),
+    )
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_CLITIC = re.compile(r"['’](?:s|d|ve|ll|re|t|m)$", re.IGNORECASE)
 _VI_LETTERS = re.compile("[ăâđêôơưĂÂĐÊÔƠƯ\u0300-\u0303\u0309\u0323]")
 _SENTENCE_END = frozenset(".!?。！？:：\n>*-•#")
 
@@ -161,7 +167,7 @@ def _latin_terms(text: str) -> Iterable[tuple[str, str]]:
     group: list[tuple[str, bool]] = []  # (word, at a sentence start)
     end = -1
     for match in [*_LATIN_WORD.finditer(text), None]:
-        word = match.group() if match else ""
+        word = _CLITIC.sub("", match.group()) if match else ""  # Owner's, RSVP'd: the word
         capital = bool(word) and word[0].isupper() and not (len(word) > 1 and word.isupper())
         if capital and len(word) <= 5 and any(ch.isupper() for ch in word[1:]):
             capital = False  # an abbreviation (DMs, YoY, iOS), not a name
@@ -265,8 +271,13 @@ def rare_word_run(words: tuple[str, ...]) -> bool:
     if len(words) >= LONG_RUN:
         return True
     return any(
-        len(w) >= 4 and w.isalpha() and w not in _REGISTER and zipf_latin(w) < ZIPF_RARE
-        for w in words
+        len(w) >= 4
+        and w.isalpha()
+        and w not in _REGISTER
+        and zipf_latin(w) < ZIPF_RARE
+        # hasn't, couldn't: the run's words are cut at the apostrophe
+        and not (w.endswith("n") and following == "t" and zipf_latin(w + "'t") >= ZIPF_RARE)
+        for w, following in zip(words, (*words[1:], ""), strict=True)
     )
 
 

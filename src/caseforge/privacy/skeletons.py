@@ -103,8 +103,9 @@ def _network(match: re.Match[str]) -> str | None:
 
 def parts(text: str) -> set[str]:
     """What a variant leaks by writing it alone: every digit group of ``MIN_GROUP`` digits
-    or more of an id-like token of ``text``, and the last of a phone number (its area's or
-    carrier's code is many numbers'), but no year; and the /24
+    or more of an id-like token of ``text``, the last of a phone number (its area's or
+    carrier's code is many numbers'), and the last four to six digits of a phone number or
+    an all-digit id, but no year; and the /24
     network of each of its IPv4 addresses (as ``net:10.24.3``)."""
     width = WIDTH(text)
     out: set[str] = set()
@@ -116,6 +117,11 @@ def parts(text: str) -> set[str]:
         for g in re.findall(r"[0-9]+", m.group())
     ]
     groups += [re.findall(r"[0-9]+", phone)[-1] for phone in phones]  # not its area's code
+    # the last four to six digits of a phone or an account, however it is grouped: "ending
+    # 55839" of 2047 5583 9, "đuôi 1238" of a phone
+    digits = [re.sub(r"[^0-9]", "", t) for t in phones]
+    digits += [b for m in _ID.finditer(width) if (b := _id_like(m.group())) and b.isdigit()]
+    groups += [d[-n:] for d in digits for n in (4, 5, 6) if len(d) > n]
     for group in groups:
         if len(group) >= MIN_GROUP and not (len(group) == 4 and 1900 <= int(group) <= 2100):
             out.add(group)

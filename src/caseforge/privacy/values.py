@@ -642,6 +642,8 @@ def _relative(form: str, groups: dict[str, str | None], today: dt.date | None) -
     return []
 
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_VI_MARKS = re.compile("[ăâđêôơưĂÂĐÊÔƠƯạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]")
 _BARE_MD = re.compile(r"(?<![0-9/.:\-A-Za-z])(?P<a>[0-9]{1,2})/(?P<b>[0-9]{1,2})(?![0-9/.:\-%])")
 
 
@@ -696,14 +698,19 @@ def dates(text: str, today: dt.date | None = None) -> Dates:
                 out.full.update(valid)
                 absolute.update(valid)
                 bisect.insort(taken, (match.start(), match.end()))
-    for match in _BARE_MD.finditer(text):  # 9/12, 18/3: a month-day either way round
+    # 9/12, 18/3: a month-day either way round, but as the text's language writes it where
+    # it has one: month first in Chinese (12/1 is December 1st), day first in Vietnamese
+    han, vietnamese = _HAN.search(text) is not None, _VI_MARKS.search(text) is not None
+    orders = (0,) if han and not vietnamese else (1,) if vietnamese and not han else (0, 1)
+    for match in _BARE_MD.finditer(text):
         at = bisect.bisect_left(taken, (match.start(), match.start()))
         if (at > 0 and taken[at - 1][1] > match.start()) or (
             at < len(taken) and taken[at][0] < match.end()
         ):
             continue
         a, b = int(match.group("a")), int(match.group("b"))
-        month_days = [(m, d) for m, d in ((a, b), (b, a)) if 1 <= m <= 12 and 1 <= d <= 31]
+        pairs = [((a, b), (b, a))[order] for order in orders]
+        month_days = [(m, d) for m, d in pairs if 1 <= m <= 12 and 1 <= d <= 31]
         if month_days and a and b:
             out.partial.update(month_days)
             bisect.insort(taken, (match.start(), match.end()))
@@ -723,8 +730,8 @@ _TO = r"\s*(?:-|–|—|~|～|to|and|&|至|到)\s*"
 # a range of days in one month: each day is a month-day of its own
 _RANGE = re.compile(
     rf"\b(?P<mon>{_MON})\.? (?P<d1>\d{{1,2}}){_ORD}{_TO}(?P<d2>\d{{1,2}}){_ORD}\b"
-    rf"|\b(?P<d1b>\d{{1,2}}){_ORD}{_TO}(?:the\s+)?(?P<d2b>\d{{1,2}}){_ORD}\s+(?:of\s+)?"
+    rf"|(?<![0-9/.])\b(?P<d1b>\d{{1,2}}){_ORD}{_TO}(?:the\s+)?(?P<d2b>\d{{1,2}}){_ORD}\s+(?:of\s+)?"
     rf"(?P<monb>{_MON})\b"
-    rf"|(?P<m>\d{{1,2}})月(?P<d1c>\d{{1,2}})[日号號]?{_TO}(?P<d2c>\d{{1,2}})[日号號]"
-    rf"|(?i:\b(?P<d1d>\d{{1,2}})\s*[-–]\s*(?P<d2d>\d{{1,2}})\s*(?:/|tháng\s*)(?P<md>\d{{1,2}})\b)"
+    rf"|(?<![0-9/.])(?P<m>\d{{1,2}})月(?P<d1c>\d{{1,2}})[日号號]?{_TO}(?P<d2c>\d{{1,2}})[日号號]"
+    rf"|(?i:(?<![0-9/.])\b(?P<d1d>\d{{1,2}})\s*[-–]\s*(?P<d2d>\d{{1,2}})\s*(?:/|tháng\s*)(?P<md>\d{{1,2}})\b)"
 )
