@@ -117,6 +117,16 @@ def _schema_file(path: Path, stamp: tuple[int, int]) -> Validator:
     return schema_validator(data)
 
 
+def _key(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, sort_keys=True, ensure_ascii=False, default=str)
+
+
+@lru_cache(maxsize=256)
+def _inline(text: str) -> Validator:
+    """The validator of an inline schema, built once however many cases repeat it."""
+    return schema_validator(json.loads(text))
+
+
 with warnings.catch_warnings():
     # ``schema`` is promptfoo's name for it; BaseModel's deprecated ``schema()`` is unused.
     warnings.filterwarnings("ignore", message='Field name "schema"', category=UserWarning)
@@ -156,7 +166,7 @@ with warnings.catch_warnings():
                     "(or give the schema inline)"
                 )
             if isinstance(schema, dict):
-                schema_validator(schema)  # a ValueError names what is wrong with it
+                _inline(_key(schema))  # a ValueError names what is wrong with it
             return schema
 
         def bind(self, suite_dir: Path) -> None:
@@ -180,7 +190,7 @@ with warnings.catch_warnings():
                         f"the schema file {self.schema} was not read: load the case with its "
                         "suite (load_suite, load_case)",
                     )
-                self._validator = schema_validator(self.schema)
+                self._validator = _inline(_key(self.schema))
             return self._validator
 
         def grade(self, actual: object) -> Verdict:
