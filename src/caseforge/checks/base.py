@@ -38,6 +38,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from caseforge.errors import DatasetError
 from caseforge.results import CheckStatus
 
 
@@ -147,7 +148,7 @@ class TrialFacts:
         return prompt if isinstance(prompt, str) else None
 
 
-class SuiteFileError(ValueError):
+class SuiteFileError(DatasetError):
     """A file a check names (``field``: the check's field holding its path) is missing or
     not what the check reads; raised by ``bind`` and reported against the case."""
 
