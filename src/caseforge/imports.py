@@ -21,7 +21,7 @@ from caseforge.errors import DatasetError, suite_exit
 HEAVY_MODULES = frozenset(
     {
         "openai", "sqlalchemy", "alembic", "scipy", "numpy", "fastapi", "uvicorn", "ray",
-        "opencc", "datasketch", "statsmodels", "text_to_num", "phonenumbers",
+        "opencc", "datasketch", "statsmodels", "text_to_num", "phonenumbers", "jsonschema",
         # the interop, tracing and privacy work to come
         "jieba", "wordfreq", "inspect_ai", "pyarrow", "py_mini_racer", "opentelemetry",
     }

@@ -338,6 +338,16 @@ def test_the_strength_order() -> None:
     assert not weaker("exact", "exact_set") and not weaker("exact_set", "exact")
     assert weaker("outcome", "judge") and weaker("outcome", "ignore")
     assert not weaker("outcome", "regex") and not weaker("regex", "outcome")
+    # The imported assertions' modes: code checks of a form sit with regex.
+    for mode in ("json", "javascript", "python"):
+        assert weaker("exact", mode) and weaker("number", mode)
+        assert not weaker("regex", mode) and not weaker(mode, "regex")
+        assert weaker(mode, "must_include") and not weaker("must_include", mode)
+    # cost and latency read what the run measured: apart from the field and the workspace.
+    for mode in ("cost", "latency"):
+        for other in ("exact", "regex", "must_include", "outcome"):
+            assert not weaker(mode, other) and not weaker(other, mode)
+        assert weaker(mode, "judge") and weaker(mode, "ignore")
 
 
 def test_tightening_is_not_flagged(repo: Repo) -> None:
@@ -698,6 +708,65 @@ def test_text_options_that_loosen_and_those_that_tighten(repo: Repo) -> None:
         ("a", "reply.must_include", "case-insensitive", True, False),
         ("b", "total", "text-normalized", False, True),
         ("c", "reply.must_include", "word-boundary-dropped", True, False),
+    ]
+
+
+def test_the_imported_modes_options_that_loosen(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", "reply: {mode: must_include, values: [x, y]}"),
+            "cases/b.yaml": case("b", "reply: {mode: exact, value: hi}"),
+            "cases/c.yaml": case("c", "out: {mode: json, schema: {type: object}}"),
+            "cases/d.yaml": case("d", "spend: {mode: cost, max_usd: 0.01}"),
+            "cases/e.yaml": case(
+                "e", "out: {mode: javascript, code: 'output.length', threshold: 5}"
+            ),
+            "cases/f.yaml": case("f", "reply: {mode: must_include, values: [x, y], match: any}"),
+            "cases/g.yaml": case("g", "reply: {mode: regex, value: '^a', negate: true}"),
+        },
+    )
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case("a", "reply: {mode: must_include, values: [x, y], match: any}"),
+            "cases/b.yaml": case("b", "reply: {mode: exact, value: hi, negate: true}"),
+            "cases/c.yaml": case("c", "out: {mode: json, find: true}"),
+            "cases/d.yaml": case("d", "spend: {mode: cost, max_usd: 0.5}"),
+            "cases/e.yaml": case(
+                "e", "out: {mode: javascript, code: 'output.length', threshold: 1}"
+            ),
+            # One more alternative loosens `match: any`; dropping the negation tightens.
+            "cases/f.yaml": case("f", "reply: {mode: must_include, values: [x, y, z], match: any}"),
+            "cases/g.yaml": case("g", "reply: {mode: regex, value: '^a'}"),
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "reply", "match-any", "all", "any"),
+        ("b", "reply", "negated", False, True),
+        ("c", "out", "json-found-anywhere", False, True),
+        ("c", "out", "schema-dropped", {"type": "object"}, None),
+        ("d", "spend", "cost-limit-raised", 0.01, 0.5),
+        ("e", "out", "threshold-lowered", 5.0, 1.0),
+        ("f", "reply", "alternative-added", ["x", "y"], ["x", "y", "z"]),
+    ]
+    # Fewer alternatives for `match: any` is stricter, not a dropped item.
+    repo.commit(
+        "tighten",
+        {"cases/f.yaml": case("f", "reply: {mode: must_include, values: [x], match: any}")},
+    )
+    assert [item.case_id for item in loosenings(repo.suite) if item.case_id == "f"] == ["f"]
+
+
+def test_a_negated_exact_does_not_pin_the_field(repo: Repo) -> None:
+    repo.commit(
+        "add", {"cases/a.yaml": case("a", "reply: {must_include: [ok], must_not_include: [no]}")}
+    )
+    repo.commit(
+        "change", {"cases/a.yaml": case("a", "reply: {mode: exact, value: no, negate: true}")}
+    )
+    assert ("a", "reply.must_not_include", "must-not-include-dropped") in [
+        item[:3] for item in brief(loosenings(repo.suite))
     ]
 
 

@@ -38,6 +38,11 @@ EVERY_MODE = {
     "facts": {"mode": "judge", "values": ["按剩余整月退款"]},
     "quality": {"mode": "judge", "rubric": "polite and specific"},
     "goal_wording": {"mode": "ignore", "reason": "wording varies"},
+    "payload": {"mode": "json", "schema": {"type": "object"}},
+    "spend": {"mode": "cost", "max_usd": 0.05},
+    "speed": {"mode": "latency", "max_ms": 2000},
+    "short": {"mode": "javascript", "code": "output.length < 100", "field": "reply"},
+    "polite": {"mode": "python", "code": "'thanks' in output", "field": "reply"},
     "reply": {"must_include": ["6578"], "must_not_include": ["全额"]},
     "tool_calls": {"must_call": ["get_subscription"], "must_not_call": ["x"], "order": []},
 }

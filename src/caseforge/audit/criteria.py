@@ -18,13 +18,14 @@ same case. Within a case each ``expect`` key is compared, and these are loosenin
     the key's check changed to a weaker mode (``before``/``after``: the mode names). The
     strength order (:data:`STRENGTH`), strongest first::
 
-        exact = exact_set = tool_calls > number > regex > must_include
-              > must_not_include > judge > ignore
+        exact = exact_set = tool_calls > number > regex = json = javascript = python
+              > must_include > must_not_include > judge > ignore
 
     ``must_not_include`` only forbids, so it sits below ``must_include``. ``outcome`` stands
     apart: it reads the run's workspace, not the field, so a change between ``outcome`` and
     a code check (``exact`` … ``must_not_include``) is neither; only ``outcome`` → ``judge``
-    or ``ignore`` is a loosening. Against another mode, the shorthand ``{must_include,
+    or ``ignore`` is a loosening. ``cost`` and ``latency`` (60) stand apart the same way:
+    they read what the run measured. Against another mode, the shorthand ``{must_include,
     must_not_include}`` counts as its stronger part, ``must_include`` (``must_not_include``
     when that is all it has), and ``tool_calls: {must_call, …}`` as ``tool_calls``; kept in
     the same form, they are compared list by list (the kinds below).
@@ -389,9 +390,11 @@ def _mode_part(name: str, check: BaseCheck) -> _Part:
     options = tuple((key, getattr(check, key), order) for key, order in check.options.items())
     field = check.alternatives_field
     alternatives = tuple(getattr(check, field) or ()) if field else None
-    return _Part(
-        name, check.mode, check.items, check.items_kind, check.guard, options, alternatives
-    )
+    items = check.items
+    if isinstance(check, MustIncludeCheck) and check.match == "any":
+        # Any one of them will do: each value is an alternative, and adding one loosens.
+        items, alternatives = None, tuple(check.values)
+    return _Part(name, check.mode, items, check.items_kind, check.guard, options, alternatives)
 
 
 def _parts(key: str, check: Check) -> list[_Part]:
@@ -474,7 +477,12 @@ class _Judge:
                 return [(key, "ignored", bmode, amode, None)]
             if self.weaker(bmode, amode):
                 return [(key, "mode-weakened", bmode, amode, None)]
-        pinned = amode is not None and amode in self.modes and self.modes[amode].pins
+        pinned = (
+            amode is not None
+            and amode in self.modes
+            and self.modes[amode].pins
+            and not getattr(after, "negate", False)  # a negated exact forbids one value
+        )
         found: list[_Change] = []
         for part in bparts:
             match = next((p for p in aparts if p.mode == part.mode), None)
@@ -594,9 +602,14 @@ def weaker(before: str, after: str, modes: ModeTable = BUILTIN_MODES) -> bool:
         return False
     floor = STRENGTH["must_not_include"]
     reads = {_reads(before, modes), _reads(after, modes)}
-    if reads == {Reads.FIELD, Reads.WORKSPACE} and min(strong, weak) >= floor:
-        return False  # a workspace check reads the run's effects; a field check, the output
+    if len(reads) == 2 and reads <= _APART and min(strong, weak) >= floor:
+        # A workspace check reads the run's effects; a trial check its cost or latency; a
+        # field check, the output: one is not a looser form of another.
+        return False
     return weak < strong
+
+
+_APART = {Reads.FIELD, Reads.WORKSPACE, Reads.TRIAL}
 
 
 def _reads(mode: str, modes: ModeTable) -> Reads:

@@ -26,11 +26,19 @@ from caseforge.case.parsed import ParsedCases
 from caseforge.case.positions import (
     bad_scalar_problem,
     jsonl_validation_problems,
+    locate_in_yaml,
     yaml_syntax_problem,
     yaml_validation_problems,
 )
 from caseforge.case.suite import SuiteConfig
-from caseforge.checks import BUILTIN_MODES, ModeTable, load_checks_file, mode_table
+from caseforge.checks import (
+    BUILTIN_MODES,
+    BaseCheck,
+    ModeTable,
+    SuiteFileError,
+    load_checks_file,
+    mode_table,
+)
 from caseforge.errors import CaseforgeError, EnvError, Problem, UsageError
 
 CONFIG_FILE = "caseforge.yaml"
@@ -297,13 +305,60 @@ def _iter_jsonl(path: Path, model: type[Case]) -> Iterator[LoadedCase | Problem]
 
 def iter_cases(suite_dir: Path, model: type[Case] = Case) -> Iterator[LoadedCase | Problem]:
     """Every case of a suite, or a problem for each one that does not load (a YAML file
-    unchanged since a command last parsed it is not parsed again: ``case/parsed.py``)."""
+    unchanged since a command last parsed it is not parsed again: ``case/parsed.py``). A
+    check naming a file of the suite (a schema, a script) reads it here: a file that is
+    missing or wrong is a problem of its case."""
     files = case_files(suite_dir)
     parsed = ParsedCases.of(suite_dir) if any(p.suffix != ".jsonl" for p in files) else None
     for path in files:
-        yield from iter_case_file(path, model, parsed)
+        for item in iter_case_file(path, model, parsed):
+            problems = bind_problems(item, suite_dir) if isinstance(item, LoadedCase) else []
+            if problems:
+                yield from problems
+            else:
+                yield item
     if parsed is not None:
         parsed.save({str(p) for p in files})
+
+
+def bind_suite_files(case: Case, suite_dir: Path) -> list[tuple[tuple[str | int, ...], str]]:
+    """Have each check of ``case`` read the files of the suite it names (``BaseCheck.bind``);
+    ``(where, message)`` for each that cannot, ``where`` the path of the field in the case
+    (``("expect", "summary", "schema")``)."""
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    places: list[tuple[tuple[str | int, ...], object]] = [
+        (("expect", key), check) for key, check in case.expect.items()
+    ]
+    if case.conversation is not None:
+        for index, step in enumerate(case.conversation.script):
+            places += [
+                (("conversation", "script", index, "expect", key), check)
+                for key, check in step.expect.items()
+            ]
+    # The checks graded are these, or copies made from them (a turn's): bind both.
+    places += [((name,), check) for name, _, check in case.checks()]
+    for where, check in places:
+        if not isinstance(check, BaseCheck) or type(check).bind is BaseCheck.bind:
+            continue
+        try:
+            check.bind(suite_dir)
+        except SuiteFileError as exc:
+            if len(where) > 1:  # a copy's problem is its original's, already reported
+                found.append(((*where, exc.field), str(exc)))
+    return found
+
+
+def bind_problems(loaded: LoadedCase, suite_dir: Path) -> list[Problem]:
+    """:func:`bind_suite_files` for a loaded case, as problems pinned to its file."""
+    problems = []
+    for where, message in bind_suite_files(loaded.case, suite_dir):
+        if loaded.path.suffix == ".jsonl":
+            line, col = loaded.line, 1
+        else:
+            line, col = locate_in_yaml(loaded.path, where)
+        field = ".".join(str(part) for part in where)
+        problems.append(Problem(loaded.path, line, col, field, message, case_id=loaded.case.id))
+    return problems
 
 
 def load_case(path: str | Path, model: type[Case] | None = None) -> Case:
@@ -320,9 +375,16 @@ def load_case(path: str | Path, model: type[Case] | None = None) -> Case:
     Raises:
         CaseforgeError: The file is not a valid case, each problem naming its line."""
     path = Path(path)
+    suite_dir = _suite_around(path)
     if model is None:
-        model = case_model(_suite_modes_around(path))
+        model = case_model(suite_modes(suite_dir) if suite_dir is not None else mode_table())
     results = list(iter_case_file(path, model))
+    if suite_dir is not None:
+        bound: list[LoadedCase | Problem] = []
+        for item in results:
+            problems = bind_problems(item, suite_dir) if isinstance(item, LoadedCase) else []
+            bound += problems or [item]
+        results = bound
     problems = [r for r in results if isinstance(r, Problem)]
     if problems:
         raise CaseforgeError(problems)
@@ -363,9 +425,9 @@ def load_suite(suite_dir: str | Path) -> Suite:
     return suite
 
 
-def _suite_modes_around(path: Path) -> ModeTable:
-    """The modes of the suite a case file sits in (``SUITE/cases/…``), else the default ones."""
+def _suite_around(path: Path) -> Path | None:
+    """The suite a case file sits in (``SUITE/cases/…``), if it is in one."""
     for folder in path.resolve().parents:
         if folder.name == CASES_DIR and (folder.parent / CONFIG_FILE).is_file():
-            return suite_modes(folder.parent)
-    return mode_table()
+            return folder.parent
+    return None

@@ -14,6 +14,8 @@ if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
     from caseforge.checks.base import BaseCheck as BaseCheck
     from caseforge.checks.base import OptionOrder as OptionOrder
     from caseforge.checks.base import Reads as Reads
+    from caseforge.checks.base import SuiteFileError as SuiteFileError
+    from caseforge.checks.base import TrialFacts as TrialFacts
     from caseforge.checks.base import Verdict as Verdict
     from caseforge.checks.base import failed as failed
     from caseforge.checks.base import passed as passed
@@ -34,7 +36,12 @@ if TYPE_CHECKING:  # the names ``__getattr__`` imports, for type checkers
     from caseforge.checks.custom import declare as declare
     from caseforge.checks.custom import load_checks_file as load_checks_file
     from caseforge.checks.custom import mode_table as mode_table
+    from caseforge.checks.json_mode import JsonCheck as JsonCheck
     from caseforge.checks.matching import outcome_matches as outcome_matches
+    from caseforge.checks.measures import CostCheck as CostCheck
+    from caseforge.checks.measures import LatencyCheck as LatencyCheck
+    from caseforge.checks.scripts import JavascriptCheck as JavascriptCheck
+    from caseforge.checks.scripts import PythonCheck as PythonCheck
     from caseforge.checks.table import BUILTIN_MODES as BUILTIN_MODES
     from caseforge.checks.table import Check as Check
     from caseforge.checks.table import ModeSpec as ModeSpec
@@ -46,6 +53,8 @@ _WHERE = {
     "BaseCheck": "caseforge.checks.base",
     "OptionOrder": "caseforge.checks.base",
     "Reads": "caseforge.checks.base",
+    "SuiteFileError": "caseforge.checks.base",
+    "TrialFacts": "caseforge.checks.base",
     "Verdict": "caseforge.checks.base",
     "failed": "caseforge.checks.base",
     "passed": "caseforge.checks.base",
@@ -66,7 +75,12 @@ _WHERE = {
     "declare": "caseforge.checks.custom",
     "load_checks_file": "caseforge.checks.custom",
     "mode_table": "caseforge.checks.custom",
+    "JsonCheck": "caseforge.checks.json_mode",
     "outcome_matches": "caseforge.checks.matching",
+    "CostCheck": "caseforge.checks.measures",
+    "LatencyCheck": "caseforge.checks.measures",
+    "JavascriptCheck": "caseforge.checks.scripts",
+    "PythonCheck": "caseforge.checks.scripts",
     "BUILTIN_MODES": "caseforge.checks.table",
     "Check": "caseforge.checks.table",
     "ModeSpec": "caseforge.checks.table",

@@ -18,17 +18,27 @@ A mode declares:
     on ``number``).
 ``alternatives_field``
     the field of other right values (``any_of``), if any: one added is a loosening.
+
+A mode that reads more of the case-trial than the graded value (the case's input for a
+script's ``context``, the agent's cost and latency) sets ``uses_trial`` and grades in
+``grade_in(actual, trial)``, handed a :class:`TrialFacts`; a mode that reads only what the
+run measured (``reads = Reads.TRIAL``) says what in ``measured(trial)``. A mode naming a
+file of its suite (a schema, a script) reads it in ``bind(suite_dir)`` when its suite
+loads, and a mode needing an optional package says so in ``require_environment()``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from caseforge.errors import DatasetError
 from caseforge.results import CheckStatus
 
 
@@ -87,26 +97,77 @@ class Reads(StrEnum):
     WORKSPACE = "workspace"  # what the suite's outcome probe read from the trial's workspace
     JUDGE = "judge"  # the LLM judge, on the reply or a field
     NOTHING = "nothing"  # not graded (``ignore``)
+    TRIAL = "trial"  # what the run measured of the case-trial: its cost, its latency
 
 
-Looser = Literal["higher", "lower", "true", "false"]
+Looser = Literal["higher", "lower", "true", "false", "dropped", "later"]
 
 
 @dataclass(frozen=True)
 class OptionOrder:
-    """How one option of a mode loosens: a ``higher`` (``lower``) number, or turning it
-    ``true`` (``false``). ``kind`` names the loosening in the audit."""
+    """How one option of a mode loosens: a ``higher`` (``lower``) number, turning it
+    ``true`` (``false``), ``dropped`` (set, then null), or a ``later`` value of ``ranks``
+    (strictest first: ``match`` from ``all`` to ``any``). ``kind`` names the loosening in
+    the audit."""
 
     looser: Looser
     kind: str = "option-loosened"
+    ranks: tuple[object, ...] = ()
 
     def loosens(self, before: object, after: object) -> bool:
         if self.looser in ("higher", "lower"):
             if not isinstance(before, int | float) or not isinstance(after, int | float):
                 return False
             return after > before if self.looser == "higher" else after < before
+        if self.looser == "dropped":
+            return before is not None and after is None
+        if self.looser == "later":
+            if before not in self.ranks or after not in self.ranks:
+                return False
+            return self.ranks.index(after) > self.ranks.index(before)
         wanted = self.looser == "true"
         return before is not wanted and after is wanted
+
+
+@dataclass(frozen=True, slots=True)
+class TrialFacts:
+    """What a check may read of a case-trial beyond the graded value: the case (its id,
+    input and description) and what the run measured. ``cost_usd`` is ``None`` when the
+    agent reported no usage (no cost, no tokens); ``latency_s`` when it was not recorded."""
+
+    case_id: str
+    input: Mapping[str, object]
+    description: str | None = None
+    cost_usd: float | None = None
+    latency_s: float | None = None
+
+    @property
+    def prompt(self) -> str | None:
+        """The case input's ``prompt``, when it is text (an imported promptfoo prompt)."""
+        prompt = self.input.get("prompt")
+        return prompt if isinstance(prompt, str) else None
+
+
+class SuiteFileError(DatasetError):
+    """A file a check names (``field``: the check's field holding its path) is missing or
+    not what the check reads; raised by ``bind`` and reported against the case."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+def suite_path(suite_dir: Path, relative: str, field: str) -> Path:
+    """``relative`` under the suite folder: it must stay inside it, and be there."""
+    if Path(relative).is_absolute():
+        raise SuiteFileError(field, f"{relative}: give a path relative to the suite folder")
+    root = suite_dir.resolve()
+    path = (root / relative).resolve()
+    if not path.is_relative_to(root):
+        raise SuiteFileError(field, f"{relative}: the file must be inside the suite folder")
+    if not path.is_file():
+        raise SuiteFileError(field, f"{relative}: file not found in the suite folder ({root})")
+    return path
 
 
 class BaseCheck(BaseModel):
@@ -144,6 +205,8 @@ class BaseCheck(BaseModel):
     options: ClassVar[dict[str, OptionOrder]] = {}
     # The field listing other right values (``any_of``): adding one loosens the check.
     alternatives_field: ClassVar[str | None] = None
+    # Grades with the case-trial's facts too: the grader calls ``grade_in``.
+    uses_trial: ClassVar[bool] = False
 
     @property
     def expected(self) -> object:
@@ -158,9 +221,35 @@ class BaseCheck(BaseModel):
         value = getattr(self, self.items_field)
         return list(value) if isinstance(value, list | tuple) else None
 
+    def __eq__(self, other: object) -> bool:
+        # What a check read of its suite's files (its private attributes) is not what the
+        # check is: two checks with the same fields are the same check.
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = BaseModel.__hash__
+
     def grade(self, actual: object) -> Verdict:
         """Grade the value read for this check (see ``reads``)."""
         raise NotImplementedError(f"check mode {self.mode!r} has no grade method")
+
+    def grade_in(self, actual: object, trial: TrialFacts) -> Verdict:
+        """Grade with the case-trial's facts (for a mode with ``uses_trial``)."""
+        return self.grade(actual)
+
+    def measured(self, trial: TrialFacts) -> object:
+        """What a ``Reads.TRIAL`` mode grades, read from the case-trial's facts."""
+        return None
+
+    def bind(self, suite_dir: Path) -> None:
+        """Read the files of the suite this check names (a schema, a script), once, when its
+        suite loads. Raises :class:`SuiteFileError` naming the field and the problem."""
+
+    @classmethod
+    def require_environment(cls) -> None:
+        """Raise ``EnvError`` when this machine lacks what grading this mode needs (an
+        optional package); a run asks before it starts."""
 
     def render(self) -> str:
         """The check for people, in one line (``exact "refund"``): the reports show it

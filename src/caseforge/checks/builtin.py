@@ -1,7 +1,8 @@
 """The built-in check modes (docs/reference/modes.md), each one class: its fields, its
 declarations and its ``grade`` method. The ``must_include``/``must_not_include`` shorthand
 (expanded into two checks) sits beside them; ``tool_calls`` has its own module,
-``checks.tools``."""
+``checks.tools``, and so do ``json`` (``checks.json_mode``), ``cost`` and ``latency``
+(``checks.measures``), ``javascript`` and ``python`` (``checks.scripts``)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ from caseforge.checks.base import (
     passed,
     show,
 )
+from caseforge.checks.json_mode import JsonCheck
 from caseforge.checks.matching import compiled, contains, outcome_matches
+from caseforge.checks.measures import CostCheck, LatencyCheck
+from caseforge.checks.scripts import JavascriptCheck, PythonCheck
 from caseforge.checks.text import TextOptions, normalize_text, word_pattern
 from caseforge.values import differences, item_key, same
 
@@ -40,9 +44,14 @@ FORBIDDING_TEXT_LOOSENING = {
 }
 
 
+# Turning ``negate`` on makes a check that required a value one that only forbids it.
+NEGATE_LOOSENING = OptionOrder("true", kind="negated")
+
+
 class ExactCheck(BaseCheck, TextOptions):
     """The field equals ``value`` or one of ``any_of`` (two texts under ``case_sensitive``
-    and ``normalize``; with ``strict_types``, 1, 1.0 and "1" differ and floats are exact)."""
+    and ``normalize``; with ``strict_types``, 1, 1.0 and "1" differ and floats are exact).
+    With ``negate``, it must equal none of them."""
 
     strength: ClassVar[int] = 70
     pins: ClassVar[bool] = True
@@ -50,6 +59,7 @@ class ExactCheck(BaseCheck, TextOptions):
     options: ClassVar[dict[str, OptionOrder]] = {
         **{k: v for k, v in TEXT_LOOSENING.items() if k != "word"},
         "strict_types": OptionOrder("false", kind="strict-types-dropped"),
+        "negate": NEGATE_LOOSENING,
     }
 
     mode: Literal["exact"]
@@ -58,6 +68,9 @@ class ExactCheck(BaseCheck, TextOptions):
         default_factory=list, description="Other values that are right too."
     )
     strict_types: bool = Field(False, description='1 ≠ 1.0 ≠ "1", and floats compare exactly.')
+    negate: bool = Field(
+        False, description="true: the field must equal neither `value` nor any of `any_of`."
+    )
 
     @model_validator(mode="after")
     def _no_word(self) -> ExactCheck:
@@ -72,12 +85,18 @@ class ExactCheck(BaseCheck, TextOptions):
 
     @cached_property
     def _plain(self) -> bool:
-        return self.literal and not self.strict_types and not self.any_of
+        return self.literal and not self.strict_types and not self.any_of and not self.negate
 
     def grade(self, actual: object) -> Verdict:
         if self._plain:  # the common case, on every case-trial: one comparison
             if same(self.value, actual):
                 return passed()
+        elif self.negate:
+            equal = next((v for v in (self.value, *self.any_of) if self._equal(v, actual)), _NONE)
+            if equal is _NONE:
+                return passed()
+            which = "" if equal is self.value else " (one of any_of)"
+            return failed(f"equals {whole(equal)}{which} but must not{self.options_text()}")
         elif any(self._equal(v, actual) for v in (self.value, *self.any_of)):
             return passed()
         return failed(_mismatch(self.value, self.any_of, actual))
@@ -85,7 +104,11 @@ class ExactCheck(BaseCheck, TextOptions):
     def render(self) -> str:
         extra = f" (or any of {show(self.any_of)})" if self.any_of else ""
         strict = " (strict types)" if self.strict_types else ""
-        return f"exact {show(self.value)}{extra}{self.options_text()}{strict}"
+        negated = "not " if self.negate else ""
+        return f"exact {negated}{show(self.value)}{extra}{self.options_text()}{strict}"
+
+
+_NONE = object()  # no value matched
 
 
 def _mismatch(value: object, any_of: list[object], actual: object) -> str:
@@ -136,26 +159,39 @@ class ExactSetCheck(BaseCheck):
 
 
 class MustIncludeCheck(BaseCheck, TextOptions):
-    """Every value is in the field (substring of a string, member of a list)."""
+    """Every value is in the field (substring of a string, member of a list); with
+    ``match: any``, at least one of them is."""
 
     expected_field: ClassVar[str | None] = "values"
     strength: ClassVar[int] = 40
     items_field: ClassVar[str | None] = "values"
-    options: ClassVar[dict[str, OptionOrder]] = TEXT_LOOSENING
+    options: ClassVar[dict[str, OptionOrder]] = {
+        **TEXT_LOOSENING,
+        "match": OptionOrder("later", kind="match-any", ranks=("all", "any")),
+    }
 
     mode: Literal["must_include"]
     values: list[object] = Field(min_length=1)
+    match: Literal["all", "any"] = Field(
+        "all", description="`all`: every value must be in the field; `any`: at least one."
+    )
 
     def grade(self, actual: object) -> Verdict:
         if actual is None:
             return failed("the field is empty")
+        if self.match == "any":
+            found = [v for v in self.values if contains(actual, v, self)]
+            if found:
+                return passed(f"includes {show(found)}{self.options_text()}")
+            return failed(f"includes none of {show(self.values)}{self.options_text()}")
         missing = [v for v in self.values if not contains(actual, v, self)]
         if missing:
             return failed(f"does not include {show(missing)}{self.options_text()}")
         return passed()
 
     def render(self) -> str:
-        return f"must_include {show(self.values)}{self.options_text()}"
+        which = " (any of them)" if self.match == "any" else ""
+        return f"must_include {show(self.values)}{which}{self.options_text()}"
 
 
 class MustNotIncludeCheck(BaseCheck, TextOptions):
@@ -184,13 +220,15 @@ class MustNotIncludeCheck(BaseCheck, TextOptions):
 
 
 class RegexCheck(BaseCheck, TextOptions):
-    """The field (as text) matches the regular expression ``value``."""
+    """The field (as text) matches the regular expression ``value``; with ``negate``, it
+    does not."""
 
     strength: ClassVar[int] = 50
-    options: ClassVar[dict[str, OptionOrder]] = TEXT_LOOSENING
+    options: ClassVar[dict[str, OptionOrder]] = {**TEXT_LOOSENING, "negate": NEGATE_LOOSENING}
 
     mode: Literal["regex"]
     value: str
+    negate: bool = Field(False, description="true: the field must not match.")
 
     @field_validator("value")
     @classmethod
@@ -203,18 +241,27 @@ class RegexCheck(BaseCheck, TextOptions):
 
     def grade(self, actual: object) -> Verdict:
         if actual is None:
-            return failed("the field is empty")
+            return passed() if self.negate else failed("the field is empty")
         text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
         if self.normalize:
             text = normalize_text(text)
         pattern = word_pattern(self.value) if self.word else self.value
         flags = 0 if self.case_sensitive else re.IGNORECASE
-        if compiled(pattern, flags).search(text):
+        found = compiled(pattern, flags).search(text)
+        if self.negate:
+            if found is None:
+                return passed()
+            return failed(
+                f"{show(text)} matches /{self.value}/ ({show(found.group(0))}) but must not"
+                f"{self.options_text()}"
+            )
+        if found:
             return passed()
         return failed(f"{show(text)} does not match /{self.value}/{self.options_text()}")
 
     def render(self) -> str:
-        return f"regex {show(self.value)}{self.options_text()}"
+        negated = "not " if self.negate else ""
+        return f"regex {negated}{show(self.value)}{self.options_text()}"
 
 
 class NumberCheck(BaseCheck):
@@ -373,6 +420,11 @@ BUILTIN_CHECKS: tuple[type[BaseCheck], ...] = (
     RegexCheck,
     NumberCheck,
     OutcomeCheck,
+    JsonCheck,
+    CostCheck,
+    LatencyCheck,
+    JavascriptCheck,
+    PythonCheck,
     JudgeCheck,
     IgnoreCheck,
 )

@@ -13,9 +13,10 @@ from caseforge.checks import (
     IncludeShorthand,
     Reads,
     ToolCallsCheck,
+    TrialFacts,
     UndeclaredCheck,
 )
-from caseforge.errors import suite_exit
+from caseforge.errors import EnvError, suite_exit
 from caseforge.results import (
     ACTUAL_BYTES,
     CheckResult,
@@ -89,18 +90,23 @@ def grade_trial(
     outcomes: dict[str, object] | None = None,
     options: GradeOptions = GradeOptions(),
     outcome_error: str | None = None,
+    latency_s: float | None = None,
 ) -> tuple[TrialStatus, list[CheckResult]]:
     """Grade every check of ``case``; return the case-trial's status and each check's result.
 
     ``outcomes`` is what the suite's outcome probe read from the trial's workspace, by field.
-    When the agent paused for approval without a reply, checks on the reply cannot be judged;
-    instead the case must expect the pause (``needs_approval: true``).
+    ``latency_s`` is the case-trial's recorded latency (``latency`` checks read it; without
+    it they are not judged). When the agent paused for approval without a reply, checks on
+    the reply cannot be judged; instead the case must expect the pause
+    (``needs_approval: true``).
     """
     paused = result.paused_for_approval and not result.reply.strip()
     results: list[CheckResult] = []
-    for name, field, check in case.checks():
+    checks = case.checks()
+    facts = trial_facts(case, result, latency_s) if _reads_trial(checks) else None
+    for name, field, check in checks:
         results.append(
-            _grade_one(name, field, check, result, outcomes, options, outcome_error, paused)
+            _grade_one(name, field, check, result, outcomes, options, outcome_error, paused, facts)
         )
     if paused:
         results.append(_approval_check(case))
@@ -109,6 +115,31 @@ def grade_trial(
         reason = f"the conversation reached max_turns ({limit}) without the agent or user ending it"
         results.append(CheckResult(MAX_TURNS_CHECK, "conversation", _FAIL, limit, limit, reason))
     return trial_status(results), results
+
+
+def _reads_trial(checks: list[tuple[str, str, Check]]) -> bool:
+    for _, _, check in checks:
+        if isinstance(check, BaseCheck) and (check.uses_trial or check.reads is _TRIAL):
+            return True
+    return False
+
+
+_TRIAL = Reads.TRIAL
+
+
+def trial_facts(case: Case, result: AgentResult, latency_s: float | None) -> TrialFacts:
+    """What the checks that read the case-trial see: the case, the agent's cost (``None``
+    when it reported no usage at all) and the latency."""
+    usage = result.usage
+    reported = usage.cost_usd or usage.input_tokens or usage.output_tokens
+    description = case.provenance.get("description")
+    return TrialFacts(
+        case_id=case.id,
+        input=case.input,
+        description=description if isinstance(description, str) else (case.note or None),
+        cost_usd=usage.cost_usd if reported else None,
+        latency_s=latency_s,
+    )
 
 
 def _grade_one(
@@ -120,6 +151,7 @@ def _grade_one(
     options: GradeOptions,
     outcome_error: str | None,
     paused: bool,
+    facts: TrialFacts | None = None,
 ) -> CheckResult:
     mode = check.mode
     if paused and (isinstance(check, ToolCallsCheck) or _earlier_turn(check, result)):
@@ -146,7 +178,7 @@ def _grade_one(
                 else f"no field {field!r} in the output"
             )
             return CheckResult(name, mode, _FAIL, expected, None, reason)
-        return _verdict(name, mode, check, expected, actual, field, turn)
+        return _verdict(name, mode, check, expected, actual, field, turn, facts)
     if isinstance(check, (UndeclaredCheck, IncludeShorthand)):
         return _undeclared(name, mode)
     expected = check.expected
@@ -164,6 +196,9 @@ def _grade_one(
             "judging turned off (--no-judge)" if options.judge == "skip" else options.judge_reason
         )
         return CheckResult(name, mode, status, expected, None, reason)
+    if reads is Reads.TRIAL:
+        assert facts is not None and isinstance(check, BaseCheck)
+        return _verdict(name, mode, check, expected, check.measured(facts), "trial")
     if reads is Reads.WORKSPACE:
         if outcome_error is not None:
             return CheckResult(name, mode, CheckStatus.ERROR, expected, None, outcome_error)
@@ -184,7 +219,7 @@ def _grade_one(
             return CheckResult(
                 name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
             )
-    return _verdict(name, mode, check, expected, actual, field, turn)
+    return _verdict(name, mode, check, expected, actual, field, turn, facts)
 
 
 def _earlier_turn(check: Check, result: AgentResult) -> bool:
@@ -225,8 +260,9 @@ def _verdict(
     actual: object,
     field: str,
     turn: int | None = None,
+    facts: TrialFacts | None = None,
 ) -> CheckResult:
-    result = _graded(name, mode, check, expected, actual)
+    result = _graded(name, mode, check, expected, actual, facts)
     kept = result.actual
     if type(kept) is str and len(kept) <= ACTUAL_BYTES // 4:  # the common case: it fits
         return result
@@ -240,10 +276,20 @@ def _verdict(
 
 
 def _graded(
-    name: str, mode: str, check: BaseCheck | ToolCallsCheck, expected: object, actual: object
+    name: str,
+    mode: str,
+    check: BaseCheck | ToolCallsCheck,
+    expected: object,
+    actual: object,
+    facts: TrialFacts | None = None,
 ) -> CheckResult:
     try:
-        verdict = check.grade(actual)
+        if facts is not None and isinstance(check, BaseCheck) and check.uses_trial:
+            verdict = check.grade_in(actual, facts)
+        else:
+            verdict = check.grade(actual)
+    except EnvError:  # the machine lacks what the mode needs: not the check's verdict
+        raise
     except Exception as exc:  # a suite's own mode must not take the run down
         reason = f"grading raised {type(exc).__name__}: {exc}"
         return CheckResult(name, mode, CheckStatus.ERROR, expected, actual, reason)

@@ -24,7 +24,9 @@ class CheckStatus(StrEnum):
     FAIL = "fail"
     ERROR = "error"  # the check could not run (e.g. no outcome probe)
     SKIPPED = "skipped"  # `ignore`, written down on purpose
-    NOT_JUDGED = "not_judged"  # a judge check with no judge: keeps the case-trial from passing
+    # A judge check with no judge, a cost the agent never reported: keeps the case-trial
+    # from passing (incomplete).
+    NOT_JUDGED = "not_judged"
     CANNOT_JUDGE = "cannot_judge"  # paused for approval before replying: reply checks don't apply
 
 
@@ -238,8 +240,8 @@ def needs_judge(record: TrialRecord) -> bool:
 
 
 def trial_status(results: list[CheckResult]) -> TrialStatus:
-    """error if a check could not run; else fail if any failed; else incomplete if a judge
-    check was not judged; else pass."""
+    """error if a check could not run; else fail if any failed; else incomplete if a check
+    was not judged (a judge check without its judge, a cost nobody reported); else pass."""
     statuses = {r.status for r in results}
     if _CHECK_ERROR in statuses:
         return _ERROR

@@ -24,7 +24,7 @@ def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
         status, checks = TrialStatus.ERROR, list[CheckResult]()
     else:
         status, checks = grade_trial(
-            task.case, result, outcome.outcomes, options, outcome.outcome_error
+            task.case, result, outcome.outcomes, options, outcome.outcome_error, outcome.latency_s
         )
     return TrialRecord(
         case_id=task.case.id,

@@ -15,7 +15,7 @@ import contextlib
 import datetime as dt
 import re
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,8 +28,9 @@ from caseforge.agent.threads import exits_contained
 from caseforge.agent.transports import import_object, resolve_agent
 from caseforge.case.context import load_context
 from caseforge.case.identity import suite_identity
-from caseforge.case.load import Suite, load_suite
+from caseforge.case.load import Suite, bind_suite_files, load_suite
 from caseforge.case.model import Case
+from caseforge.checks import BaseCheck
 from caseforge.errors import CaseforgeError, Interrupted, UsageError
 from caseforge.grade.judge import make_judge
 from caseforge.grade.trial import GradeOptions
@@ -526,6 +527,7 @@ class Runner:
         suite = load_suite(opts.suite_dir)
         config = suite.config
         cases = select_cases(suite, opts.split, opts.case_ids, opts.tags)
+        require_check_environment(cases)  # a missing extra fails before any run is recorded
         names: list[str | None]
         if opts.configs:
             unknown = [n for n in opts.configs if n not in config.configs]
@@ -677,6 +679,13 @@ class Runner:
             snapshot = self.store.cases(info.id)
             model = suite.case_model
             cases = {cid: model.model_validate(data) for cid, data in snapshot.items()}
+            for case in cases.values():  # the files its checks name, read from the suite
+                unread = bind_suite_files(case, suite.suite_dir)
+                if unread:
+                    where, message = unread[0]
+                    field = ".".join(str(part) for part in where)
+                    raise CaseforgeError(f"{info.id}: case {case.id}: {field}: {message}")
+            require_check_environment(cases.values())
             handles.append(RunHandle(info.id, info.config_name, info.config, cases))
         done = {h.run_id: self.store.done(h.run_id) for h in handles}
         return RunPlan(suite, handles, group[0].trials, clock, done, shard=opts.shard)
@@ -692,6 +701,7 @@ class Runner:
         current = {c.case.id: c.case for c in suite.cases}
         stored = set(self.store.cases(source))
         kept = [current[cid] for cid in sorted(stored & set(current))]
+        require_check_environment(kept)
         run_id = new_run_id()
         options: JSONObject = {**info.options, "rescored_from": source, "judge": None}
         handle = self._record_run(
@@ -725,6 +735,19 @@ class Runner:
             replay_from=source,
             left_out=sorted(stored - set(current)),
         )
+
+
+def require_check_environment(cases: Iterable[Case]) -> None:
+    """``EnvError`` when a check mode these cases use needs a package this machine lacks
+    (``javascript``: mini-racer), said once, before any case-trial runs."""
+    asked: set[type[object]] = set()
+    for case in cases:
+        for _, _, check in case.checks():
+            kind = type(check)
+            if kind not in asked:
+                asked.add(kind)
+                if isinstance(check, BaseCheck):
+                    check.require_environment()
 
 
 def _schedule(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
