@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -28,7 +27,9 @@ def run(input, ctx):
     return {
         "output": {"intent": "timetable", "route": route},
         "reply": f"Route {route} leaves Lumenport at 08:15.",
-        "tool_calls": [{"name": "timetable", "args": {"route": route}, "result": {"first": "08:15"}}],
+        "tool_calls": [
+            {"name": "timetable", "args": {"route": route}, "result": {"first": "08:15"}}
+        ],
         "usage": {"input_tokens": 20, "output_tokens": 8, "cost_usd": 0.002},
         "done": True,
     }

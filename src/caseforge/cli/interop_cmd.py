@@ -78,6 +78,49 @@ def import_inspect(
     _finish(import_inspect(request, dry_run))
 
 
+@import_app.command("table")
+def import_table(
+    table: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            help="CSV, JSONL, JSON, Parquet, or a Hugging Face dataset saved to disk (a folder).",
+        ),
+    ],
+    out: OutSuite,
+    maps: Annotated[
+        list[str],
+        typer.Option(
+            "--map",
+            metavar="TARGET=COLUMN",
+            help="input.NAME=COLUMN (repeat; a dotted NAME nests), or tags, note, group, split.",
+        ),
+    ],
+    expects: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--expect",
+            metavar="FIELD=MODE:COLUMN",
+            help="A check on FIELD with MODE, its expected value from COLUMN, or "
+            "FIELD=MODE:oracle=NAME (the suite's oracle computes it). Repeat.",
+        ),
+    ] = None,
+    id_column: Annotated[
+        str | None,
+        typer.Option("--id", metavar="COLUMN", help="The ids' column (default: `id`, if any)."),
+    ] = None,
+    prefix: Prefix = None,
+    dry_run: DryRun = False,
+) -> None:
+    """A table of examples as cases, one per row: --map says the input, --expect the
+    checks."""
+    from caseforge.interop.table_import import TableImport
+    from caseforge.interop.table_import import import_table as run_import
+
+    request = TableImport.from_options(table, out, maps, expects or [], id_column, prefix)
+    _finish(run_import(request, dry_run))
+
+
 RunArg = Annotated[str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")]
 
 
