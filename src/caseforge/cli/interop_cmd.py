@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 import_app = App(
     help="Bring tests in from another tool: Inspect AI datasets, tables (CSV, JSONL, Parquet, "
-    "Hugging Face).",
+    "Hugging Face), tau-bench domains.",
     no_args_is_help=True,
 )
 export_app = App(
@@ -119,6 +119,23 @@ def import_table(
 
     request = TableImport.from_options(table, out, maps, expects or [], id_column, prefix)
     _finish(run_import(request, dry_run))
+
+
+@import_app.command("tau-bench")
+def import_tau_bench(
+    path: Annotated[
+        Path, typer.Argument(metavar="PATH", help="A tau-bench-style checkout (envs/DOMAIN/).")
+    ],
+    domain: Annotated[str, typer.Option("--domain", help="The domain to import (retail…).")],
+    out: OutSuite,
+    dry_run: DryRun = False,
+) -> None:
+    """A tau-bench-style domain as a suite: its database per trial, its tools, a case per
+    task."""
+    from caseforge.interop.tau_bench import TauImport
+    from caseforge.interop.tau_bench import import_tau_bench as run_import
+
+    _finish(run_import(TauImport(path, domain, out), dry_run))
 
 
 RunArg = Annotated[str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")]

@@ -94,7 +94,7 @@ COMMANDS: dict[str, LazyCommand] = {
         LazyCommand("store", "store_cmd", "store_app", "The run store: migrate its schema."),
         LazyCommand("import", "interop_cmd", "import_app",
                     "Bring tests in from another tool: Inspect AI datasets, tables (CSV, JSONL, "
-                    "Parquet, Hugging Face)."),
+                    "Parquet, Hugging Face), tau-bench domains."),
         LazyCommand("export", "interop_cmd", "export_app",
                     "Write a run for another tool: an Inspect AI log, a table (CSV or Parquet)."),
     )

@@ -30,7 +30,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from caseforge.case.load import CASES_DIR, CONFIG_FILE, iter_cases, load_config, suite_modes
+from caseforge.case.load import (
+    CASES_DIR,
+    CONFIG_FILE,
+    case_files,
+    iter_case_file,
+    load_config,
+    suite_modes,
+)
 from caseforge.case.model import Case, case_model
 from caseforge.case.retire import retired_ids
 from caseforge.case.suite import SuiteConfig
@@ -100,7 +107,12 @@ class SuiteWriter:
         if self.existing:
             taken |= retired_ids(self.suite_dir)
             lenient = case_model(lenient=True)
-            for loaded in iter_cases(self.suite_dir, lenient):
+            # Read without the parse cache, which would write .caseforge/ (a dry run writes
+            # nothing).
+            loaded_cases = (
+                c for p in case_files(self.suite_dir) for c in iter_case_file(p, lenient)
+            )
+            for loaded in loaded_cases:
                 if isinstance(loaded, Problem):
                     self._paths.add(loaded.path.resolve())
                     continue
@@ -148,6 +160,7 @@ class SuiteWriter:
             added = dt.date.today()
         if case_id != slug and owned is None:
             item.map(f"id: {slug!r} is taken, so the case is {case_id!r}")
+        data = _fresh(data)  # no shared values: YAML would write them as anchors and aliases
         provenance = dict(_mapping(data.get("provenance")))
         mark: dict[str, object] = {"format": self.format, "source": self.source}
         if original_id is not None and key == _key(original_id, item.where):
@@ -238,6 +251,22 @@ def source_name(path: Path, suite_dir: Path) -> str:
     """A source as the suite sees it: its path relative to the suite folder, so a re-import
     from another working folder is the same import and finds the cases it made."""
     return Path(os.path.relpath(path.resolve(), suite_dir.resolve())).as_posix()
+
+
+def _fresh(value: object) -> dict[str, object]:
+    """A copy of ``value`` sharing nothing, not even within itself (``deepcopy`` keeps a
+    value used twice shared)."""
+
+    def fresh(inner: object) -> object:
+        if isinstance(inner, dict):
+            return {k: fresh(v) for k, v in inner.items()}
+        if isinstance(inner, list | tuple):
+            return [fresh(v) for v in inner]
+        return inner
+
+    copied = fresh(value)
+    assert isinstance(copied, dict)
+    return copied
 
 
 def _key(original_id: object, where: str) -> str:
