@@ -7,9 +7,11 @@ STAMP  := $(VENV)/.installed-dev
 .PHONY: demo test test-loaded lint docs docs-serve package schema format bench bench-inspect screenshots clean
 
 # _version.py too: the installed metadata's version is read from it (pyproject.toml, dynamic).
+# The tests need the optional extras whose code they exercise beyond dev's list: inspect
+# (inspect-ai, for `caseforge export inspect`) and tables (pyarrow), named here explicitly.
 $(STAMP): pyproject.toml src/caseforge/_version.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,inspect,tables]'
 	@touch $(STAMP)
 
 ## demo: install into .venv, validate the three example suites and run two of them, offline

@@ -74,3 +74,16 @@ def test_validate_of_the_starter_suite_imports_no_model_stats_server_or_cluster(
     assert "caseforge" in loaded and "ruamel" in loaded  # it did validate
     assert loaded & HEAVY_MODULES <= {"numpy", "datasketch"}  # near-duplicates at scale
     assert not loaded & {"openai", "scipy", "fastapi", "ray"}
+
+
+def test_importers_load_pyarrow_and_inspect_ai_only_for_the_formats_that_need_them(
+    tmp_path: Path,
+) -> None:
+    data = REPO / "tests" / "interop" / "data"
+    loaded = imported("import", "inspect", str(data / "capitals.csv"), "--out", str(tmp_path / "a"))
+    assert (tmp_path / "a" / "IMPORT.md").is_file()  # it did import
+    assert not loaded & {"pyarrow", "inspect_ai"}
+    loaded = imported("import", "table", str(data / "tickets.csv"), "--out",
+                      str(tmp_path / "b"), "--map", "input.ticket=body")  # fmt: skip
+    assert (tmp_path / "b" / "IMPORT.md").is_file()
+    assert not loaded & {"pyarrow", "inspect_ai"}

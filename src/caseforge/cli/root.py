@@ -92,6 +92,11 @@ COMMANDS: dict[str, LazyCommand] = {
         LazyCommand("synth", "synth_cmd", "synth_app",
                     "Two-step synthesis: dimension tuples, then one model call each."),
         LazyCommand("store", "store_cmd", "store_app", "The run store: migrate its schema."),
+        LazyCommand("import", "interop_cmd", "import_app",
+                    "Bring tests in from another tool: Inspect AI datasets, tables (CSV, JSONL, "
+                    "Parquet, Hugging Face), tau-bench domains."),
+        LazyCommand("export", "interop_cmd", "export_app",
+                    "Write a run for another tool: an Inspect AI log, a table (CSV or Parquet)."),
     )
 }  # fmt: skip
 

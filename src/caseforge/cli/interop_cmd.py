@@ -1,0 +1,183 @@
+"""``caseforge import FORMAT …`` and ``caseforge export FORMAT …``: other tools' tests in,
+caseforge runs out.
+
+Each format is a command of its own, whose module under ``caseforge.interop`` is imported
+only when it runs (so ``import inspect`` never loads pyarrow, nor ``export table`` inspect-ai).
+Every importer prints its report (``interop/report.py``) and writes it as ``SUITE/IMPORT.md``;
+``--dry-run`` prints it and writes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from caseforge.cli.command import App
+from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
+
+if TYPE_CHECKING:
+    from caseforge.interop.report import ImportReport
+
+import_app = App(
+    help="Bring tests in from another tool: Inspect AI datasets, tables (CSV, JSONL, Parquet, "
+    "Hugging Face), tau-bench domains.",
+    no_args_is_help=True,
+)
+export_app = App(
+    help="Write a run for another tool: an Inspect AI log, a table (CSV or Parquet).",
+    no_args_is_help=True,
+)
+
+OutSuite = Annotated[
+    Path, typer.Option("--out", help="The suite folder to write (new, or one to add to).")
+]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Print the import report; write nothing.")]
+Prefix = Annotated[
+    str | None,
+    typer.Option(
+        "--prefix", help="Put before each case id (default: the source file's name; '' for none)."
+    ),
+]
+
+
+def _finish(report: ImportReport) -> None:
+    """Print the report; an imported case that does not validate is the command's error."""
+    print("\n".join(report.lines()))
+    if not report.dry_run:
+        print(f"wrote {Path(report.suite) / 'IMPORT.md'}")
+    error = report.error()
+    if error is not None:
+        raise error
+
+
+@import_app.command("inspect")
+def import_inspect(
+    dataset: Annotated[
+        Path,
+        typer.Argument(metavar="DATASET", help="An Inspect sample dataset: .json, .jsonl, .csv."),
+    ],
+    out: OutSuite,
+    scorer: Annotated[
+        str,
+        typer.Option(
+            "--scorer",
+            help="How the task scores the target: includes (must_include), match (regex at the "
+            "end), exact, judge.",
+        ),
+    ] = "includes",
+    prefix: Prefix = None,
+    dry_run: DryRun = False,
+) -> None:
+    """An Inspect AI sample dataset as cases: input, target (by --scorer), choices, id,
+    metadata."""
+    from caseforge.interop.inspect_dataset import InspectImport, import_inspect
+
+    request = InspectImport(dataset, out, scorer, prefix)  # type: ignore[arg-type]
+    _finish(import_inspect(request, dry_run))
+
+
+@import_app.command("table")
+def import_table(
+    table: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            help="CSV, JSONL, JSON, Parquet, or a Hugging Face dataset saved to disk (a folder).",
+        ),
+    ],
+    out: OutSuite,
+    maps: Annotated[
+        list[str],
+        typer.Option(
+            "--map",
+            metavar="TARGET=COLUMN",
+            help="input.NAME=COLUMN (repeat; a dotted NAME nests), or tags, note, group, split.",
+        ),
+    ],
+    expects: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--expect",
+            metavar="FIELD=MODE:COLUMN",
+            help="A check on FIELD with MODE, its expected value from COLUMN, or "
+            "FIELD=MODE:oracle=NAME (the suite's oracle computes it). Repeat.",
+        ),
+    ] = None,
+    id_column: Annotated[
+        str | None,
+        typer.Option("--id", metavar="COLUMN", help="The ids' column (default: `id`, if any)."),
+    ] = None,
+    prefix: Prefix = None,
+    dry_run: DryRun = False,
+) -> None:
+    """A table of examples as cases, one per row: --map says the input, --expect the
+    checks."""
+    from caseforge.interop.table_import import TableImport
+    from caseforge.interop.table_import import import_table as run_import
+
+    request = TableImport.from_options(table, out, maps, expects or [], id_column, prefix)
+    _finish(run_import(request, dry_run))
+
+
+@import_app.command("tau-bench")
+def import_tau_bench(
+    path: Annotated[
+        Path, typer.Argument(metavar="PATH", help="A tau-bench-style checkout (envs/DOMAIN/).")
+    ],
+    domain: Annotated[str, typer.Option("--domain", help="The domain to import (retail…).")],
+    out: OutSuite,
+    dry_run: DryRun = False,
+) -> None:
+    """A tau-bench-style domain as a suite: its database per trial, its tools, a case per
+    task."""
+    from caseforge.interop.tau_bench import TauImport
+    from caseforge.interop.tau_bench import import_tau_bench as run_import
+
+    _finish(run_import(TauImport(path, domain, out), dry_run))
+
+
+RunArg = Annotated[str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")]
+
+
+@export_app.command("inspect")
+def export_inspect(
+    run_ref: RunArg,
+    out: Annotated[Path, typer.Option("--out", help="The Inspect log to write: FILE.eval.")],
+    suite: StoreSuiteOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """A run as an Inspect AI log: a sample per case-trial, a score per check (needs
+    caseforge[inspect])."""
+    from caseforge.interop.inspect_log import export_inspect as write_log
+    from caseforge.report.build import load_report
+
+    output_file(out, "--out")
+    report = load_report(run_ref, store_url(store, suite), raw=True)
+    samples = write_log(report, out)
+    print(f"wrote {out}: run {report.run_id}, {samples} samples (case-trials)")
+
+
+@export_app.command("table")
+def export_table(
+    run_ref: RunArg,
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="FILE.csv or FILE.parquet (Parquet needs caseforge[tables])."),
+    ],
+    checks: Annotated[
+        bool, typer.Option("--checks", help="One row per check instead of per case-trial.")
+    ] = False,
+    suite: StoreSuiteOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """A run as a table: one row per case-trial (--checks: per check), CSV or Parquet."""
+    from caseforge.interop.table_export import export_table as write_table
+    from caseforge.report.build import load_report
+
+    output_file(out, "--out")
+    report = load_report(run_ref, store_url(store, suite), raw=True)
+    rows = write_table(report, out, checks)
+    kind = "checks" if checks else "case-trials"
+    print(f"wrote {out}: run {report.run_id}, {rows} rows ({kind})")

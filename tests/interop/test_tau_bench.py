@@ -1,0 +1,120 @@
+"""`caseforge import tau-bench` on a small fictional domain in tau-bench's layout
+(tests/interop/data/tau): the suite validates, a scripted agent doing each task's
+ground-truth actions passes every case, and one that skips the writes fails them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from caseforge.api import run_suite
+from tests.interop.helpers import DATA, cli, files_of
+
+TAU = DATA / "tau"
+AGENT = '''
+"""A scripted agent: it does the task's ground-truth actions through the suite's tools."""
+
+import json
+from pathlib import Path
+
+import tau_railshop
+
+TASKS = json.loads(Path(__file__).with_name("tasks.json").read_text())
+TASKS = {t["instruction"]: t for t in TASKS}
+SKIP_WRITES = False
+
+
+def run(input, ctx):
+    task = TASKS[ctx.messages[-1]["content"]]
+    calls, said = [], []
+    for action in task["actions"]:
+        if SKIP_WRITES and action["name"] != "get_order_details":
+            continue
+        answer = tau_railshop.call(ctx.workspace, action["name"], **action["kwargs"])
+        calls.append({"name": action["name"], "args": action["kwargs"], "result": answer})
+        said.append(answer)
+    reply = " ".join(said + task["outputs"]) or "done"
+    return {"output": {}, "reply": reply, "tool_calls": calls, "done": True}
+'''
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("tau") / "railshop"
+    done = cli("import", "tau-bench", TAU, "--domain", "railshop", "--out", root)
+    assert done.exit_code == 0, done.output
+    shutil.copy(TAU / "envs" / "railshop" / "tasks.json", root / "tasks.json")
+    (root / "scripted_agent.py").write_text(AGENT, encoding="utf-8")
+    (root / "faulty_agent.py").write_text(
+        AGENT.replace("SKIP_WRITES = False", "SKIP_WRITES = True"), encoding="utf-8"
+    )
+    return root
+
+
+def test_the_suite_holds_the_domain(suite: Path) -> None:
+    assert (suite / "tau" / "railshop" / "LICENSE").read_text().startswith("Fictional licence")
+    schemas = json.loads((suite / "context" / "tau-railshop-tools.json").read_text())
+    assert {s["function"]["name"] for s in schemas} == {
+        "get_order_details", "cancel_pending_order", "update_email"
+    }  # fmt: skip
+    assert (suite / "context" / "tau-railshop-policy.md").is_file()
+    config = YAML(typ="safe").load((suite / "caseforge.yaml").read_text())
+    assert config["workspace_setup"] == "tau_railshop:setup"
+    assert config["outcome_probe"] == "tau_railshop:probe"
+    case = YAML(typ="safe").load((suite / "cases" / "railshop-0.yaml").read_text())
+    assert case["group"] == "ada-lind-1"
+    # Only the write is required, with its arguments; the read is not.
+    assert case["expect"]["tool_calls"] == {
+        "must_call": [
+            {"name": "cancel_pending_order",
+             "args": {"order_id": "#R100", "reason": "ordered by mistake"}}
+        ]
+    }  # fmt: skip
+    assert case["expect"]["end_state"]["value"]["orders"]["#R100"]["status"] == "cancelled"
+    assert case["expect"]["reply"]["values"] == ["18.00"]
+    assert cli("validate", suite).exit_code == 0
+
+
+def test_a_correct_agent_passes_every_case_and_a_faulty_one_does_not(
+    suite: Path, tmp_path: Path
+) -> None:
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    [good] = run_suite(suite, agent="scripted_agent:run", trials=1, judge=False, store=store)
+    assert good.summary.pass_rate == 1.0, [
+        (c.id, [k.reason for t in c.trials for k in t.checks if k.status != "pass"])
+        for c in good.cases
+    ]
+    [bad] = run_suite(suite, agent="faulty_agent:run", trials=1, judge=False, store=store)
+    failing = {c.id for c in bad.cases if c.passed == 0}
+    assert failing == {"railshop-0", "railshop-2"}  # the two tasks that write
+    reasons = [k.reason for c in bad.cases for t in c.trials for k in t.checks
+               if k.name == "end_state" and k.status == "fail"]  # fmt: skip
+    assert any("status" in r and "cancelled" in r for r in reasons)  # a readable field diff
+
+
+def test_reimport_and_dry_run(suite: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(suite, copy)
+    before = files_of(copy)
+    done = cli("import", "tau-bench", TAU, "--domain", "railshop", "--out", copy, "--dry-run")
+    assert done.exit_code == 0, done.output
+    assert files_of(copy) == before
+
+
+def test_mistakes(tmp_path: Path) -> None:
+    done = cli("import", "tau-bench", TAU, "--domain", "airline", "--out", tmp_path / "s")
+    assert done.exit_code == 2 and "no tau-bench domain 'airline'" in done.output
+    broken = tmp_path / "broken"
+    shutil.copytree(TAU, broken)
+    tasks = broken / "envs" / "railshop" / "tasks.json"
+    data = json.loads(tasks.read_text())
+    data[1]["actions"][0]["name"] = "refund_everything"
+    tasks.write_text(json.dumps(data))
+    done = cli("import", "tau-bench", broken, "--domain", "railshop", "--out", tmp_path / "s")
+    assert done.exit_code == 1
+    assert "task 1: actions.0: no tool named 'refund_everything'" in done.output
+    assert not (tmp_path / "s").exists()
