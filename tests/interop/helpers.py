@@ -10,6 +10,7 @@ from caseforge.cli import app
 
 DATA = Path(__file__).resolve().parent / "data"
 
+
 def cli(*argv: str) -> Result:
     """``caseforge ARGV`` in this process; the caller asserts the exit code."""
     return CliRunner().invoke(app, [str(a) for a in argv])
