@@ -118,3 +118,42 @@ def test_mistakes(tmp_path: Path) -> None:
     assert done.exit_code == 1
     assert "task 1: actions.0: no tool named 'refund_everything'" in done.output
     assert not (tmp_path / "s").exists()
+
+
+def test_the_tools_load_once_for_trials_that_start_together(suite: Path) -> None:
+    """Trials run at once: a trial asking for the tools while another is loading them must
+    wait and see every tool, never a half-loaded table (it got a KeyError)."""
+    import importlib.util
+    import threading
+    import types
+
+    spec = importlib.util.spec_from_file_location("tau_railshop_fresh", suite / "tau_railshop.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    loading, asked = threading.Event(), threading.Event()
+    real = importlib.util.spec_from_file_location
+    files = {"n": 0}
+
+    def slow_spec(name: str, path: Path) -> object:
+        files["n"] += 1
+        if files["n"] == 2:  # one tool loaded, more to come: the other trial asks now
+            loading.set()
+            asked.wait(timeout=2)  # it answers at once if not made to wait for the rest
+        return real(name, path)
+
+    module.importlib = types.SimpleNamespace(util=types.SimpleNamespace(
+        spec_from_file_location=slow_spec, module_from_spec=importlib.util.module_from_spec
+    ))  # fmt: skip
+    seen: list[set[str]] = []
+
+    def second() -> None:
+        loading.wait(timeout=60)
+        seen.append(set(module.tools()))
+        asked.set()
+
+    other = threading.Thread(target=second)
+    other.start()
+    first = set(module.tools())
+    other.join(timeout=60)
+    assert seen == [first] and "get_order_details" in first and len(first) == 3

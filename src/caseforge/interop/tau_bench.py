@@ -276,30 +276,35 @@ import importlib.util
 import json
 import shutil
 import sys
+import threading
 import types
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent / "tau" / "DOMAIN"
 DB = "tau-DOMAIN-db"
 _TOOLS = {}
+_LOADING = threading.Lock()  # trials run at once: one loads the tools, the others wait
 
 
 def tools():
     """The tools by name: each a class with invoke(data, **kwargs) and get_info()."""
-    if not _TOOLS:
-        base = types.ModuleType("tau_bench.envs.tool")
-        base.Tool = type("Tool", (), {})
-        for name in ("tau_bench", "tau_bench.envs"):
-            sys.modules.setdefault(name, types.ModuleType(name))
-        sys.modules.setdefault("tau_bench.envs.tool", base)
-        for path in sorted((HERE / "tools").glob("*.py")):
-            spec = importlib.util.spec_from_file_location(f"tau_DOMAIN_{path.stem}", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            for value in vars(module).values():
-                if isinstance(value, type) and hasattr(value, "get_info"):
-                    info = value.get_info()
-                    _TOOLS[info.get("function", info).get("name")] = value
+    with _LOADING:
+        if not _TOOLS:
+            base = types.ModuleType("tau_bench.envs.tool")
+            base.Tool = type("Tool", (), {})
+            for name in ("tau_bench", "tau_bench.envs"):
+                sys.modules.setdefault(name, types.ModuleType(name))
+            sys.modules.setdefault("tau_bench.envs.tool", base)
+            found = {}
+            for path in sorted((HERE / "tools").glob("*.py")):
+                spec = importlib.util.spec_from_file_location(f"tau_DOMAIN_{path.stem}", path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                for value in vars(module).values():
+                    if isinstance(value, type) and hasattr(value, "get_info"):
+                        info = value.get_info()
+                        found[info.get("function", info).get("name")] = value
+            _TOOLS.update(found)  # all at once: never seen half loaded
     return _TOOLS
 
 
