@@ -1,0 +1,703 @@
+"""promptfoo's assertions as caseforge checks: the mapping table, one row per type.
+
+Every check reads the agent's ``reply`` (promptfoo grades the provider's output text),
+except ``cost`` and ``latency``, which read what the run measured. A check's key is the
+assertion's ``metric`` (lower case, ``_`` between words), else its type (``contains``,
+``llm_rubric``); the importer numbers repeats (``contains_2``).
+
+- ``equals`` / ``not-equals``: ``exact`` (``negate: true``); an object value: a ``python``
+  check comparing the reply parsed as JSON, as promptfoo does;
+- ``contains``, ``contains-all``: ``must_include`` (``icontains…``: ``case_sensitive:
+  false``); ``contains-any``, ``icontains-any``: ``must_include`` with ``match: any``;
+- ``not-contains``, ``not-contains-any`` (and ``-i``): ``must_not_include``;
+  ``not-contains-all``: a ``javascript`` check that not every value is there;
+- ``starts-with``: ``regex`` of ``\\A`` and the escaped text; ``regex``: ``regex``, the
+  JavaScript dialect translated (``interop/jsregex.py``); ``not-``: ``negate: true``;
+- ``is-json`` / ``contains-json``: ``json`` (``find: true``), ``value`` as its ``schema``;
+  ``not-is-json``: ``javascript``; ``is-xml`` without a value: ``python``;
+- ``cost`` / ``latency``: ``cost`` ``max_usd`` / ``latency`` ``max_ms``, the ``threshold``;
+- ``javascript``, ``python``: the same modes, inline or ``file://x.js[:fn]`` (``.py``),
+  the script copied into the suite's ``asserts/``; ``threshold`` kept;
+- ``word-count``: ``javascript`` counting words as promptfoo does;
+- ``llm-rubric``, ``model-graded-closedqa``, ``factuality``, ``g-eval``,
+  ``answer-relevance``, ``context-faithfulness``, ``conversation-relevance``,
+  ``search-rubric``: ``judge`` with a rubric.
+
+An assertion after a ``transform`` (the test's ``options.transform`` and its own) becomes one
+``javascript`` check that runs the transform, then the assertion's test
+(``interop/promptfoo_transform.py``); where that test has no JavaScript form here, it is
+reported. ``similar`` becomes a ``judge`` check when the suite it is imported into
+configures a judge (``judge:``), else it is reported.
+
+What has no equivalent is not mapped: the case gets an ``ignore`` check whose reason says
+why (``similar`` needs an embedding model; trace assertions wait for span checks; and so on:
+:data:`REPORTED`), and the report names it. So does an assertion with a ``transform`` (the
+check would read another value than promptfoo's), a value read from a script, code that
+needs Node, a file that is not there, and a regex that cannot be translated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from caseforge.checks.scripts import compile_python, needs_node
+from caseforge.interop.jsregex import Untranslatable, to_python
+from caseforge.interop.nunjucks import Unrenderable
+from caseforge.interop.promptfoo_config import FileRef, file_ref, load_file, read_text
+from caseforge.interop.promptfoo_transform import NotComposable, compose
+
+FIELD = "reply"  # promptfoo grades the provider's output: the agent's reply
+JUDGE_NOTE = (
+    "model-graded assertions (llm-rubric and the like) became `judge` checks with the rubric. "
+    "promptfoo's grading prompts and their 0-1 scores are not caseforge's judge, which asks "
+    "its own model (judge: in caseforge.yaml) whether the reply meets the rubric, yes or no; "
+    "a grader's provider or rubricPrompt is not carried over."
+)
+
+_TEXT = {
+    "contains": ("must_include", False, "all"),
+    "icontains": ("must_include", True, "all"),
+    "contains-all": ("must_include", False, "all"),
+    "icontains-all": ("must_include", True, "all"),
+    "contains-any": ("must_include", False, "any"),
+    "icontains-any": ("must_include", True, "any"),
+    "not-contains": ("must_not_include", False, "all"),
+    "not-icontains": ("must_not_include", True, "all"),
+    "not-contains-any": ("must_not_include", False, "all"),
+    "not-icontains-any": ("must_not_include", True, "all"),
+}
+_RUBRICS = {
+    "llm-rubric": "{value}",
+    "model-graded-closedqa": "{value}",
+    "search-rubric": "{value}",
+    "factuality": "The reply is factually consistent with this reference answer: {value}",
+    "model-graded-factuality": "The reply is factually consistent with this reference "
+    "answer: {value}",
+    "g-eval": "The reply meets these criteria: {value}",
+    "answer-relevance": "The reply is relevant to, and answers, the question it was asked: {query}",
+    "context-faithfulness": "Every claim the reply makes is supported by this context: {context}",
+    "conversation-relevance": "The reply stays relevant to the conversation so far.",
+}
+_NEEDS_VALUE = {
+    "llm-rubric",
+    "model-graded-closedqa",
+    "search-rubric",
+    "factuality",
+    "model-graded-factuality",
+    "g-eval",
+}
+
+# Types with no caseforge check: the kind of reason (for counts) and what the report says.
+REPORTED: dict[str, tuple[str, str]] = {
+    "similar": (
+        "needs an embedding model",
+        "promptfoo compares embeddings against a "
+        "threshold; caseforge has no embedding check (a judge rubric can say what "
+        "the reply must mean)",
+    ),
+    "trace": (
+        "trace assertion",
+        "reads the OpenTelemetry spans of the call; caseforge has no "
+        "span checks yet (the trajectory issue adds them)",
+    ),
+    "tool-validity": (
+        "tool-call validity",
+        "checks the output's tool calls against the "
+        "provider's tool schemas; caseforge's tool_calls check grades calls by "
+        "name and arguments, not against a schema",
+    ),
+    "guardrails": (
+        "provider guardrails",
+        "reads the provider's own guardrail flags, which the agent does not report",
+    ),
+    "moderation": ("needs a moderation API", "asks a moderation API to flag the output"),
+    "classifier": ("needs a classifier model", "runs a Hugging Face classifier over the output"),
+    "pi": ("needs a scoring model", "asks Pi Labs' scoring model"),
+    "context": (
+        "grades the retrieved context",
+        "grades the retrieved context (vars.context) against the query, not the reply",
+    ),
+    "text-metric": (
+        "text-similarity metric",
+        "a text-similarity score (BLEU, ROUGE, Levenshtein…) caseforge has no mode for",
+    ),
+    "perplexity": ("needs log probabilities", "needs the provider's log probabilities"),
+    "finish-reason": (
+        "finish reason",
+        "reads the provider's finish reason, which the agent does not report",
+    ),
+    "sql": ("needs a SQL parser", "needs a SQL parser"),
+    "html": ("markup check", "checks HTML or XML that caseforge has no mode for"),
+    "refusal": ("refusal heuristic", "promptfoo's refusal heuristic"),
+    "webhook": ("webhook", "asks a web service to grade the output"),
+    "ruby": ("Ruby code", "Ruby code: caseforge runs JavaScript and Python checks"),
+    "human": ("graded by people", "graded by people in promptfoo's viewer"),
+    "comparison": (
+        "compares outputs",
+        "compares the outputs of several providers or prompts "
+        "for one test; caseforge grades each case-trial on its own",
+    ),
+    "assert-set": ("assert-set", "a group of assertions scored against its own threshold"),
+    "negated": (
+        "negated model-graded",
+        "a negated model-graded or metric assertion: caseforge's judge has no negation",
+    ),
+}
+_FAMILY = {
+    **dict.fromkeys(("similar", "similar:cosine", "similar:dot", "similar:euclidean"), "similar"),
+    **dict.fromkeys(
+        (
+            "trace-error-spans",
+            "trace-span-count",
+            "trace-span-duration",
+            "trajectory:goal-success",
+            "trajectory:tool-args-match",
+            "trajectory:step-count",
+            "trajectory:tool-sequence",
+            "trajectory:tool-used",
+            "skill-used",
+        ),
+        "trace",
+    ),
+    **dict.fromkeys(
+        (
+            "is-valid-openai-tools-call",
+            "is-valid-openai-function-call",
+            "is-valid-function-call",
+            "tool-call-f1",
+        ),
+        "tool-validity",
+    ),
+    "guardrails": "guardrails",
+    "moderation": "moderation",
+    "classifier": "classifier",
+    "pi": "pi",
+    "context-recall": "context",
+    "context-relevance": "context",
+    **dict.fromkeys(("levenshtein", "rouge-n", "bleu", "gleu", "meteor", "f-score"), "text-metric"),
+    "perplexity": "perplexity",
+    "perplexity-score": "perplexity",
+    "finish-reason": "finish-reason",
+    "is-sql": "sql",
+    "contains-sql": "sql",
+    "is-html": "html",
+    "contains-html": "html",
+    "contains-xml": "html",
+    "is-refusal": "refusal",
+    "webhook": "webhook",
+    "ruby": "ruby",
+    "human": "human",
+    "select-best": "comparison",
+    "max-score": "comparison",
+    "assert-set": "assert-set",
+}
+
+
+@dataclass
+class Context:
+    """What mapping an assertion needs beyond it: the config's folder (``file://``), the
+    test's vars and a renderer of ``{{var}}`` (raises ``Unrenderable``), and the suite files
+    the checks use (scripts, schemas), collected by path across the import."""
+
+    base: Path
+    variables: Mapping[str, object]
+    render: Callable[[str], str]
+    files: dict[str, str] = field(default_factory=dict)
+    judge: bool = False  # the suite configures a judge: `similar` becomes a judge check
+
+
+@dataclass
+class Mapped:
+    """What one assertion became: the key it wants, the check (an ``ignore`` check when it
+    is not mapped), the report's line for it, and, when not mapped, why (``reason``) and
+    the reason's kind (for the counts). ``notes`` name where a mapped check still grades
+    differently."""
+
+    key: str
+    check: dict[str, object]
+    line: str
+    reason: str = ""
+    kind: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def mapped(self) -> bool:
+        return not self.reason
+
+
+class NotMapped(Exception):
+    """Raised inside the table: the assertion has no check, for ``reason`` (of ``kind``)."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
+
+
+def key_of(assertion: Mapping[str, object]) -> str:
+    """The check key an assertion wants: its metric, else its type, in ``snake_case``."""
+    metric = assertion.get("metric")
+    name = metric if isinstance(metric, str) and metric.strip() else str(assertion.get("type"))
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "check"
+
+
+def map_assertion(
+    assertion: Mapping[str, object], context: Context, transforms: Sequence[object] = ()
+) -> Mapped:
+    """The check for one promptfoo assertion (a mapping with ``type``); ``transforms`` are
+    the test's ``options.transform`` (applied before the assertion's own)."""
+    kind = str(assertion.get("type"))
+    key = key_of(assertion)
+    chain = [*transforms, *([assertion["transform"]] if "transform" in assertion else [])]
+    kept = [t for t in chain if not _moot(kind, t)]
+    try:
+        if kept and kind not in ("cost", "latency"):
+            check = _transformed(kind, assertion, kept, context)
+            shown = ", then ".join(_short(t) for t in kept)
+            return Mapped(key, check, f"{kind} after the transform {shown} -> javascript")
+        check, notes = _check(kind, assertion, context)
+        notes += [
+            f"{kind}: the transform {_short(t)} changes nothing it grades"
+            for t in chain
+            if t not in kept
+        ]
+    except NotMapped as exc:
+        ignored: dict[str, object] = {
+            "mode": "ignore",
+            "reason": f"promptfoo's {kind} assertion: {exc.reason}",
+        }
+        return Mapped(key, ignored, f"{kind}: {exc.reason}", exc.reason, exc.kind)
+    return Mapped(key, check, f"{kind} -> {_became(check)}", notes=notes)
+
+
+_TRIM = re.compile(r"^\s*(return\s+)?output\s*\.\s*trim\s*\(\s*\)\s*;?\s*$")
+_PARSE = re.compile(r"^\s*(return\s+)?JSON\s*\.\s*parse\s*\(\s*output\s*\)\s*;?\s*$")
+
+
+def _moot(kind: str, transform: object) -> bool:
+    """Whether ``transform`` changes nothing the assertion grades: white space trimmed
+    before a model reads the reply, JSON parsed before ``is-json`` checks it is JSON."""
+    if not isinstance(transform, str):
+        return False
+    if _TRIM.match(transform):
+        return kind in _RUBRICS or kind.startswith("similar")
+    return bool(_PARSE.match(transform)) and kind in ("is-json", "contains-json")
+
+
+def _transformed(
+    kind: str, assertion: Mapping[str, object], chain: list[object], context: Context
+) -> dict[str, object]:
+    """An assertion after promptfoo's transforms, as one javascript check."""
+    shown = ", then ".join(_short(t) for t in chain)
+    for transform in chain:
+        if not isinstance(transform, str) or transform.startswith("file://"):
+            raise NotMapped(
+                "transform",
+                f"transforms the output first with a script "
+                f"({shown}), which caseforge does not run",
+            )
+        node = needs_node(transform)
+        if node is not None:
+            raise NotMapped("needs Node", f"its transform needs Node (`{node}`)")
+    texts = [str(t) for t in chain]
+    code: str | None = None
+    value: object = None
+    if kind in ("javascript", "not-javascript"):
+        raw = assertion.get("value")
+        if not isinstance(raw, str) or raw.startswith("file://"):
+            raise NotMapped(
+                "transform",
+                f"transforms the output ({shown}) before a script "
+                "file, which caseforge cannot join to it",
+            )
+        node = needs_node(raw)
+        if node is not None:
+            raise NotMapped("needs Node", f"needs Node (`{node}`)")
+        code = raw
+    else:
+        value = _value(kind, assertion, context)
+        if isinstance(value, str) and kind.endswith(("-any", "-all")):
+            value = _split(value)
+    try:
+        composed = compose(texts, kind, value, code)
+    except NotComposable:
+        raise NotMapped(
+            "transform",
+            f"transforms the output first ({shown}), and a {kind} "
+            "assertion has no JavaScript form to follow it: rewrite it as a "
+            "javascript check",
+        ) from None
+    check: dict[str, object] = {"mode": "javascript", "code": composed}
+    threshold = assertion.get("threshold")
+    if kind == "javascript" and isinstance(threshold, int | float):
+        check["threshold"] = threshold
+    return _reply(check)
+
+
+def _became(check: Mapping[str, object]) -> str:
+    extra = [
+        f"{k}: {_as_text(check[k])}"
+        for k in ("match", "case_sensitive", "negate", "find")
+        if k in check
+    ]
+    return ", ".join([str(check["mode"]), *extra])
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return f"`{text if len(text) <= limit else text[: limit - 1] + '…'}`"
+
+
+def _check(
+    kind: str, assertion: Mapping[str, object], context: Context
+) -> tuple[dict[str, object], list[str]]:
+    notes: list[str] = []
+    if kind.startswith("similar") and context.judge:
+        return _similar(assertion, context)
+    if kind in _FAMILY or (kind.startswith("not-") and kind[4:] in _FAMILY):
+        family = _FAMILY.get(kind) or _FAMILY[kind[4:]]
+        what, why = REPORTED[family]
+        raise NotMapped(what, why)
+    if kind in ("javascript", "python"):
+        return _code(kind, assertion, context), notes
+    if kind in ("not-javascript", "not-python"):
+        raise NotMapped(
+            "negated code",
+            "a negated code assertion: return the opposite verdict from the code instead",
+        )
+    value = _value(kind, assertion, context)
+    if kind in _TEXT or kind in ("not-contains-all", "not-icontains-all"):
+        return _text(kind, value), notes
+    if kind in ("equals", "not-equals"):
+        return _equals(kind, value), notes
+    if kind in ("starts-with", "not-starts-with"):
+        if not isinstance(value, str | int | float) or value == "":
+            raise NotMapped("no value", "needs a text value")
+        check = _reply({"mode": "regex", "value": "\\A" + re.escape(str(value))})
+        return _negated(check, kind), notes
+    if kind in ("regex", "not-regex"):
+        if not isinstance(value, str) or not value:
+            raise NotMapped("no value", "needs a pattern")
+        try:
+            pattern = to_python(value)
+        except Untranslatable as exc:
+            raise NotMapped(
+                "regex not translated",
+                f"the JavaScript pattern {_short(value)} "
+                f"cannot be said the same way in Python: {exc}",
+            ) from None
+        return _negated(_reply({"mode": "regex", "value": pattern}), kind), notes
+    if kind in ("is-json", "contains-json"):
+        return _json(kind, value, context), notes
+    if kind == "not-is-json":
+        code = "(() => { try { JSON.parse(output); return false; } catch (e) { return true; } })()"
+        return _reply({"mode": "javascript", "code": code}), notes
+    if kind == "is-xml" and value is None:
+        return _reply({"mode": "python", "code": _XML}), notes
+    if kind in ("cost", "latency"):
+        return _limit(kind, assertion), notes
+    if kind == "word-count":
+        return _reply({"mode": "javascript", "code": _word_count(value)}), notes
+    if kind in _RUBRICS:
+        return _judge(kind, value, assertion, context)
+    if kind.startswith("not-") and kind[4:] in _RUBRICS:
+        what, why = REPORTED["negated"]
+        raise NotMapped(what, why)
+    if kind == "is-xml":
+        raise NotMapped("markup check", "is-xml with required elements: no caseforge mode")
+    raise NotMapped("unknown type", "not a promptfoo assertion type caseforge knows")
+
+
+def _similar(
+    assertion: Mapping[str, object], context: Context
+) -> tuple[dict[str, object], list[str]]:
+    """``similar`` where the suite has a judge: a judge check that the reply means the same."""
+    value = _value("similar", assertion, context)
+    if not isinstance(value, str) or not value.strip():
+        raise NotMapped("no value", "needs the text the reply should mean")
+    threshold = assertion.get("threshold", 0.75)
+    note = (
+        f"similar: promptfoo compares embeddings (cosine similarity of at least "
+        f"{threshold}); the suite's judge decides whether the reply means the same"
+    )
+    rubric = f"The reply means the same as this text: {value}"
+    return _reply({"mode": "judge", "rubric": rubric}), [note]
+
+
+def _reply(check: dict[str, object]) -> dict[str, object]:
+    """``check`` on the reply: ``mode`` first, then ``field``."""
+    return {"mode": check.pop("mode"), "field": FIELD, **check}
+
+
+def _negated(check: dict[str, object], kind: str) -> dict[str, object]:
+    if kind.startswith("not-"):
+        check["negate"] = True
+    return check
+
+
+def _value(kind: str, assertion: Mapping[str, object], context: Context) -> object:
+    """The assertion's value, rendered with the test's vars; a ``file://`` value read."""
+    value = assertion.get("value")
+    if isinstance(value, str) and value.startswith("file://"):
+        ref = file_ref(value, context.base)
+        if ref.suffix in (".js", ".cjs", ".mjs", ".ts", ".py"):
+            raise NotMapped(
+                "value from a script",
+                f"its value comes from a script ({value}), which caseforge does not run to import",
+            )
+        if not ref.path.is_file():
+            raise NotMapped("missing file", f"its value is in {value}: no such file")
+        value = (
+            load_file(ref.path)
+            if ref.suffix in (".json", ".yaml", ".yml")
+            else read_text(ref.path).strip()
+        )
+    return _rendered(value, context)
+
+
+def _rendered(value: object, context: Context) -> object:
+    try:
+        if isinstance(value, str):
+            return context.render(value)
+        if isinstance(value, list):
+            return [context.render(v) if isinstance(v, str) else v for v in value]
+    except Unrenderable as exc:
+        raise NotMapped(
+            "template", f"its value uses more Nunjucks than {{{{var}}}} ({exc})"
+        ) from None
+    return value
+
+
+def _split(value: str) -> list[str]:
+    """A comma-separated value as promptfoo splits it (double quotes keep a comma)."""
+    parts = re.findall(r'\s*("(?:[^"\\]|\\.)*"|[^,]*)\s*(?:,|$)', value)
+    out = [p.strip() for p in parts]
+    out = [p[1:-1].replace('\\"', '"') if len(p) > 1 and p[0] == p[-1] == '"' else p for p in out]
+    while out and out[-1] == "" and len(out) > 1:
+        out.pop()
+    return out
+
+
+def _text(kind: str, value: object) -> dict[str, object]:
+    listed = kind.endswith(("-any", "-all"))
+    if listed and isinstance(value, str):
+        value = _split(value)
+    values = value if isinstance(value, list) else [value]
+    texts = [_as_text(v) for v in values if v is not None]
+    if not texts or any(t == "" for t in texts):
+        raise NotMapped("no value", "needs a non-empty value")
+    if kind in ("not-contains-all", "not-icontains-all"):
+        lower = ".toLowerCase()" if kind == "not-icontains-all" else ""
+        listed_js = json.dumps([t.lower() if lower else t for t in texts], ensure_ascii=False)
+        code = f"!{listed_js}.every((v) => String(output){lower}.includes(v))"
+        return _reply({"mode": "javascript", "code": code})
+    mode, insensitive, match = _TEXT[kind]
+    check: dict[str, object] = {"mode": mode, "values": texts}
+    if match == "any":
+        check["match"] = "any"
+    if insensitive:
+        check["case_sensitive"] = False
+    return _reply(check)
+
+
+def _as_text(value: object) -> str:
+    """A value as promptfoo's ``String(value)`` writes it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _equals(kind: str, value: object) -> dict[str, object]:
+    if value is None:
+        raise NotMapped("no value", "needs a value")
+    if isinstance(value, dict | list):
+        return _reply({"mode": "python", "code": equals_code(value, kind == "not-equals")})
+    return _negated(_reply({"mode": "exact", "value": _as_text(value)}), kind)
+
+
+def equals_code(value: object, negate: bool = False) -> str:
+    """Python code that compares the output, parsed as JSON, with ``value`` (promptfoo's
+    ``equals`` with an object; output that is not JSON is not equal)."""
+    literal = json.dumps(json.dumps(value, ensure_ascii=False), ensure_ascii=False)
+    body = f"__import__('json').loads(output) == __import__('json').loads({literal})"
+    return (
+        "try:\n"
+        f"    return {'not (' + body + ')' if negate else body}\n"
+        "except ValueError:\n"
+        f"    return {negate}"
+    )
+
+
+def _json(kind: str, value: object, context: Context) -> dict[str, object]:
+    check: dict[str, object] = {"mode": "json"}
+    if kind == "contains-json":
+        check["find"] = True
+    raw = value
+    if isinstance(raw, str) and raw.strip():
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+
+        try:
+            raw = YAML(typ="safe", pure=True).load(raw)
+        except YAMLError:
+            raise NotMapped("schema not read", "its schema is neither JSON nor YAML") from None
+    if isinstance(raw, dict):
+        check["schema"] = raw
+    elif raw not in (None, ""):
+        raise NotMapped("schema not read", "its value is not a JSON Schema")
+    return _reply(check)
+
+
+_XML = (
+    "import xml.etree.ElementTree as ET\n"
+    "try:\n"
+    "    ET.fromstring(str(output).strip())\n"
+    "except ET.ParseError:\n"
+    "    return False\n"
+    "return True"
+)
+
+
+def _word_count(value: object) -> str:
+    count = "String(output).trim().split(/\\s+/).filter(Boolean).length"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{count} === {_as_text(value)}"
+    if isinstance(value, dict) and {"min", "max"} & set(value):
+        tests = []
+        if isinstance(value.get("min"), int | float):
+            tests.append(f"n >= {_as_text(value['min'])}")
+        if isinstance(value.get("max"), int | float):
+            tests.append(f"n <= {_as_text(value['max'])}")
+        if tests:
+            return f"((n) => {' && '.join(tests)})({count})"
+    raise NotMapped("no value", "word-count needs a number or {min, max}")
+
+
+def _limit(kind: str, assertion: Mapping[str, object]) -> dict[str, object]:
+    threshold = assertion.get("threshold")
+    if not isinstance(threshold, int | float) or isinstance(threshold, bool) or threshold < 0:
+        raise NotMapped(
+            "no threshold", f"a {kind} assertion needs a threshold (promptfoo fails without one)"
+        )
+    if kind == "cost":
+        return {"mode": "cost", "max_usd": threshold}
+    return {"mode": "latency", "max_ms": threshold}
+
+
+def _code(kind: str, assertion: Mapping[str, object], context: Context) -> dict[str, object]:
+    value = assertion.get("value")
+    if not isinstance(value, str) or not value.strip():
+        raise NotMapped("no value", "needs code or a file:// script")
+    check: dict[str, object] = {"mode": kind}
+    if value.startswith("file://"):
+        ref = file_ref(value, context.base)
+        check.update(_script(kind, ref, context))
+    elif kind == "javascript":
+        node = needs_node(value)
+        if node is not None:
+            raise NotMapped(
+                "needs Node",
+                f"needs Node (`{node}`); caseforge runs JavaScript "
+                "in an embedded engine without it",
+            )
+        check["code"] = value
+    else:
+        try:
+            compile_python(value)
+        except ValueError as exc:
+            raise NotMapped("code not valid", str(exc)) from None
+        check["code"] = value
+    threshold = assertion.get("threshold")
+    if isinstance(threshold, int | float) and not isinstance(threshold, bool):
+        check["threshold"] = threshold
+    return _reply(check)
+
+
+def _script(kind: str, ref: FileRef, context: Context) -> dict[str, object]:
+    suffixes = (".js", ".cjs", ".mjs") if kind == "javascript" else (".py",)
+    if ref.suffix in (".ts", ".mts", ".cts"):
+        raise NotMapped(
+            "TypeScript", f"{ref.text} is TypeScript: compile it to JavaScript and import again"
+        )
+    if ref.suffix not in suffixes:
+        raise NotMapped("unreadable file", f"{ref.text} is not a {'/'.join(suffixes)} script")
+    if not ref.path.is_file():
+        raise NotMapped("missing file", f"{ref.text}: no such file")
+    source = read_text(ref.path)
+    if kind == "javascript":
+        node = needs_node(source)
+        if node is not None:
+            raise NotMapped(
+                "needs Node",
+                f"{ref.text} needs Node (`{node}`); caseforge runs "
+                "JavaScript in an embedded engine without it",
+            )
+    target = copy_file(ref.path, source, "asserts", context)
+    out: dict[str, object] = {"file": target}
+    if ref.function and not (kind == "python" and ref.function == "get_assert"):
+        out["function"] = ref.function
+    return out
+
+
+def copy_file(path: Path, text: str, folder: str, context: Context) -> str:
+    """Put ``path``'s text into the suite under ``folder/`` (its path under the config's
+    folder, else its name; a different file of the same name gets ``-2``); its suite path."""
+    try:
+        relative = path.resolve().relative_to(context.base.resolve()).as_posix()
+    except ValueError:
+        relative = path.name
+    target = f"{folder}/{relative}"
+    stem, dot, suffix = target.rpartition(".")
+    number = 1
+    while context.files.get(target, text) != text:
+        number += 1
+        target = f"{stem}-{number}{dot}{suffix}"
+    context.files[target] = text
+    return target
+
+
+def _judge(
+    kind: str, value: object, assertion: Mapping[str, object], context: Context
+) -> tuple[dict[str, object], list[str]]:
+    if kind in _NEEDS_VALUE and (value is None or value == "" or value == []):
+        raise NotMapped("no value", "needs a rubric")
+    if isinstance(value, list):
+        value = "; ".join(_as_text(v) for v in value)
+    elif isinstance(value, dict):
+        value = json.dumps(value, ensure_ascii=False)
+    variables = context.variables
+    query = variables.get("query", variables.get("question", "the prompt"))
+    if kind == "context-faithfulness" and (
+        "contextTransform" in assertion or "context" not in variables
+    ):
+        raise NotMapped(
+            "grades the retrieved context",
+            "its context comes from contextTransform or a var caseforge does not have",
+        )
+    rubric = _RUBRICS[kind].format(
+        value=value, query=_as_text(query), context=_as_text(variables.get("context"))
+    )
+    notes = []
+    threshold = assertion.get("threshold")
+    if isinstance(threshold, int | float) and not isinstance(threshold, bool):
+        notes.append(
+            f"{kind}: promptfoo passes it at a grader score of {threshold:g} or more; "
+            "caseforge's judge says yes or no"
+        )
+    if "provider" in assertion or "rubricPrompt" in assertion:
+        notes.append(f"{kind}: its own grader (provider or rubricPrompt) is not carried over")
+    if kind == "search-rubric":
+        notes.append(
+            "search-rubric: promptfoo's grader searches the web; caseforge's judge does not"
+        )
+    return _reply({"mode": "judge", "rubric": rubric}), notes
