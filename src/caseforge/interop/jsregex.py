@@ -149,6 +149,11 @@ def _class(pattern: str, i: int) -> tuple[str, int, bool]:
         j += 1
     if pattern[j : j + 1] == "]":  # [] matches nothing, [^] anything
         return ("[\\s\\S]" if negated else "(?!)"), j + 1, False
+    end = _class_end(pattern, i)
+    inner = pattern[j : end - 1] if end is not None else ""
+    for letter in "dsw":  # [\s\S], [\d\D], [\w\W]: every character
+        if f"\\{letter}" in inner and f"\\{letter.upper()}" in inner:
+            return ("(?!)" if negated else "[\\s\\S]"), end or len(pattern), False
     parts: list[str] = []
     ascii_word = False
     while j < len(pattern) and pattern[j] != "]":

@@ -174,6 +174,7 @@ def import_promptfoo(request: PromptfooImport, dry_run: bool = False) -> Promptf
         if isinstance(e, SourceTest) and e.test.get("description")
     )
     prefix = slugify(request.prefix, "") if request.prefix else ""
+    names: set[str] = set()
     for entry in entries:
         if isinstance(entry, SkippedSource):
             report.item(entry.where).skip(entry.reason)
@@ -195,9 +196,12 @@ def import_promptfoo(request: PromptfooImport, dry_run: bool = False) -> Promptf
                 if kind:
                     report.reasons[kind] += 1
             report.assertions += built.outcomes
+            names.update(str(k) for k in _inputs(built.case) if k != "prompt")
             writer.add(item, join(prefix, built.slug) or "test", built.case, original)
     if any(o.mapped and o.type in _JUDGED for o in report.assertions):
         report.notes.append(JUDGE_NOTE)
+    if names:  # the rendered prompts repeat the template: near-duplicates are read in the vars
+        writer.config["dedup"] = {"fields": sorted(names)}
     report.empty = all(item.case_id is None for item in report.items)
     writer.write(dry_run or report.empty)
     return report
@@ -214,6 +218,11 @@ _JUDGED = {
     "context-faithfulness",
     "conversation-relevance",
 }
+
+
+def _inputs(case: dict[str, object]) -> dict[str, object]:
+    values = case.get("input")
+    return {str(k): v for k, v in values.items()} if isinstance(values, dict) else {}
 
 
 def _has_judge(suite: Path) -> bool:
@@ -263,7 +272,9 @@ def configurations(providers: list[Provider], prompts: list[Prompt]) -> dict[str
                 one["prompt"] = prompt.template
             if prompt.label != prompt.template:
                 one["prompt_label"] = prompt.label
-            key = join(name, slugify(prompt.label, "")[:24] or f"p{number}") if several else name
+            named = prompt.label != prompt.template and not prompt.label.startswith("file://")
+            short = slugify(prompt.label, "")[:24].strip("-") if named else ""
+            key = join(name, short or f"p{number}") if several else name
             configs[_free(key, configs)] = one
         if not chosen and values:
             configs[_free(name, configs)] = values

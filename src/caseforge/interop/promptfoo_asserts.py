@@ -39,6 +39,7 @@ needs Node, a file that is not there, and a regex that cannot be translated.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -270,7 +271,11 @@ def map_assertion(
             "reason": f"promptfoo's {kind} assertion: {exc.reason}",
         }
         return Mapped(key, ignored, f"{kind}: {exc.reason}", exc.reason, exc.kind)
-    return Mapped(key, check, f"{kind} -> {_became(check)}", notes=notes)
+    line = f"{kind} -> {_became(check)}"
+    moot = [_short(t) for t in chain if t not in kept]
+    if moot:
+        line += f" (its transform {', '.join(moot)} changes nothing it grades)"
+    return Mapped(key, check, line, notes=notes)
 
 
 _TRIM = re.compile(r"^\s*(return\s+)?output\s*\.\s*trim\s*\(\s*\)\s*;?\s*$")
@@ -291,6 +296,9 @@ def _transformed(
     kind: str, assertion: Mapping[str, object], chain: list[object], context: Context
 ) -> dict[str, object]:
     """An assertion after promptfoo's transforms, as one javascript check."""
+    family = _FAMILY.get(kind) or _FAMILY.get(kind.removeprefix("not-"))
+    if family is not None:  # no check at all: its own reason, not the transform's
+        raise NotMapped(*REPORTED[family])
     shown = ", then ".join(_short(t) for t in chain)
     for transform in chain:
         if not isinstance(transform, str) or transform.startswith("file://"):
@@ -392,7 +400,7 @@ def _check(
             ) from None
         return _negated(_reply({"mode": "regex", "value": pattern}), kind), notes
     if kind in ("is-json", "contains-json"):
-        return _json(kind, value, context), notes
+        return _json(kind, value, assertion.get("value"), context), notes
     if kind == "not-is-json":
         code = "(() => { try { JSON.parse(output); return false; } catch (e) { return true; } })()"
         return _reply({"mode": "javascript", "code": code}), notes
@@ -538,10 +546,16 @@ def equals_code(value: object, negate: bool = False) -> str:
     )
 
 
-def _json(kind: str, value: object, context: Context) -> dict[str, object]:
+def _json(kind: str, value: object, raw_value: object, context: Context) -> dict[str, object]:
     check: dict[str, object] = {"mode": "json"}
     if kind == "contains-json":
         check["find"] = True
+    scheme = isinstance(raw_value, str) and raw_value.startswith("file://")
+    ref = file_ref(raw_value, context.base) if scheme and isinstance(raw_value, str) else None
+    if ref is not None and ref.suffix in (".json", ".yaml", ".yml"):
+        # A schema file (read by _value already, so it is there): copied, and named.
+        check["schema"] = copy_file(ref.path, read_text(ref.path), "schemas", context)
+        return _reply(check)
     raw = value
     if isinstance(raw, str) and raw.strip():
         from ruamel.yaml import YAML
@@ -652,11 +666,10 @@ def _script(kind: str, ref: FileRef, context: Context) -> dict[str, object]:
 def copy_file(path: Path, text: str, folder: str, context: Context) -> str:
     """Put ``path``'s text into the suite under ``folder/`` (its path under the config's
     folder, else its name; a different file of the same name gets ``-2``); its suite path."""
-    try:
-        relative = path.resolve().relative_to(context.base.resolve()).as_posix()
-    except ValueError:
-        relative = path.name
-    target = f"{folder}/{relative}"
+    resolved, base = path.resolve(), context.base.resolve()
+    common = Path(os.path.commonpath([resolved, base]))
+    relative = resolved.relative_to(common).as_posix()
+    target = relative if relative.startswith(f"{folder}/") else f"{folder}/{relative}"
     stem, dot, suffix = target.rpartition(".")
     number = 1
     while context.files.get(target, text) != text:

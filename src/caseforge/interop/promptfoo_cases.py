@@ -39,8 +39,22 @@ from caseforge.interop.promptfoo_tests import SourceTest
 NO_ASSERTIONS = (
     "the promptfoo test has no assertions: promptfoo records its output without grading it"
 )
-_OWN_OPTIONS = {"prefix", "suffix", "transform", "disableDefaultAsserts", "disableVarExpansion"}
+_OWN_OPTIONS = {
+    "prefix",
+    "suffix",
+    "transform",
+    "postprocess",
+    "disableDefaultAsserts",
+    "disableVarExpansion",
+}
 _GRADER_OPTIONS = {"provider", "rubricPrompt", "factuality"}
+_QUIET_OPTIONS = {"runSerially", "disableConversationVar"}  # scheduling: kept, not noted
+_OPTION_NOTES = {
+    "transformVars": "promptfoo rewrites the vars with this code before rendering the prompt; "
+    "not run: the input holds the vars as written",
+    "storeOutputAs": "promptfoo stores the output in a var that later tests read; caseforge "
+    "cases share nothing",
+}
 _TEXT_VARS = (".txt", ".md", ".markdown", ".html", ".xml", ".csv")
 _DATA_VARS = (".json", ".yaml", ".yml")
 
@@ -131,17 +145,18 @@ def build(source: SourceTest, test: dict[str, object], setting: Setting) -> list
     """The cases of one merged test (several when a var is a list)."""
     notes: list[tuple[str, str]] = []
     variables = _variables(test, setting.base, notes)
+    own_vars = set(_mapping(source.test.get("vars")))  # the test's own, not defaultTest's
     options = _mapping(test.get("options"))
     combos = _expand(variables) if options.get("disableVarExpansion") is not True else []
     if len(combos) <= 1:
         chosen_vars = combos[0] if combos else variables
-        return [_one(source.where, test, chosen_vars, setting, list(notes), "")]
+        return [_one(source.where, test, chosen_vars, setting, list(notes), "", own_vars)]
     built = []
     for number, combo in enumerate(combos, 1):
         chosen = {k: v for k, v in combo.items() if isinstance(variables.get(k), list)}
         shown = ", ".join(f"{k}={text_of(v)[:30]}" for k, v in chosen.items())
         suffix = join(*(slugify(text_of(v), "") for v in chosen.values()))
-        one = _one(f"{source.where} #{number}", test, combo, setting, list(notes), suffix)
+        one = _one(f"{source.where} #{number}", test, combo, setting, list(notes), suffix, own_vars)
         one.mapped.insert(0, f"vars: a list expanded, as promptfoo does: {shown}")
         built.append(one)
     return built
@@ -208,6 +223,7 @@ def _one(
     setting: Setting,
     notes: list[tuple[str, str]],
     suffix: str,
+    own_vars: set[str],
 ) -> Built:
     options = _mapping(test.get("options"))
     description = test.get("description")
@@ -240,7 +256,8 @@ def _one(
     if own:
         provenance["promptfoo"] = own
     built.case = {"input": case_input, "expect": expect, "provenance": provenance}
-    base_slug = slugify(description, "") if described else _vars_slug(variables)
+    named = {k: v for k, v in variables.items() if k in own_vars} or variables
+    base_slug = slugify(description, "") if described else _vars_slug(named)
     built.slug = (join(base_slug, suffix) if described else base_slug) or "test"
     return built
 
@@ -290,7 +307,8 @@ def _expect(
         return render(text, variables)[0]
 
     context = Context(setting.base, variables, rendered, setting.files, setting.judge)
-    transform = _mapping(test.get("options")).get("transform")
+    options = _mapping(test.get("options"))
+    transform = options.get("transform", options.get("postprocess"))
     expect: dict[str, object] = {}
     unmapped: dict[str, object] = {}
     taken: Counter[str] = Counter()
@@ -365,16 +383,17 @@ def _own(
         )
     if others:
         own["options"] = others
-        rest = sorted(set(others) - _GRADER_OPTIONS)
-        if rest:
-            built.notes.append(
-                (
-                    "test options",
-                    f"options.{', options.'.join(rest)}: kept in "
-                    "provenance.promptfoo.options (promptfoo hands them to the "
-                    "provider)",
-                )
+    for name in sorted(set(others) & set(_OPTION_NOTES)):
+        built.notes.append((name, f"options.{name}: {_OPTION_NOTES[name]}"))
+    rest = sorted(set(others) - _GRADER_OPTIONS - _QUIET_OPTIONS - set(_OPTION_NOTES))
+    if rest:
+        built.notes.append(
+            (
+                "test options",
+                f"options.{', options.'.join(rest)}: kept in provenance.promptfoo.options "
+                "(promptfoo hands them to the provider)",
             )
+        )
     for key, kind, why in (
         (
             "providers",

@@ -109,12 +109,14 @@ def export_promptfoo(suite_dir: Path, out: Path) -> PromptfooExport:
     if suite.config.trials > 1:
         config["evaluateOptions"] = {"repeat": suite.config.trials}
     tests = []
-    for loaded in sorted(suite.cases, key=lambda c: c.case.id):
+    for loaded in suite.cases:
         where = _shown(loaded.path, suite.suite_dir)
         test = _test(loaded.case, where, suite.suite_dir, out.parent, templated, result)
         if test is not None:
-            tests.append(test)
-    config["tests"] = tests
+            tests.append((str(test["description"]), loaded.case.id, test))
+    # By description (an import keeps it; case ids it may change): a round trip keeps order.
+    tests.sort(key=lambda entry: (entry[0], entry[1]))
+    config["tests"] = [test for _, _, test in tests]
     result.tests = len(tests)
     write_atomic(out, _header(suite.config.name, result) + yaml_text(config))
     return result

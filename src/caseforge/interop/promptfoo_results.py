@@ -53,7 +53,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from caseforge import __version__
+from caseforge._version import __version__
 from caseforge.files import write_atomic
 from caseforge.report.model import CaseResult, RunReport, TrialResult
 from caseforge.results import CheckResult, CheckStatus, TrialStatus
@@ -127,7 +127,7 @@ def _results_file(reports: Sequence[RunReport]) -> tuple[dict[str, object], list
         },
         "shareableUrl": None,
         "metadata": {
-            "exportedBy": f"caseforge {__version__}",
+            "exportedBy": f"caseforge {(first.caseforge_version if first else '') or __version__}",
             "runs": [r.run_id for r in reports],
             "suite": first.suite if first else "",
         },
