@@ -208,10 +208,10 @@ def export_promptfoo_results(
     url = store_url(store, suite)
     reports = [load_report(ref, url, raw=True) for ref in run_refs]
     stats = export_results(reports, out)
-    runs = ", ".join(r.run_id for r in reports)
+    runs = ("runs " if len(reports) > 1 else "run ") + ", ".join(r.run_id for r in reports)
     print(
-        f"wrote {out}: run {runs}: {stats['successes']} successes, {stats['failures']} "
-        f"failures, {stats['errors']} errors"
+        f"wrote {out}: {runs}: {stats['successes']} successes, {stats['failures']} failures, "
+        f"{stats['errors']} errors"
     )
 
 

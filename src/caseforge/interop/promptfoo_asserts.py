@@ -688,6 +688,8 @@ def _judge(
         value = "; ".join(_as_text(v) for v in value)
     elif isinstance(value, dict):
         value = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, str):
+        value = value.strip()  # `llm-rubric: …` in a CSV keeps the space after the colon
     variables = context.variables
     query = variables.get("query", variables.get("question", "the prompt"))
     if kind == "context-faithfulness" and (
