@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from caseforge.errors import DatasetError
+
 # JavaScript's \s: its white space and line terminators.
 JS_SPACE = "\\t\\n\\x0b\\f\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
 _DOT = "[^\\n\\r\\u2028\\u2029]"
@@ -40,7 +42,7 @@ _QUANTIFIER = re.compile(r"\{\d+(,\d*)?\}")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
-class Untranslatable(ValueError):
+class Untranslatable(DatasetError):
     """A JavaScript pattern Python's ``re`` cannot read the same way; the message says why."""
 
 

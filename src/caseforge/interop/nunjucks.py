@@ -17,13 +17,15 @@ import math
 import re
 from collections.abc import Mapping
 
+from caseforge.errors import DatasetError
+
 _EXPRESSION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
 _PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[\d+\]|\[(['\"])[^'\"]*\1\])*")
 _PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\[['\"]([^'\"]*)['\"]\]")
 _STATEMENT = re.compile(r"\{%|\{#")
 
 
-class Unrenderable(ValueError):
+class Unrenderable(DatasetError):
     """A template that uses more of Nunjucks than ``{{ var }}``; the message says what."""
 
 

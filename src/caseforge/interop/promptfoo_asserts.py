@@ -31,27 +31,38 @@ configures a judge (``judge:``), else it is reported.
 
 What has no equivalent is not mapped: the case gets an ``ignore`` check whose reason says
 why (``similar`` needs an embedding model; trace assertions wait for span checks; and so on:
-:data:`REPORTED`), and the report names it. So does an assertion with a ``transform`` (the
-check would read another value than promptfoo's), a value read from a script, code that
-needs Node, a file that is not there, and a regex that cannot be translated.
+``interop/promptfoo_reported.py``), and the report names it. So does a transform with no
+JavaScript form to follow, a value read from a script, code that needs Node or a file that
+is not there (``interop/promptfoo_scripts.py``), and a regex that cannot be translated.
+The shared vocabulary (the context, the result) is ``interop/promptfoo_mapping.py``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 
-from caseforge.checks.scripts import compile_python, needs_node
+from caseforge.checks.scripts import needs_node
 from caseforge.interop.jsregex import Untranslatable, to_python
 from caseforge.interop.nunjucks import Unrenderable
-from caseforge.interop.promptfoo_config import FileRef, file_ref, load_file, read_text
+from caseforge.interop.promptfoo_config import file_ref, load_file, read_text
+from caseforge.interop.promptfoo_mapping import (
+    FIELD,
+    Context,
+    Mapped,
+    NotMapped,
+    as_text,
+    negated,
+    reply,
+    short,
+)
+from caseforge.interop.promptfoo_reported import NEGATED, no_check
+from caseforge.interop.promptfoo_scripts import code_check, copy_file
 from caseforge.interop.promptfoo_transform import NotComposable, compose
 
-FIELD = "reply"  # promptfoo grades the provider's output: the agent's reply
+__all__ = ["FIELD", "JUDGE_NOTE", "Context", "Mapped", "equals_code", "key_of", "map_assertion"]
+
 JUDGE_NOTE = (
     "model-graded assertions (llm-rubric and the like) became `judge` checks with the rubric. "
     "promptfoo's grading prompts and their 0-1 scores are not caseforge's judge, which asks "
@@ -92,151 +103,6 @@ _NEEDS_VALUE = {
     "g-eval",
 }
 
-# Types with no caseforge check: the kind of reason (for counts) and what the report says.
-REPORTED: dict[str, tuple[str, str]] = {
-    "similar": (
-        "needs an embedding model",
-        "promptfoo compares embeddings against a "
-        "threshold; caseforge has no embedding check (a judge rubric can say what "
-        "the reply must mean)",
-    ),
-    "trace": (
-        "trace assertion",
-        "reads the OpenTelemetry spans of the call; caseforge has no "
-        "span checks yet (the trajectory issue adds them)",
-    ),
-    "tool-validity": (
-        "tool-call validity",
-        "checks the output's tool calls against the "
-        "provider's tool schemas; caseforge's tool_calls check grades calls by "
-        "name and arguments, not against a schema",
-    ),
-    "guardrails": (
-        "provider guardrails",
-        "reads the provider's own guardrail flags, which the agent does not report",
-    ),
-    "moderation": ("needs a moderation API", "asks a moderation API to flag the output"),
-    "classifier": ("needs a classifier model", "runs a Hugging Face classifier over the output"),
-    "pi": ("needs a scoring model", "asks Pi Labs' scoring model"),
-    "context": (
-        "grades the retrieved context",
-        "grades the retrieved context (vars.context) against the query, not the reply",
-    ),
-    "text-metric": (
-        "text-similarity metric",
-        "a text-similarity score (BLEU, ROUGE, Levenshtein…) caseforge has no mode for",
-    ),
-    "perplexity": ("needs log probabilities", "needs the provider's log probabilities"),
-    "finish-reason": (
-        "finish reason",
-        "reads the provider's finish reason, which the agent does not report",
-    ),
-    "sql": ("needs a SQL parser", "needs a SQL parser"),
-    "html": ("markup check", "checks HTML or XML that caseforge has no mode for"),
-    "refusal": ("refusal heuristic", "promptfoo's refusal heuristic"),
-    "webhook": ("webhook", "asks a web service to grade the output"),
-    "ruby": ("Ruby code", "Ruby code: caseforge runs JavaScript and Python checks"),
-    "human": ("graded by people", "graded by people in promptfoo's viewer"),
-    "comparison": (
-        "compares outputs",
-        "compares the outputs of several providers or prompts "
-        "for one test; caseforge grades each case-trial on its own",
-    ),
-    "assert-set": ("assert-set", "a group of assertions scored against its own threshold"),
-    "negated": (
-        "negated model-graded",
-        "a negated model-graded or metric assertion: caseforge's judge has no negation",
-    ),
-}
-_FAMILY = {
-    **dict.fromkeys(("similar", "similar:cosine", "similar:dot", "similar:euclidean"), "similar"),
-    **dict.fromkeys(
-        (
-            "trace-error-spans",
-            "trace-span-count",
-            "trace-span-duration",
-            "trajectory:goal-success",
-            "trajectory:tool-args-match",
-            "trajectory:step-count",
-            "trajectory:tool-sequence",
-            "trajectory:tool-used",
-            "skill-used",
-        ),
-        "trace",
-    ),
-    **dict.fromkeys(
-        (
-            "is-valid-openai-tools-call",
-            "is-valid-openai-function-call",
-            "is-valid-function-call",
-            "tool-call-f1",
-        ),
-        "tool-validity",
-    ),
-    "guardrails": "guardrails",
-    "moderation": "moderation",
-    "classifier": "classifier",
-    "pi": "pi",
-    "context-recall": "context",
-    "context-relevance": "context",
-    **dict.fromkeys(("levenshtein", "rouge-n", "bleu", "gleu", "meteor", "f-score"), "text-metric"),
-    "perplexity": "perplexity",
-    "perplexity-score": "perplexity",
-    "finish-reason": "finish-reason",
-    "is-sql": "sql",
-    "contains-sql": "sql",
-    "is-html": "html",
-    "contains-html": "html",
-    "contains-xml": "html",
-    "is-refusal": "refusal",
-    "webhook": "webhook",
-    "ruby": "ruby",
-    "human": "human",
-    "select-best": "comparison",
-    "max-score": "comparison",
-    "assert-set": "assert-set",
-}
-
-
-@dataclass
-class Context:
-    """What mapping an assertion needs beyond it: the config's folder (``file://``), the
-    test's vars and a renderer of ``{{var}}`` (raises ``Unrenderable``), and the suite files
-    the checks use (scripts, schemas), collected by path across the import."""
-
-    base: Path
-    variables: Mapping[str, object]
-    render: Callable[[str], str]
-    files: dict[str, str] = field(default_factory=dict)
-    judge: bool = False  # the suite configures a judge: `similar` becomes a judge check
-
-
-@dataclass
-class Mapped:
-    """What one assertion became: the key it wants, the check (an ``ignore`` check when it
-    is not mapped), the report's line for it, and, when not mapped, why (``reason``) and
-    the reason's kind (for the counts). ``notes`` name where a mapped check still grades
-    differently."""
-
-    key: str
-    check: dict[str, object]
-    line: str
-    reason: str = ""
-    kind: str = ""
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def mapped(self) -> bool:
-        return not self.reason
-
-
-class NotMapped(Exception):
-    """Raised inside the table: the assertion has no check, for ``reason`` (of ``kind``)."""
-
-    def __init__(self, kind: str, reason: str) -> None:
-        super().__init__(reason)
-        self.kind, self.reason = kind, reason
-
 
 def key_of(assertion: Mapping[str, object]) -> str:
     """The check key an assertion wants: its metric, else its type, in ``snake_case``."""
@@ -257,11 +123,11 @@ def map_assertion(
     try:
         if kept and kind not in ("cost", "latency"):
             check = _transformed(kind, assertion, kept, context)
-            shown = ", then ".join(_short(t) for t in kept)
+            shown = ", then ".join(short(t) for t in kept)
             return Mapped(key, check, f"{kind} after the transform {shown} -> javascript")
         check, notes = _check(kind, assertion, context)
         notes += [
-            f"{kind}: the transform {_short(t)} changes nothing it grades"
+            f"{kind}: the transform {short(t)} changes nothing it grades"
             for t in chain
             if t not in kept
         ]
@@ -272,7 +138,7 @@ def map_assertion(
         }
         return Mapped(key, ignored, f"{kind}: {exc.reason}", exc.reason, exc.kind)
     line = f"{kind} -> {_became(check)}"
-    moot = [_short(t) for t in chain if t not in kept]
+    moot = [short(t) for t in chain if t not in kept]
     if moot:
         line += f" (its transform {', '.join(moot)} changes nothing it grades)"
     return Mapped(key, check, line, notes=notes)
@@ -296,10 +162,10 @@ def _transformed(
     kind: str, assertion: Mapping[str, object], chain: list[object], context: Context
 ) -> dict[str, object]:
     """An assertion after promptfoo's transforms, as one javascript check."""
-    family = _FAMILY.get(kind) or _FAMILY.get(kind.removeprefix("not-"))
-    if family is not None:  # no check at all: its own reason, not the transform's
-        raise NotMapped(*REPORTED[family])
-    shown = ", then ".join(_short(t) for t in chain)
+    reported = no_check(kind)
+    if reported is not None:  # no check at all: its own reason, not the transform's
+        raise NotMapped(*reported)
+    shown = ", then ".join(short(t) for t in chain)
     for transform in chain:
         if not isinstance(transform, str) or transform.startswith("file://"):
             raise NotMapped(
@@ -342,22 +208,16 @@ def _transformed(
     threshold = assertion.get("threshold")
     if kind == "javascript" and isinstance(threshold, int | float):
         check["threshold"] = threshold
-    return _reply(check)
+    return reply(check)
 
 
 def _became(check: Mapping[str, object]) -> str:
     extra = [
-        f"{k}: {_as_text(check[k])}"
+        f"{k}: {as_text(check[k])}"
         for k in ("match", "case_sensitive", "negate", "find")
         if k in check
     ]
     return ", ".join([str(check["mode"]), *extra])
-
-
-def _short(value: object, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
-    return f"`{text if len(text) <= limit else text[: limit - 1] + '…'}`"
 
 
 def _check(
@@ -366,12 +226,11 @@ def _check(
     notes: list[str] = []
     if kind.startswith("similar") and context.judge:
         return _similar(assertion, context)
-    if kind in _FAMILY or (kind.startswith("not-") and kind[4:] in _FAMILY):
-        family = _FAMILY.get(kind) or _FAMILY[kind[4:]]
-        what, why = REPORTED[family]
-        raise NotMapped(what, why)
+    reported = no_check(kind)
+    if reported is not None:
+        raise NotMapped(*reported)
     if kind in ("javascript", "python"):
-        return _code(kind, assertion, context), notes
+        return code_check(kind, assertion, context), notes
     if kind in ("not-javascript", "not-python"):
         raise NotMapped(
             "negated code",
@@ -385,8 +244,8 @@ def _check(
     if kind in ("starts-with", "not-starts-with"):
         if not isinstance(value, str | int | float) or value == "":
             raise NotMapped("no value", "needs a text value")
-        check = _reply({"mode": "regex", "value": "\\A" + re.escape(str(value))})
-        return _negated(check, kind), notes
+        check = reply({"mode": "regex", "value": "\\A" + re.escape(str(value))})
+        return negated(check, kind), notes
     if kind in ("regex", "not-regex"):
         if not isinstance(value, str) or not value:
             raise NotMapped("no value", "needs a pattern")
@@ -395,26 +254,25 @@ def _check(
         except Untranslatable as exc:
             raise NotMapped(
                 "regex not translated",
-                f"the JavaScript pattern {_short(value)} "
+                f"the JavaScript pattern {short(value)} "
                 f"cannot be said the same way in Python: {exc}",
             ) from None
-        return _negated(_reply({"mode": "regex", "value": pattern}), kind), notes
+        return negated(reply({"mode": "regex", "value": pattern}), kind), notes
     if kind in ("is-json", "contains-json"):
         return _json(kind, value, assertion.get("value"), context), notes
     if kind == "not-is-json":
         code = "(() => { try { JSON.parse(output); return false; } catch (e) { return true; } })()"
-        return _reply({"mode": "javascript", "code": code}), notes
+        return reply({"mode": "javascript", "code": code}), notes
     if kind == "is-xml" and value is None:
-        return _reply({"mode": "python", "code": _XML}), notes
+        return reply({"mode": "python", "code": _XML}), notes
     if kind in ("cost", "latency"):
         return _limit(kind, assertion), notes
     if kind == "word-count":
-        return _reply({"mode": "javascript", "code": _word_count(value)}), notes
+        return reply({"mode": "javascript", "code": _word_count(value)}), notes
     if kind in _RUBRICS:
         return _judge(kind, value, assertion, context)
     if kind.startswith("not-") and kind[4:] in _RUBRICS:
-        what, why = REPORTED["negated"]
-        raise NotMapped(what, why)
+        raise NotMapped("negated model-graded", NEGATED)
     if kind == "is-xml":
         raise NotMapped("markup check", "is-xml with required elements: no caseforge mode")
     raise NotMapped("unknown type", "not a promptfoo assertion type caseforge knows")
@@ -433,18 +291,7 @@ def _similar(
         f"{threshold}); the suite's judge decides whether the reply means the same"
     )
     rubric = f"The reply means the same as this text: {value}"
-    return _reply({"mode": "judge", "rubric": rubric}), [note]
-
-
-def _reply(check: dict[str, object]) -> dict[str, object]:
-    """``check`` on the reply: ``mode`` first, then ``field``."""
-    return {"mode": check.pop("mode"), "field": FIELD, **check}
-
-
-def _negated(check: dict[str, object], kind: str) -> dict[str, object]:
-    if kind.startswith("not-"):
-        check["negate"] = True
-    return check
+    return reply({"mode": "judge", "rubric": rubric}), [note]
 
 
 def _value(kind: str, assertion: Mapping[str, object], context: Context) -> object:
@@ -495,42 +342,29 @@ def _text(kind: str, value: object) -> dict[str, object]:
     if listed and isinstance(value, str):
         value = _split(value)
     values = value if isinstance(value, list) else [value]
-    texts = [_as_text(v) for v in values if v is not None]
+    texts = [as_text(v) for v in values if v is not None]
     if not texts or any(t == "" for t in texts):
         raise NotMapped("no value", "needs a non-empty value")
     if kind in ("not-contains-all", "not-icontains-all"):
         lower = ".toLowerCase()" if kind == "not-icontains-all" else ""
         listed_js = json.dumps([t.lower() if lower else t for t in texts], ensure_ascii=False)
         code = f"!{listed_js}.every((v) => String(output){lower}.includes(v))"
-        return _reply({"mode": "javascript", "code": code})
+        return reply({"mode": "javascript", "code": code})
     mode, insensitive, match = _TEXT[kind]
     check: dict[str, object] = {"mode": mode, "values": texts}
     if match == "any":
         check["match"] = "any"
     if insensitive:
         check["case_sensitive"] = False
-    return _reply(check)
-
-
-def _as_text(value: object) -> str:
-    """A value as promptfoo's ``String(value)`` writes it."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value == int(value):
-        return str(int(value))
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    return reply(check)
 
 
 def _equals(kind: str, value: object) -> dict[str, object]:
     if value is None:
         raise NotMapped("no value", "needs a value")
     if isinstance(value, dict | list):
-        return _reply({"mode": "python", "code": equals_code(value, kind == "not-equals")})
-    return _negated(_reply({"mode": "exact", "value": _as_text(value)}), kind)
+        return reply({"mode": "python", "code": equals_code(value, kind == "not-equals")})
+    return negated(reply({"mode": "exact", "value": as_text(value)}), kind)
 
 
 def equals_code(value: object, negate: bool = False) -> str:
@@ -555,7 +389,7 @@ def _json(kind: str, value: object, raw_value: object, context: Context) -> dict
     if ref is not None and ref.suffix in (".json", ".yaml", ".yml"):
         # A schema file (read by _value already, so it is there): copied, and named.
         check["schema"] = copy_file(ref.path, read_text(ref.path), "schemas", context)
-        return _reply(check)
+        return reply(check)
     raw = value
     if isinstance(raw, str) and raw.strip():
         from ruamel.yaml import YAML
@@ -569,7 +403,7 @@ def _json(kind: str, value: object, raw_value: object, context: Context) -> dict
         check["schema"] = raw
     elif raw not in (None, ""):
         raise NotMapped("schema not read", "its value is not a JSON Schema")
-    return _reply(check)
+    return reply(check)
 
 
 _XML = (
@@ -585,13 +419,13 @@ _XML = (
 def _word_count(value: object) -> str:
     count = "String(output).trim().split(/\\s+/).filter(Boolean).length"
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{count} === {_as_text(value)}"
+        return f"{count} === {as_text(value)}"
     if isinstance(value, dict) and {"min", "max"} & set(value):
         tests = []
         if isinstance(value.get("min"), int | float):
-            tests.append(f"n >= {_as_text(value['min'])}")
+            tests.append(f"n >= {as_text(value['min'])}")
         if isinstance(value.get("max"), int | float):
-            tests.append(f"n <= {_as_text(value['max'])}")
+            tests.append(f"n <= {as_text(value['max'])}")
         if tests:
             return f"((n) => {' && '.join(tests)})({count})"
     raise NotMapped("no value", "word-count needs a number or {min, max}")
@@ -608,84 +442,13 @@ def _limit(kind: str, assertion: Mapping[str, object]) -> dict[str, object]:
     return {"mode": "latency", "max_ms": threshold}
 
 
-def _code(kind: str, assertion: Mapping[str, object], context: Context) -> dict[str, object]:
-    value = assertion.get("value")
-    if not isinstance(value, str) or not value.strip():
-        raise NotMapped("no value", "needs code or a file:// script")
-    check: dict[str, object] = {"mode": kind}
-    if value.startswith("file://"):
-        ref = file_ref(value, context.base)
-        check.update(_script(kind, ref, context))
-    elif kind == "javascript":
-        node = needs_node(value)
-        if node is not None:
-            raise NotMapped(
-                "needs Node",
-                f"needs Node (`{node}`); caseforge runs JavaScript "
-                "in an embedded engine without it",
-            )
-        check["code"] = value
-    else:
-        try:
-            compile_python(value)
-        except ValueError as exc:
-            raise NotMapped("code not valid", str(exc)) from None
-        check["code"] = value
-    threshold = assertion.get("threshold")
-    if isinstance(threshold, int | float) and not isinstance(threshold, bool):
-        check["threshold"] = threshold
-    return _reply(check)
-
-
-def _script(kind: str, ref: FileRef, context: Context) -> dict[str, object]:
-    suffixes = (".js", ".cjs", ".mjs") if kind == "javascript" else (".py",)
-    if ref.suffix in (".ts", ".mts", ".cts"):
-        raise NotMapped(
-            "TypeScript", f"{ref.text} is TypeScript: compile it to JavaScript and import again"
-        )
-    if ref.suffix not in suffixes:
-        raise NotMapped("unreadable file", f"{ref.text} is not a {'/'.join(suffixes)} script")
-    if not ref.path.is_file():
-        raise NotMapped("missing file", f"{ref.text}: no such file")
-    source = read_text(ref.path)
-    if kind == "javascript":
-        node = needs_node(source)
-        if node is not None:
-            raise NotMapped(
-                "needs Node",
-                f"{ref.text} needs Node (`{node}`); caseforge runs "
-                "JavaScript in an embedded engine without it",
-            )
-    target = copy_file(ref.path, source, "asserts", context)
-    out: dict[str, object] = {"file": target}
-    if ref.function and not (kind == "python" and ref.function == "get_assert"):
-        out["function"] = ref.function
-    return out
-
-
-def copy_file(path: Path, text: str, folder: str, context: Context) -> str:
-    """Put ``path``'s text into the suite under ``folder/`` (its path under the config's
-    folder, else its name; a different file of the same name gets ``-2``); its suite path."""
-    resolved, base = path.resolve(), context.base.resolve()
-    common = Path(os.path.commonpath([resolved, base]))
-    relative = resolved.relative_to(common).as_posix()
-    target = relative if relative.startswith(f"{folder}/") else f"{folder}/{relative}"
-    stem, dot, suffix = target.rpartition(".")
-    number = 1
-    while context.files.get(target, text) != text:
-        number += 1
-        target = f"{stem}-{number}{dot}{suffix}"
-    context.files[target] = text
-    return target
-
-
 def _judge(
     kind: str, value: object, assertion: Mapping[str, object], context: Context
 ) -> tuple[dict[str, object], list[str]]:
     if kind in _NEEDS_VALUE and (value is None or value == "" or value == []):
         raise NotMapped("no value", "needs a rubric")
     if isinstance(value, list):
-        value = "; ".join(_as_text(v) for v in value)
+        value = "; ".join(as_text(v) for v in value)
     elif isinstance(value, dict):
         value = json.dumps(value, ensure_ascii=False)
     elif isinstance(value, str):
@@ -700,7 +463,7 @@ def _judge(
             "its context comes from contextTransform or a var caseforge does not have",
         )
     rubric = _RUBRICS[kind].format(
-        value=value, query=_as_text(query), context=_as_text(variables.get("context"))
+        value=value, query=as_text(query), context=as_text(variables.get("context"))
     )
     notes = []
     threshold = assertion.get("threshold")
@@ -715,4 +478,4 @@ def _judge(
         notes.append(
             "search-rubric: promptfoo's grader searches the web; caseforge's judge does not"
         )
-    return _reply({"mode": "judge", "rubric": rubric}), notes
+    return reply({"mode": "judge", "rubric": rubric}), notes

@@ -58,6 +58,7 @@ from caseforge.checks.builtin import (
 from caseforge.checks.json_mode import JsonCheck
 from caseforge.checks.measures import CostCheck, LatencyCheck
 from caseforge.checks.scripts import JavascriptCheck, PythonCheck
+from caseforge.errors import DatasetError
 from caseforge.files import write_atomic, yaml_text
 from caseforge.interop.jsregex import to_javascript
 from caseforge.interop.promptfoo_asserts import FIELD, equals_code, key_of
@@ -74,7 +75,7 @@ _KEPT = (
 )
 
 
-class NotExpressed(Exception):
+class NotExpressed(DatasetError):
     """A check promptfoo cannot say; the message says why."""
 
 

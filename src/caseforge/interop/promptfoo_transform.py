@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 
+from caseforge.errors import DatasetError
+
 _TEXT = "const text = typeof value === 'string' ? value : JSON.stringify(value);"
 _EQUAL = (
     "const same = (a, b) => a === b || (a !== null && b !== null && typeof a === 'object' && "
@@ -26,7 +28,7 @@ _EQUAL = (
 )
 
 
-class NotComposable(ValueError):
+class NotComposable(DatasetError):
     """The assertion has no JavaScript test here; the message says why."""
 
 
