@@ -87,3 +87,7 @@ def test_importers_load_pyarrow_and_inspect_ai_only_for_the_formats_that_need_th
                       str(tmp_path / "b"), "--map", "input.ticket=body")  # fmt: skip
     assert (tmp_path / "b" / "IMPORT.md").is_file()
     assert not loaded & {"pyarrow", "inspect_ai"}
+    loaded = imported("import", "promptfoo", str(data / "promptfoo" / "travel"), "--out",
+                      str(tmp_path / "c"))  # fmt: skip
+    assert (tmp_path / "c" / "IMPORT.md").is_file()  # its javascript checks are not run
+    assert not loaded & {"pyarrow", "inspect_ai", "py_mini_racer"}

@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     from caseforge.interop.report import ImportReport
 
 import_app = App(
-    help="Bring tests in from another tool: Inspect AI datasets, tables (CSV, JSONL, Parquet, "
-    "Hugging Face), tau-bench domains.",
+    help="Bring tests in from another tool: promptfoo configs, Inspect AI datasets, tables "
+    "(CSV, JSONL, Parquet, Hugging Face), tau-bench domains.",
     no_args_is_help=True,
 )
 export_app = App(
-    help="Write a run for another tool: an Inspect AI log, a table (CSV or Parquet).",
+    help="Write a suite or a run for another tool: a promptfoo config or results file, an "
+    "Inspect AI log, a table (CSV or Parquet).",
     no_args_is_help=True,
 )
 
@@ -50,6 +51,29 @@ def _finish(report: ImportReport) -> None:
     error = report.error()
     if error is not None:
         raise error
+
+
+@import_app.command("promptfoo")
+def import_promptfoo(
+    config: Annotated[
+        Path,
+        typer.Argument(
+            metavar="CONFIG",
+            help="A promptfoo config (promptfooconfig.yaml, or the folder holding it).",
+        ),
+    ],
+    out: OutSuite,
+    prefix: Annotated[
+        str | None, typer.Option("--prefix", help="Put before each case id (default: nothing).")
+    ] = None,
+    dry_run: DryRun = False,
+) -> None:
+    """A promptfoo config as a suite: providers as configurations, tests (inline, CSV, JSONL,
+    YAML) as cases, assertions as checks."""
+    from caseforge.interop.promptfoo import PromptfooImport
+    from caseforge.interop.promptfoo import import_promptfoo as run_import
+
+    _finish(run_import(PromptfooImport(config, out, prefix), dry_run))
 
 
 @import_app.command("inspect")
@@ -139,6 +163,56 @@ def import_tau_bench(
 
 
 RunArg = Annotated[str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")]
+
+
+@export_app.command("promptfoo")
+def export_promptfoo(
+    suite: Annotated[Path, typer.Argument(metavar="SUITE", help="The suite folder.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="The promptfoo config to write: promptfooconfig.yaml.")
+    ],
+) -> None:
+    """A suite as a promptfoo config: configurations as providers, cases as tests, checks as
+    assertions; lists what promptfoo cannot express."""
+    from caseforge.interop.promptfoo_export import export_promptfoo as write_config
+
+    output_file(out, "--out")
+    done = write_config(suite, out)
+    lost = f"; {len(done.lost)} not expressed:" if done.lost else ""
+    print(f"wrote {out}: {done.tests} tests, {done.assertions} assertions{lost}")
+    for line in done.lost:
+        print(f"  {line}")
+    for note in done.notes:
+        print(f"note: {note}")
+
+
+@export_app.command("promptfoo-results")
+def export_promptfoo_results(
+    run_refs: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="RUN...",
+            help="Run ids, `latest`, or report.json files: one column (provider × prompt) each.",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="The results file to write: results.json.")],
+    suite: StoreSuiteOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """Runs as promptfoo's results file (version 3): one result per case × run × trial, with
+    results.stats, for a promptfoo CI step."""
+    from caseforge.interop.promptfoo_results import export_results
+    from caseforge.report.build import load_report
+
+    output_file(out, "--out")
+    url = store_url(store, suite)
+    reports = [load_report(ref, url, raw=True) for ref in run_refs]
+    stats = export_results(reports, out)
+    runs = ("runs " if len(reports) > 1 else "run ") + ", ".join(r.run_id for r in reports)
+    print(
+        f"wrote {out}: {runs}: {stats['successes']} successes, {stats['failures']} failures, "
+        f"{stats['errors']} errors"
+    )
 
 
 @export_app.command("inspect")

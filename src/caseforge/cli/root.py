@@ -93,10 +93,11 @@ COMMANDS: dict[str, LazyCommand] = {
                     "Two-step synthesis: dimension tuples, then one model call each."),
         LazyCommand("store", "store_cmd", "store_app", "The run store: migrate its schema."),
         LazyCommand("import", "interop_cmd", "import_app",
-                    "Bring tests in from another tool: Inspect AI datasets, tables (CSV, JSONL, "
-                    "Parquet, Hugging Face), tau-bench domains."),
+                    "Bring tests in from another tool: promptfoo configs, Inspect AI datasets, "
+                    "tables (CSV, JSONL, Parquet, Hugging Face), tau-bench domains."),
         LazyCommand("export", "interop_cmd", "export_app",
-                    "Write a run for another tool: an Inspect AI log, a table (CSV or Parquet)."),
+                    "Write a suite or a run for another tool: a promptfoo config or results file, "
+                    "an Inspect AI log, a table (CSV or Parquet)."),
     )
 }  # fmt: skip
 

@@ -12,6 +12,15 @@ per item and leaves the rest to the framework:
   (``provenance.imported_from``), validates it, and writes the suite all or nothing; a
   re-import rewrites only the cases it made.
 
+promptfoo's is several, one concept each: ``promptfoo`` (the import), ``promptfoo_config``
+(its files, prompts, providers), ``promptfoo_tests`` (test sources, CSV columns),
+``promptfoo_cases`` (a test as cases), ``promptfoo_asserts`` (the assertion table) with
+``promptfoo_mapping`` (its vocabulary), ``promptfoo_reported`` (what has no check),
+``promptfoo_scripts`` (code assertions, copied files) and ``promptfoo_transform``,
+``jsregex`` and ``nunjucks`` (JavaScript and Nunjucks read in Python),
+``promptfoo_agent`` (the agent stub a new suite gets), and the exporters
+``promptfoo_export`` and ``promptfoo_results``.
+
 A new importer is a module here with a function ``(request, dry_run) -> ImportReport``
 that makes a ``SuiteWriter``, calls ``report.item(...)`` and ``writer.add(...)`` once per
 source item (``item.map`` for how a part was mapped, ``item.note`` for what the case does

@@ -1,0 +1,2 @@
+def mentions_city(output, context):
+    return "Lumenport" in output
