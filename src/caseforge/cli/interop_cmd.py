@@ -191,7 +191,7 @@ def export_promptfoo_results(
     run_refs: Annotated[
         list[str],
         typer.Argument(
-            metavar="RUN...",
+            metavar="RUN",
             help="Run ids, `latest`, or report.json files: one column (provider × prompt) each.",
         ),
     ],
