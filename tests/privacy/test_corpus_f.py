@@ -4,42 +4,15 @@ on it is pinned as a ratchet: the figures may only get better."""
 
 from __future__ import annotations
 
-import collections
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.privacy.corpora import benchmark, load
+from tests.privacy.corpora import check_audit_no_worse, check_blind_corpus, check_no_worse
 
 HERE = Path(__file__).parent / "corpus_f"
 
 
 def test_the_corpus_holds_what_its_brief_asks() -> None:
-    logs, clean, variants = (
-        load(HERE, "sensitive.yaml"),
-        load(HERE, "clean.yaml"),
-        load(HERE, "variants.yaml"),
-    )
-    assert collections.Counter(log["lang"] for log in logs) == {
-        "zh-TW": 10,
-        "zh-CN": 10,
-        "vi": 10,
-        "en": 10,
-    }
-    classes = collections.Counter(cls for log in logs for cls, _ in log["identifiers"])
-    assert sum(classes.values()) >= 300 and len(classes) >= 15
-    for log in logs:
-        for cls, value in log["identifiers"]:
-            assert str(value) in log["text"], (log["id"], cls, value)
-    by_id = {log["id"]: log for log in logs}
-    kinds = collections.Counter(v["kind"] for v in variants)
-    assert kinds["honest"] == 40 and sum(kinds.values()) == 160
-    for variant in variants:
-        if variant["kind"] != "honest":
-            assert variant["disguised"] in variant["text"], variant["source"]
-            assert variant["of"] in by_id[variant["source"]]["text"], variant["source"]
-    assert len(clean) == 8 and all(log["identifiers"] == [] for log in clean)
+    check_blind_corpus(HERE, min_items=300)
 
 
 # Measured on 2026-12-03, blind (before any change for it): scan 738/930, verify 111 and 109
@@ -59,22 +32,9 @@ AFTER = {
 }
 
 
-@pytest.fixture(scope="module")
-def figures() -> dict[str, Any]:
-    return benchmark("privacy_corpus").measure(HERE)  # type: ignore[no-any-return]
-
-
-def test_scan_and_verify_are_no_worse_than_measured(figures: dict[str, Any]) -> None:
-    assert figures["scan_with_glossary"]["found"] >= AFTER["scan_with_glossary"]
-    assert figures["verify_with_glossary"]["caught"] >= AFTER["caught_with_glossary"]
-    assert figures["verify_without_glossary"]["caught"] >= AFTER["caught_without_glossary"]
-    with_glossary = len(figures["verify_with_glossary"]["honest_rejected"])
-    without = len(figures["verify_without_glossary"]["honest_rejected"])
-    assert with_glossary <= AFTER["honest_rejected_with_glossary"]
-    assert without <= AFTER["honest_rejected_without_glossary"]
+def test_scan_and_verify_are_no_worse_than_measured() -> None:
+    check_no_worse(HERE, AFTER)
 
 
 def test_the_audit_is_no_worse_than_measured() -> None:
-    result = benchmark("audit_recall").measure(HERE)
-    assert result["found"] >= AFTER["audit_found"]
-    assert len(result["false_alarms"]) <= AFTER["audit_false_alarms"]
+    check_audit_no_worse(HERE, AFTER)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from caseforge.errors import DatasetError
+from caseforge.interop.promptfoo_mapping import as_text
 
 _TEXT = "const text = typeof value === 'string' ? value : JSON.stringify(value);"
 _EQUAL = (
@@ -66,17 +67,17 @@ def _test(kind: str, value: object, code: str | None) -> str:
                 f"(() => {{ {_EQUAL} try {{ return same({parsed}, {_literal(value)}); }} "
                 "catch (e) { return false; } })()"
             )
-        return f"(() => {{ {_TEXT} return text === {_literal(_text(value))}; }})()"
+        return f"(() => {{ {_TEXT} return text === {_literal(as_text(value))}; }})()"
     if kind in ("contains", "icontains", "starts-with"):
         lower = kind == "icontains"
-        needle = _text(value).lower() if lower else _text(value)
+        needle = as_text(value).lower() if lower else as_text(value)
         method = "startsWith" if kind == "starts-with" else "includes"
         text = "text.toLowerCase()" if lower else "text"
         return f"(() => {{ {_TEXT} return {text}.{method}({_literal(needle)}); }})()"
     if kind in ("contains-all", "icontains-all", "contains-any", "icontains-any"):
         lower = kind.startswith("i")
         values = value if isinstance(value, list) else [value]
-        needles = [_text(v).lower() if lower else _text(v) for v in values]
+        needles = [as_text(v).lower() if lower else as_text(v) for v in values]
         every = "every" if kind.endswith("-all") else "some"
         text = "text.toLowerCase()" if lower else "text"
         return (
@@ -84,7 +85,7 @@ def _test(kind: str, value: object, code: str | None) -> str:
             f"{text}.includes(v)); }})()"
         )
     if kind == "regex":
-        return f"(() => {{ {_TEXT} return new RegExp({_literal(_text(value))}).test(text); }})()"
+        return f"(() => {{ {_TEXT} return new RegExp({_literal(as_text(value))}).test(text); }})()"
     if kind == "is-json" and value in (None, ""):
         return (
             "(() => { if (typeof value !== 'string') return value !== undefined; "
@@ -96,13 +97,3 @@ def _test(kind: str, value: object, code: str | None) -> str:
             f"=== {_literal(value)}; }})()"
         )
     raise NotComposable(f"a {kind} assertion after a transform has no JavaScript form here")
-
-
-def _text(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value == int(value):
-        return str(int(value))
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)
