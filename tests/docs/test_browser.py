@@ -144,7 +144,14 @@ def test_the_cli_reference_lists_the_commands_and_search_finds_an_option(
     # search runs offline (lunr in a worker from the site itself)
     page.locator("label.md-search__icon, .md-search__input").first.click()
     page.locator("input.md-search__input").press_sequentially("error rate", delay=20)
-    results = page.locator(".md-search-result__item a")
-    results.first.wait_for(timeout=60_000)
-    links = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
+    # the results are drawn again on every key: wait for the list the whole query gives, read
+    # in one go (reading link by link raced a redraw and waited for a link that had gone)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.md-search-result__item a')]
+                 .some(a => (a.getAttribute('href') || '').includes('reference/'))""",
+        timeout=60_000,
+    )
+    links = page.locator(".md-search-result__item a").evaluate_all(
+        "els => els.map(a => a.getAttribute('href') || '')"
+    )
     assert any("reference/" in link for link in links), links
