@@ -8,10 +8,11 @@ STAMP  := $(VENV)/.installed-dev
 
 # _version.py too: the installed metadata's version is read from it (pyproject.toml, dynamic).
 # The tests need the optional extras whose code they exercise beyond dev's list: inspect
-# (inspect-ai, for `caseforge export inspect`) and tables (pyarrow), named here explicitly.
+# (inspect-ai, for `caseforge export inspect`), tables (pyarrow) and otel (OpenTelemetry's
+# SDK and OTLP/HTTP exporter), named here explicitly.
 $(STAMP): pyproject.toml src/caseforge/_version.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,inspect,tables]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,inspect,tables,otel]'
 	@touch $(STAMP)
 
 ## demo: install into .venv, validate the three example suites and run two of them, offline

@@ -49,6 +49,7 @@ def test_a_store_from_before_migrations_is_upgraded_in_place(tmp_path: Path) -> 
         db.execute("DROP TABLE run_digest_cases")  # added by migration 0005
         db.execute("DROP TABLE run_shards")  # added by migration 0006
         db.execute("ALTER TABLE results DROP COLUMN log_json")  # added by migration 0007
+        db.execute("ALTER TABLE results DROP COLUMN spans_json")  # added by migration 0008
         db.execute(
             "INSERT INTO runs (id, suite, suite_path, group_id, created_at, status, agent,"
             " config_json, trials, split, caseforge_version, options_json)"

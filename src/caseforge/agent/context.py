@@ -57,6 +57,12 @@ class AgentContext:
     # The case-trial's log: a command agent's stderr goes here (an in-process agent's
     # prints reach it through sys.stdout: run/capture.py).
     log: BoundedLog | None = field(default=None, repr=False)
+    # The agent call's W3C traceparent, when caseforge keeps the agent's spans (or exports
+    # its own): a command gets it as TRACEPARENT, an HTTP agent as the traceparent header.
+    traceparent: str | None = None
+    # A command agent's OTLP/HTTP traces endpoint (the run's receiver), unless the user set
+    # OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.
+    otlp_traces_url: str | None = field(default=None, repr=False)
     _http: httpx.AsyncClient | None = field(default=None, repr=False)
     workspace_used: bool = field(default=False, repr=False)
     _clients: list[ModelClient] = field(default_factory=list, repr=False)

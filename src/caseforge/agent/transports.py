@@ -129,6 +129,7 @@ class CommandAgent:
             asyncio.create_subprocess_exec(
                 *self.argv,
                 cwd=self.cwd,
+                env=trace_environment(ctx),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -215,6 +216,25 @@ async def _exchange(proc: asyncio.subprocess.Process, payload: bytes, log: Bound
             task.cancel()
 
 
+TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+
+
+def trace_environment(ctx: AgentContext) -> dict[str, str] | None:
+    """A command's environment: caseforge's own, with the agent call's ``TRACEPARENT`` (the
+    W3C trace context, as OpenTelemetry's environment carrier names it) and, unless the user
+    set it, ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` pointing at the run's receiver. None
+    (inherit caseforge's) when there is no trace to pass on."""
+    if ctx.traceparent is None and ctx.otlp_traces_url is None:
+        return None
+    env = dict(os.environ)
+    if ctx.traceparent is not None:
+        env["TRACEPARENT"] = ctx.traceparent
+        env.pop("TRACESTATE", None)  # caseforge's own, if any, is not this trace's
+    if ctx.otlp_traces_url is not None and not env.get(TRACES_ENDPOINT):
+        env[TRACES_ENDPOINT] = ctx.otlp_traces_url
+    return env
+
+
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
         os.killpg(pid, signal.SIGKILL)
@@ -231,7 +251,8 @@ class HttpAgent:
         self.client = client or httpx.AsyncClient(timeout=None)
 
     async def call(self, request: AgentRequestDict, ctx: AgentContext) -> AgentResult:
-        response = await self.client.post(self.url, json=request)
+        headers = {"traceparent": ctx.traceparent} if ctx.traceparent else None
+        response = await self.client.post(self.url, json=request, headers=headers)
         if response.status_code == 429 or response.status_code >= 500:
             raise TransientAgentError(f"HTTP {response.status_code} from {self.url}")
         if 300 <= response.status_code < 400:  # a redirect, not an answer

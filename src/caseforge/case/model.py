@@ -186,6 +186,14 @@ class Case(BaseModel):
                 found[name] = check.items or []
         return found
 
+    @property
+    def sensitive(self) -> bool:
+        """Marked sensitive (``provenance: {sensitive: true}``; a made-up original written to
+        look like one, ``fictional_original: true``; a case read from the private store):
+        no content of it goes on caseforge's own exported spans, whatever the suite says."""
+        marks = self.provenance
+        return marks.get("sensitive") is True or marks.get("fictional_original") is True
+
 
 _MODELS: dict[tuple[ModeTable, bool], type[Case]] = {}
 

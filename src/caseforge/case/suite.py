@@ -318,6 +318,26 @@ class PrivacyConfig(BaseModel):
         return self
 
 
+class OtelConfig(BaseModel):
+    """OpenTelemetry: caseforge's own exported spans, and the agent's spans it keeps."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    capture_content: bool = Field(
+        default=False,
+        description="caseforge's own exported spans carry inputs, replies, prompts, "
+        "completions and check reasons (never a case marked sensitive); off: names, counts, "
+        "statuses and durations only.",
+    )
+    span_wait_s: float = Field(
+        default=5.0,
+        ge=0,
+        le=300,
+        description="Seconds to wait, after an HTTP agent answers, for its spans (when a check "
+        "of the case reads them): such an agent exports after it answers.",
+    )
+
+
 class SuiteConfig(BaseModel):
     """``SUITE/caseforge.yaml``."""
 
@@ -385,6 +405,7 @@ class SuiteConfig(BaseModel):
     split: SplitConfig = Field(default_factory=SplitConfig)
     gate: GateConfig = Field(default_factory=GateConfig)
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
+    otel: OtelConfig = Field(default_factory=OtelConfig)
 
 
 CONFIG_SCHEMA_ID = "https://caseforge.example/config.schema.json"

@@ -22,7 +22,8 @@ A mode declares:
 A mode that reads more of the case-trial than the graded value (the case's input for a
 script's ``context``, the agent's cost and latency) sets ``uses_trial`` and grades in
 ``grade_in(actual, trial)``, handed a :class:`TrialFacts`; a mode that reads only what the
-run measured (``reads = Reads.TRIAL``) says what in ``measured(trial)``. A mode naming a
+run measured (``reads = Reads.TRIAL``) says what in ``measured(trial)`` (and, with
+``kept(actual)``, what its result keeps of it when that is large: ``spans``). A mode naming a
 file of its suite (a schema, a script) reads it in ``bind(suite_dir)`` when its suite
 loads, and a mode needing an optional package says so in ``require_environment()``.
 """
@@ -30,16 +31,19 @@ loads, and a mode needing an optional package says so in ``require_environment()
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from caseforge.errors import DatasetError
 from caseforge.results import CheckStatus
+
+if TYPE_CHECKING:
+    from caseforge.tracing.spans import SpanData
 
 
 class Verdict(tuple[CheckStatus, str]):
@@ -133,13 +137,15 @@ class OptionOrder:
 class TrialFacts:
     """What a check may read of a case-trial beyond the graded value: the case (its id,
     input and description) and what the run measured. ``cost_usd`` is ``None`` when the
-    agent reported no usage (no cost, no tokens); ``latency_s`` when it was not recorded."""
+    agent reported no usage (no cost, no tokens); ``latency_s`` when it was not recorded;
+    ``spans`` are the agent's OpenTelemetry spans kept with the case-trial."""
 
     case_id: str
     input: Mapping[str, object]
     description: str | None = None
     cost_usd: float | None = None
     latency_s: float | None = None
+    spans: Sequence[SpanData] | None = None  # the agent's spans; None or empty: none came
 
     @property
     def prompt(self) -> str | None:
@@ -241,6 +247,11 @@ class BaseCheck(BaseModel):
     def measured(self, trial: TrialFacts) -> object:
         """What a ``Reads.TRIAL`` mode grades, read from the case-trial's facts."""
         return None
+
+    def kept(self, actual: object) -> object:
+        """What the check's result keeps of the value it graded (``actual``): the value
+        itself, unless a mode keeps less of a large one (``spans``: a summary)."""
+        return actual
 
     def bind(self, suite_dir: Path) -> None:
         """Read the files of the suite this check names (a schema, a script), once, when its

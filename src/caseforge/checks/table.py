@@ -21,6 +21,7 @@ from caseforge.checks.builtin import (
     IncludeShorthand,
     UndeclaredCheck,
 )
+from caseforge.checks.spans import SpansCheck
 from caseforge.checks.tools import ToolCallsCheck
 
 if TYPE_CHECKING:
@@ -200,4 +201,7 @@ def _discriminator(names: frozenset[str], lenient: bool) -> typing.Callable[[obj
     return kind
 
 
-BUILTIN_MODES = ModeTable(ModeSpec.of(model) for model in BUILTIN_CHECKS)
+# ``spans`` builds on the value checks of ``builtin`` (through ``checks.matcher``), so it
+# joins them here rather than in BUILTIN_CHECKS.
+_MODELS: tuple[type[BaseCheck], ...] = (*BUILTIN_CHECKS, SpansCheck)
+BUILTIN_MODES = ModeTable(ModeSpec.of(model) for model in _MODELS)

@@ -18,76 +18,34 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from typing import Annotated, Literal, cast
+from typing import ClassVar, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    TypeAdapter,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from caseforge.checks.base import Verdict, failed, passed, show
-from caseforge.checks.builtin import (
-    ExactCheck,
-    ExactSetCheck,
-    MustIncludeCheck,
-    MustNotIncludeCheck,
-    NumberCheck,
-    RegexCheck,
+from caseforge.checks.matcher import (
+    VALUE_MODES,
+    Count,
+    Matcher,
+    ValueCheck,
+    ValueCheckModel,
+    check_values,
+    plain_name,
+    value_differences,
 )
 from caseforge.checks.matching import in_order
-from caseforge.values import same
 
-ValueCheck = Annotated[
-    Annotated[ExactCheck, Tag("exact")]
-    | Annotated[ExactSetCheck, Tag("exact_set")]
-    | Annotated[MustIncludeCheck, Tag("must_include")]
-    | Annotated[MustNotIncludeCheck, Tag("must_not_include")]
-    | Annotated[NumberCheck, Tag("number")]
-    | Annotated[RegexCheck, Tag("regex")],
-    Discriminator(lambda data: data.get("mode") if isinstance(data, dict) else data.mode),
-]
-VALUE_MODES = ("exact", "exact_set", "must_include", "must_not_include", "number", "regex")
-ValueCheckModel = (
-    ExactCheck | ExactSetCheck | MustIncludeCheck | MustNotIncludeCheck | NumberCheck | RegexCheck
-)
+# The grammar is checks.matcher's, shared with the spans check; these names stay here too.
+__all__ = ["VALUE_MODES", "CallMatcher", "Count", "ToolCallsCheck", "ValueCheck", "ValueCheckModel"]
 # A recorded tool call as the grader hands it over: at least ``name`` and ``args``.
 Call = Mapping[str, object]
 
 
-class Count(BaseModel):
-    """How many matching calls: at least ``min``, at most ``max``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
-
-    min: int = Field(0, ge=0)
-    max: int | None = Field(None, ge=0)
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Count:
-        if self.max is not None and self.max < self.min:
-            raise ValueError(f"count.max ({self.max}) is below count.min ({self.min})")
-        return self
-
-    def holds(self, n: int) -> bool:
-        return n >= self.min and (self.max is None or n <= self.max)
-
-    def text(self) -> str:
-        if self.max == self.min:
-            return f"{self.min}×"
-        if self.max is None:
-            return f"at least {self.min}×"
-        return f"{self.min}–{self.max}×"
-
-
-class CallMatcher(BaseModel):
+class CallMatcher(Matcher, BaseModel):
     """A tool call by ``name``, with ``args`` that must match (others may be there too)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
+    values_field: ClassVar[str] = "args"
 
     name: str = Field(min_length=1)
     args: dict[str, object] = Field(
@@ -100,68 +58,21 @@ class CallMatcher(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _plain_name(cls, data: object) -> object:
-        if isinstance(data, str):
-            return {"name": data}
-        count = data.get("count") if isinstance(data, dict) else None
-        if isinstance(count, int) and not isinstance(count, bool):
-            return {**data, "count": {"min": count, "max": count}}  # type: ignore[dict-item]
-        return data
+        return plain_name(data)
 
     @model_validator(mode="after")
     def _value_checks(self) -> CallMatcher:
-        for key, value in self.args.items():
-            if isinstance(value, dict) and "mode" in value:
-                if value["mode"] not in VALUE_MODES:
-                    raise ValueError(
-                        f"args.{key}: mode {value['mode']!r} is not a value check "
-                        f"({', '.join(VALUE_MODES)})"
-                    )
-                _VALUE_CHECK.validate_python(value)
+        check_values(self.args, "args")
         return self
-
-    @property
-    def counted(self) -> Count:
-        return Count(min=1) if self.count is None else self.count
-
-    @property
-    def plain(self) -> bool:
-        return not self.args and self.count is None
 
     def differences(self, call: Call) -> list[str]:
         """How ``call`` differs from this matcher (empty: it matches)."""
         if call.get("name") != self.name:
             return [f"name {call.get('name')!r}"]
-        args = call.get("args")
-        given: Mapping[object, object] = args if isinstance(args, Mapping) else {}
-        found = []
-        for key, want in self.args.items():
-            if key not in given:
-                found.append(f"{key} missing")
-                continue
-            if isinstance(want, dict) and "mode" in want:
-                verdict = _VALUE_CHECK.validate_python(want).grade(given[key])
-                if verdict.status.value != "pass":
-                    found.append(f"{key}: {verdict.reason}")
-            elif not same(want, given[key]):
-                found.append(f"{key} expected {show(want)}, got {show(given[key])}")
-        return found
+        return value_differences(self.args, call.get("args"))
 
     def matches(self, call: Call) -> bool:
         return not self.differences(call)
-
-    def text(self) -> str:
-        args = ", ".join(f"{k}={_arg_text(v)}" for k, v in self.args.items())
-        count = f" {self.counted.text()}" if self.count is not None else ""
-        return f"{self.name}({args}){count}" if self.args else f"{self.name}{count}"
-
-
-def _arg_text(value: object) -> str:
-    if isinstance(value, dict) and "mode" in value:
-        return str(_VALUE_CHECK.validate_python(value).render())
-    return show(value, 40)
-
-
-_VALUE_CHECK = cast("TypeAdapter[ValueCheckModel]", TypeAdapter(ValueCheck))
 
 
 class ToolCallsCheck(BaseModel):

@@ -26,6 +26,7 @@ from caseforge.case.suite import ModelSettings
 from caseforge.checks import JudgeCheck
 from caseforge.jsontypes import JSONObject, JSONValue
 from caseforge.results import CheckResult, CheckStatus, TrialRecord, trial_status
+from caseforge.tracing import own
 
 if TYPE_CHECKING:  # the SDK loads only when a judge is configured (start-up)
     from caseforge.llm.client import ChatResult, ModelClient
@@ -310,12 +311,18 @@ def make_judge(
 
 
 async def judge_record(
-    judge: Judge, case: Case, result: AgentResult | None, record: TrialRecord
+    judge: Judge,
+    case: Case,
+    result: AgentResult | None,
+    record: TrialRecord,
+    traceparent: str | None = None,
 ) -> None:
     """Replace the record's not-judged judge checks with the judge's verdicts.
 
     A rejected key or an unknown model raises (the run stops: nothing would be judged);
     a judge that stays unavailable or answers nonsense leaves the check ``not_judged``.
+    ``traceparent`` is the case-trial's span in caseforge's own trace, when it exports one:
+    each judge call is a span under it.
     """
     from caseforge.grade.trial import MISSING, lookup
     from caseforge.llm.client import (
@@ -348,7 +355,21 @@ async def judge_record(
             value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         )
         try:
-            verdict = await judge.judge(check, text, case.input)
+            with own.span(
+                f"caseforge judge {check_result.name}",
+                {
+                    "gen_ai.evaluation.name": check_result.name,
+                    "gen_ai.request.model": judge.client.model,
+                    "caseforge.case.id": case.id,
+                },
+                parent=traceparent,
+            ) as span:
+                verdict = await judge.judge(check, text, case.input)
+                if span is not None:
+                    span.set(
+                        {"gen_ai.evaluation.score.label": "pass" if verdict.passed else "fail"}
+                    )
+                    span.set_content("gen_ai.evaluation.explanation", verdict.reason)
         except (ModelAuthError, ModelNotFoundError):
             raise
         except ModelOutputError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from caseforge.agent.protocol import AgentResult
@@ -17,6 +18,7 @@ from caseforge.checks import (
     UndeclaredCheck,
 )
 from caseforge.errors import EnvError, suite_exit
+from caseforge.jsontypes import JSONObject, JSONValue
 from caseforge.results import (
     ACTUAL_BYTES,
     CheckResult,
@@ -24,6 +26,10 @@ from caseforge.results import (
     TrialStatus,
     trial_status,
 )
+from caseforge.tracing.spans import SpanData, tool_calls
+
+# Said by a tool-call check graded on calls read from the agent's spans (it reported none).
+FROM_SPANS = "tool calls derived from the agent's spans (it reported none)"
 
 APPROVAL_CHECK = "approval_pause"
 _FIELD = Reads.FIELD  # enum members read through a class descriptor: look them up once
@@ -91,22 +97,27 @@ def grade_trial(
     options: GradeOptions = GradeOptions(),
     outcome_error: str | None = None,
     latency_s: float | None = None,
+    spans: Sequence[SpanData] | None = None,
 ) -> tuple[TrialStatus, list[CheckResult]]:
     """Grade every check of ``case``; return the case-trial's status and each check's result.
 
     ``outcomes`` is what the suite's outcome probe read from the trial's workspace, by field.
     ``latency_s`` is the case-trial's recorded latency (``latency`` checks read it; without
-    it they are not judged). When the agent paused for approval without a reply, checks on
-    the reply cannot be judged; instead the case must expect the pause
-    (``needs_approval: true``).
+    it they are not judged). ``spans`` are the agent's OpenTelemetry spans (``spans`` checks
+    read them; tool-call checks read the tool calls they show when the agent reported
+    none). When the agent paused for approval without a reply, checks on the reply cannot
+    be judged; instead the case must expect the pause (``needs_approval: true``).
     """
     paused = result.paused_for_approval and not result.reply.strip()
     results: list[CheckResult] = []
     checks = case.checks()
-    facts = trial_facts(case, result, latency_s) if _reads_trial(checks) else None
+    facts = trial_facts(case, result, latency_s, spans) if _reads_trial(checks) else None
+    derived = derived_calls(result, spans)
     for name, field, check in checks:
         results.append(
-            _grade_one(name, field, check, result, outcomes, options, outcome_error, paused, facts)
+            _grade_one(
+                name, field, check, result, outcomes, options, outcome_error, paused, facts, derived
+            )
         )
     if paused:
         results.append(_approval_check(case))
@@ -127,9 +138,22 @@ def _reads_trial(checks: list[tuple[str, str, Check]]) -> bool:
 _TRIAL = Reads.TRIAL
 
 
-def trial_facts(case: Case, result: AgentResult, latency_s: float | None) -> TrialFacts:
+def derived_calls(result: AgentResult, spans: Sequence[SpanData] | None) -> list[JSONObject] | None:
+    """The tool calls the agent's spans show (``gen_ai.tool.name``, OpenInference's
+    ``tool.name``), when the agent reported none itself; else None (its own are graded)."""
+    if result.tool_calls or not spans or any(t.tool_calls for t in result.transcript):
+        return None
+    return tool_calls(spans) or None
+
+
+def trial_facts(
+    case: Case,
+    result: AgentResult,
+    latency_s: float | None,
+    spans: Sequence[SpanData] | None = None,
+) -> TrialFacts:
     """What the checks that read the case-trial see: the case, the agent's cost (``None``
-    when it reported no usage at all) and the latency."""
+    when it reported no usage at all), the latency and the agent's spans."""
     usage = result.usage
     reported = usage.cost_usd or usage.input_tokens or usage.output_tokens
     description = case.provenance.get("description")
@@ -139,6 +163,7 @@ def trial_facts(case: Case, result: AgentResult, latency_s: float | None) -> Tri
         description=description if isinstance(description, str) else (case.note or None),
         cost_usd=usage.cost_usd if reported else None,
         latency_s=latency_s,
+        spans=spans,
     )
 
 
@@ -152,6 +177,7 @@ def _grade_one(
     outcome_error: str | None,
     paused: bool,
     facts: TrialFacts | None = None,
+    derived: list[JSONObject] | None = None,
 ) -> CheckResult:
     mode = check.mode
     if paused and (isinstance(check, ToolCallsCheck) or _earlier_turn(check, result)):
@@ -164,12 +190,17 @@ def _grade_one(
         expected = check.expected
         turn = check.turn
         if isinstance(check, ToolCallsCheck):  # the calls with their arguments
+            if derived is not None:
+                return _from_spans(name, mode, check, expected, derived, turn)
             calls = [
                 {"name": c.name, "args": c.args}
                 for c in result.tool_calls
                 if turn is None or getattr(c, "turn", None) == turn
             ]
             return _verdict(name, mode, check, expected, calls, "tool_calls")
+        if derived is not None and field == "tool_calls":
+            names = [c["name"] for c in derived if turn is None or c.get("turn") == turn]
+            return _from_spans(name, mode, check, expected, names, None)
         actual = lookup(result, field, turn)
         if actual is MISSING:
             reason = (
@@ -220,6 +251,25 @@ def _grade_one(
                 name, mode, CheckStatus.FAIL, expected, None, f"no field {field!r} in the output"
             )
     return _verdict(name, mode, check, expected, actual, field, turn, facts)
+
+
+def _from_spans(
+    name: str,
+    mode: str,
+    check: BaseCheck | ToolCallsCheck,
+    expected: object,
+    derived: Sequence[JSONValue],
+    turn: int | None,
+) -> CheckResult:
+    """A check on tool calls graded on those the agent's spans show: its reason says so."""
+    calls: list[object] = [
+        {"name": c["name"], "args": c["args"]} if isinstance(c, dict) else c
+        for c in derived
+        if turn is None or not isinstance(c, dict) or c.get("turn") == turn
+    ]
+    result = _verdict(name, mode, check, expected, calls, "tool_calls")
+    result.reason = f"{result.reason} ({FROM_SPANS})" if result.reason else FROM_SPANS
+    return result
 
 
 def _earlier_turn(check: Check, result: AgentResult) -> bool:
@@ -305,6 +355,8 @@ def _graded(
     status, reason = verdict
     if type(status) is not CheckStatus:  # a user's mode may return the plain string
         status = CheckStatus(status)
+    if isinstance(check, BaseCheck):
+        actual = check.kept(actual)
     return CheckResult(name, mode, status, expected, actual, str(reason))
 
 

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict, TypeVar, Unpack
+from urllib.parse import urlsplit
 
 import httpx
 import openai
@@ -37,6 +38,7 @@ from caseforge.llm.budget import SpendMeter
 from caseforge.llm.cache import LLMCache, cache_key
 from caseforge.llm.limiter import Limiter, RateLimiter
 from caseforge.llm.prices import PriceTable
+from caseforge.tracing import own
 
 T = TypeVar("T")
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
@@ -402,7 +404,62 @@ class ModelClient:
         schema_name: str = "answer",
         scope: Mapping[str, object] | None = None,
     ) -> ChatResult:
-        """One chat completion (never streamed); cached, limited, retried, priced."""
+        """One chat completion (never streamed); cached, limited, retried, priced. When
+        caseforge exports its own spans, the call is a ``chat {model}`` span."""
+        options: dict[str, Any] = {
+            "tools": tools,
+            "tool_choice": tool_choice,
+            "temperature": temperature,
+            "seed": seed,
+            "max_tokens": max_tokens,
+            "json_schema": json_schema,
+            "schema_name": schema_name,
+            "scope": scope,
+        }
+        if not own.enabled():
+            return await self._chat(messages, **options)
+        host = urlsplit(self.endpoint)
+        attributes: dict[str, object] = {
+            "gen_ai.operation.name": "chat",
+            **own.provider_attribute("openai"),
+            "gen_ai.request.model": self.model,
+            "gen_ai.request.temperature": temperature,
+            "gen_ai.request.seed": seed,
+            "gen_ai.request.max_tokens": max_tokens,
+            "server.address": host.hostname,
+            "server.port": host.port,
+        }
+        with own.span(f"chat {self.model}", attributes, kind="client") as span:
+            if span is not None:
+                span.set_content("gen_ai.input.messages", list(messages))
+            result = await self._chat(messages, **options)
+            if span is not None:
+                span.set(
+                    {
+                        "gen_ai.response.model": result.response.get("model"),
+                        "gen_ai.response.finish_reasons": [result.finish_reason or ""],
+                        "gen_ai.usage.input_tokens": result.input_tokens,
+                        "gen_ai.usage.output_tokens": result.output_tokens,
+                        "caseforge.cached": result.cached,
+                        "caseforge.cost_usd": result.cost_usd,
+                    }
+                )
+                span.set_content("gen_ai.output.messages", [result.assistant_message()])
+            return result
+
+    async def _chat(
+        self,
+        messages: Sequence[Mapping[str, object]],
+        *,
+        tools: Sequence[Mapping[str, object]] | None = None,
+        tool_choice: object = None,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        max_tokens: int | None = None,
+        json_schema: Mapping[str, object] | None = None,
+        schema_name: str = "answer",
+        scope: Mapping[str, object] | None = None,
+    ) -> ChatResult:
         request: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -452,7 +509,7 @@ class ModelClient:
                 # The endpoint has no structured output: from now on the schema goes in the
                 # prompt of every call (other 400s, say a too-long context, are not this).
                 self._structured_ok = False
-                return await self.chat(
+                return await self._chat(
                     messages,
                     tools=tools,
                     tool_choice=tool_choice,

@@ -84,6 +84,7 @@ class ResultRow(TypedDict):
     finished_at: str
     fixtures_json: str | None
     log_json: str | None
+    spans_json: str | None
 
 
 ACTUAL_BYTES = 2048  # what a check result keeps of what it graded; the rest is by reference
@@ -192,9 +193,11 @@ class TrialRecord:
         outcomes_json: str | None = None,
         fixtures_json: str | None = None,
         log_json: str | None = None,
+        spans_json: str | None = None,
     ) -> ResultRow:
         """The store row of this record, with the raw response, what the probe read, how
-        the trial used the fixtures and what the agent's side wrote (its log)."""
+        the trial used the fixtures, what the agent's side wrote (its log) and the agent's
+        spans."""
         return {
             "run_id": run_id,
             "case_id": self.case_id,
@@ -211,6 +214,7 @@ class TrialRecord:
             "finished_at": finished_at,
             "fixtures_json": fixtures_json,
             "log_json": log_json,
+            "spans_json": spans_json,
         }
 
 

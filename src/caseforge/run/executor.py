@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from caseforge.agent.fixtures import FixtureStore, FixturesUsed, Recorded
     from caseforge.run.plan import RunHandle
     from caseforge.run.setup import TrialSetup
+    from caseforge.tracing.spans import SpanData
 
 ENTRY_POINT_GROUP = "caseforge.executors"
 
@@ -48,6 +49,9 @@ class TrialTask:
     seed: int
     clock: str
     resent: bool = False  # sent again after the worker running it died
+    # The case-trial's span in caseforge's own trace (``tracing.own``), when it exports one:
+    # the agent calls are its children, and the agent's spans join its trace.
+    traceparent: str | None = None
 
 
 @dataclass(slots=True)
@@ -73,6 +77,10 @@ class TrialOutcome:
     # hooks'): the head and tail kept, and how many bytes were dropped between them.
     log: str = ""
     log_dropped: int = 0
+    # The agent's OpenTelemetry spans (tracing.spans.SpanData), and how many were dropped
+    # past the limit; None: none were collected.
+    spans: list[SpanData] | None = None
+    spans_dropped: int = 0
 
 
 class TrialCall(Protocol):

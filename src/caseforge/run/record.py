@@ -9,6 +9,7 @@ from caseforge.grade.trial import GradeOptions, grade_trial
 from caseforge.results import CheckResult, ResultRow, TrialRecord, TrialStatus
 from caseforge.run.executor import TrialOutcome
 from caseforge.store.db import utcnow
+from caseforge.tracing.spans import stored_json
 from caseforge.values import finite_text, json_text
 
 
@@ -24,7 +25,13 @@ def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
         status, checks = TrialStatus.ERROR, list[CheckResult]()
     else:
         status, checks = grade_trial(
-            task.case, result, outcome.outcomes, options, outcome.outcome_error, outcome.latency_s
+            task.case,
+            result,
+            outcome.outcomes,
+            options,
+            outcome.outcome_error,
+            outcome.latency_s,
+            outcome.spans,
         )
     return TrialRecord(
         case_id=task.case.id,
@@ -51,6 +58,7 @@ def store_row(outcome: TrialOutcome, record: TrialRecord) -> ResultRow:
         json_text(outcome.outcomes) if outcome.outcomes is not None else None,
         json.dumps(outcome.fixtures, ensure_ascii=False) if outcome.fixtures else None,
         _log_json(outcome, record) if outcome.log else None,
+        stored_json(outcome.spans, outcome.spans_dropped) if outcome.spans else None,
     )
 
 

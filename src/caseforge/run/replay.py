@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from caseforge.agent.protocol import AgentResult
 from caseforge.run.executor import BaseExecutor, TrialOutcome, TrialTask
 from caseforge.store.db import RunStore
+from caseforge.tracing.spans import from_stored
 from caseforge.values import FLOAT_KEY, unmark_floats
 
 YIELD_EVERY = 200  # let the judge's tasks and the flusher run between replayed outcomes
@@ -47,6 +48,8 @@ class ReplayExecutor(BaseExecutor):
                 outcome.log, outcome.log_dropped = str(log["text"]), int(log["dropped"])
             if fixtures_json := row["fixtures_json"]:
                 outcome.fixtures = json.loads(fixtures_json)
+            if spans_json := row.get("spans_json"):  # the agent's spans: graded again
+                outcome.spans, outcome.spans_dropped = from_stored(spans_json)
             yield outcome
             if count % YIELD_EVERY == 0:
                 await asyncio.sleep(0)

@@ -57,9 +57,11 @@ from caseforge.run.plan import (
 )
 from caseforge.run.replay import ReplayExecutor
 from caseforge.run.session import RunSession
-from caseforge.run.setup import TrialSetup
+from caseforge.run.setup import TrialSetup, agent_spans
 from caseforge.run.trial import RetryPolicy, clock_for, seed_for
 from caseforge.store.db import RunStore, new_run_id
+from caseforge.tracing import own
+from caseforge.tracing.collect import AgentSpans
 from caseforge.vcs import dataset_state
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,59}")
@@ -99,6 +101,7 @@ class RunOptions:
     run_id: str | None = None  # --run-id: the run (a matrix's group) every shard fills
     executor: str = "local"  # a name: local, ray, or an installed caseforge.executors one
     workers: int | None = None  # --workers: an executor's workers (ray: the cluster's CPUs)
+    otlp_listen: str | None = None  # --otlp-listen HOST:PORT: the agent's spans' receiver
 
     def __post_init__(self) -> None:
         # Checked here, before any run is recorded: 0 or -1 never means "not given".
@@ -139,6 +142,30 @@ class RunOptions:
             ExecutorSettings(self.executor, 1, self.workers).refuse_workers()
         if self.run_id is not None and self.resume is not None:
             raise UsageError("--run-id names a new run; --resume RUN_ID finishes one")
+        if self.otlp_listen is not None:
+            listen_address(self.otlp_listen)  # a UsageError naming the flag
+            if self.executor != "local":
+                raise UsageError(
+                    f"--otlp-listen is for --executor local: with --executor {self.executor}, "
+                    "each worker receives its agent's spans on a loopback port of its own"
+                )
+
+    @property
+    def listen(self) -> tuple[str, int] | None:
+        """``--otlp-listen`` as ``(host, port)``."""
+        return listen_address(self.otlp_listen) if self.otlp_listen is not None else None
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:4318`` for IPv6) as ``(host, port)``; a UsageError otherwise."""
+    found = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\]:(\d{1,5})|([^:\[\]\s]+):(\d{1,5})", text.strip())
+    port = int(found.group(2) or found.group(4)) if found else -1
+    if found is None or not 0 <= port < 65536:
+        raise UsageError(
+            f"--otlp-listen {text!r}: give HOST:PORT (127.0.0.1:4318, [::1]:4318, "
+            "0.0.0.0:4318 to take a remote agent's spans)"
+        )
+    return found.group(1) or found.group(3), port
 
 
 @dataclass
@@ -156,6 +183,7 @@ class RunOutcome:
     # What the executor reported (Executor.report): for ray, workers lost, case-trials
     # retried, spend.
     pool: JSONObject | None = None
+    warnings: list[str] = field(default_factory=list)  # e.g. why the agent's spans are not kept
 
 
 def select_cases(
@@ -207,6 +235,7 @@ class Runner:
         self._user_players: Users | None = None  # who plays simulated users
         self._user_client: ModelClient | None = None
         self._prepared: Executor | None = None  # the executor once prepare() has run
+        self._spans: AgentSpans | None = None  # how the agent's spans are kept, here
 
     async def run(self) -> RunOutcome:
         """Plan, drive and close the invocation. A cancellation (``self.cancellation``)
@@ -241,6 +270,8 @@ class Runner:
         except BaseException as exc:
             if self._prepared is not None:
                 self._prepared.release()
+            if self._spans is not None:
+                self._spans.close()
             # e.g. a worker that could not start, or a stop while planning: resumable
             self._stop_recorded(plan)
             if isinstance(exc, Interrupted) and self._recorded:
@@ -249,7 +280,8 @@ class Runner:
         try:
             if self.on_start:
                 self.on_start(plan.handles, session.progress)
-            report = await self._drive(session, plan)
+            with own.run_span(_run_attributes(plan)):
+                report = await self._drive(session, plan)
         except BaseException as exc:
             if not session.marked:  # stopped before the session could mark its runs
                 session.status = "stopped"
@@ -270,7 +302,16 @@ class Runner:
             rescored_from=plan.replay_from,
             left_out=plan.left_out,
             pool=report,
+            warnings=self._warnings(),
         )
+
+    def _warnings(self) -> list[str]:
+        """What keeps spans from being kept or exported, said once each."""
+        found = list(dict.fromkeys(self._spans.problems)) if self._spans is not None else []
+        problem = own.problem()
+        if problem is not None:
+            found.append(problem)
+        return found
 
     async def _drive(self, session: RunSession, plan: RunPlan) -> JSONObject | None:
         """Drive the session to its end, or until cancelled; close it either way."""
@@ -392,6 +433,7 @@ class Runner:
             judge=judge,
             on_result=self.on_result,
             cancellation=self.cancellation,
+            capture_content=config.otel.capture_content,
         )
         if opts.max_cost is not None:
             session.budget = CostBudget(opts.max_cost)
@@ -423,6 +465,7 @@ class Runner:
             freeze_each=(
                 config.freeze_clock and agent.in_process and len(clocks) > 1 and concurrency == 1
             ),
+            otlp_listen=opts.listen,
         )
         fixtures = setup.fixtures()
         users = self._players(suite, session)
@@ -431,6 +474,9 @@ class Runner:
         elsewhere = executor.connect(setup, plan.handles, fixtures, frozen)
         if elsewhere is not None:
             session.trial_runner = elsewhere
+            if self._spans is not None:  # each worker keeps its own agent's spans
+                self._spans.close()
+                self._spans = None
         else:
             session.trial_runner = setup.trial_runner(
                 agent=agent,
@@ -438,6 +484,7 @@ class Runner:
                 fixtures=fixtures,
                 budget=session.budget,
                 limiter=setup.limiter(),
+                spans=self._spans,
             )
             session.clock_freezer = _clock_freezer(agent.in_process, clocks, config.freeze_clock)
         session.agent = agent
@@ -458,6 +505,10 @@ class Runner:
             if hook:
                 import_object(hook, suite.suite_dir)
         load_context(suite.suite_dir)
+        # A command or HTTP agent's span receiver listens from here: an address that cannot
+        # be had stops the run before it is recorded.
+        if self._spans is None:
+            self._spans = agent_spans(self._agent, self.options.listen, config.otel.span_wait_s)
 
     def _players(self, suite: Suite, session: RunSession) -> Users:
         players = self._user_players or self._users(suite)
@@ -776,6 +827,19 @@ def _tasks(plan: RunPlan, default_clock: dt.datetime) -> Iterator[TrialTask]:
                     seed=seed_for(case, trial),
                     clock=clock,
                 )
+
+
+def _run_attributes(plan: RunPlan) -> dict[str, object]:
+    """What caseforge's own span of a run says of it (no content: names and counts)."""
+    first = plan.handles[0]
+    return {
+        "caseforge.suite": plan.suite.config.name,
+        "caseforge.run.id": first.run_id,
+        "caseforge.config": first.config_name,
+        "caseforge.trials": plan.trials,
+        "caseforge.cases": len(first.cases),
+        "caseforge.rescored_from": plan.replay_from,
+    }
 
 
 def _agent_description(suite: Suite) -> str:

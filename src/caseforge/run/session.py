@@ -28,6 +28,7 @@ from caseforge.run.executor import Executor, TrialOutcome, TrialTask
 from caseforge.run.plan import Progress, RunHandle, Shard
 from caseforge.run.record import grade_outcome, store_row
 from caseforge.store.db import RunStore
+from caseforge.tracing import own
 
 if TYPE_CHECKING:
     from caseforge.agent.transports import Agent
@@ -63,6 +64,7 @@ class RunSession:
     shard: Shard | None = None  # --shard I/N: the ledger says when the whole run is finished
     on_result: Callable[[Progress, TrialRecord], None] | None = None
     cancellation: Cancellation | None = None  # set: no case-trial starts any more
+    capture_content: bool = False  # otel.capture_content: content on caseforge's own spans
 
     status: str = "finished"
     stop_reason: str | None = None
@@ -72,10 +74,14 @@ class RunSession:
     _closing: bool = False
     closed: bool = False  # close() has run (or is running): it runs once
     marked: bool = False  # every run of the session has its status
+    # caseforge's own span of each case-trial in flight (tracing.own), ended once graded.
+    _spans: dict[tuple[str, str, int], own.OwnSpan] = field(default_factory=dict)
 
     async def drive(self) -> None:
         """Run every task to a stored, graded record (or stop, resumably)."""
         execute: Callable[[TrialTask], Awaitable[TrialOutcome]] = self.trial_runner or _no_agent
+        if own.enabled():
+            execute = self._traced(execute)
         if self.budget is not None:
             execute = self._within_budget(execute, self.budget)
         if self.cancellation is not None:
@@ -93,6 +99,7 @@ class RunSession:
             with self.clock_freezer, routed(), driving():
                 async for outcome in self.executor.run(self.tasks, execute):
                     if outcome.over_budget or outcome.not_started:
+                        self._end_span(outcome.task, None)
                         continue  # never started, or cut short: not stored, --resume runs it
                     record = grade_outcome(outcome, self.grade_options)
                     if self.judge is not None and needs_judge(record):
@@ -117,6 +124,9 @@ class RunSession:
         finally:
             await self._stop_writer(writer)
             gc.unfreeze()
+            for span in self._spans.values():  # stopped in flight: ended, as they are
+                span.end()
+            self._spans.clear()
 
     async def close(self) -> None:
         """Store what is left, mark the runs, and close what the session opened.
@@ -171,8 +181,60 @@ class RunSession:
                 self.store.end_shard(run_id, int(row["shard"]), "finished")
         self.store.set_status(run_id, self.status)
 
+    def _traced(
+        self, execute: Callable[[TrialTask], Awaitable[TrialOutcome]]
+    ) -> Callable[[TrialTask], Awaitable[TrialOutcome]]:
+        """Each case-trial in a trace of caseforge's own, linked to the run's span: the
+        agent calls (and the agent's spans) are its children, the judge's calls too."""
+
+        async def run(task: TrialTask) -> TrialOutcome:
+            case = task.case
+            span = own.start(
+                f"caseforge case-trial {case.id}",
+                {
+                    "caseforge.run.id": task.run_id,
+                    "caseforge.config": task.config_name,
+                    "caseforge.case.id": case.id,
+                    "caseforge.trial": task.trial,
+                    "caseforge.case.sensitive": case.sensitive or None,
+                },
+                root=True,
+                link_run=True,
+            )
+            if span is not None:
+                task.traceparent = span.traceparent
+                self._spans[(task.run_id, case.id, task.trial)] = span
+            return await execute(task)
+
+        return run
+
+    def _end_span(self, task: TrialTask, record: TrialRecord | None) -> None:
+        """End the case-trial's own span: its status, and each check's verdict as a
+        ``gen_ai.evaluation.result`` event (its reason only where content may go)."""
+        span = self._spans.pop((task.run_id, task.case.id, task.trial), None)
+        if span is None:
+            return
+        if record is not None:
+            span.set({"caseforge.trial.status": record.status.value})
+            allowed = self.capture_content and not task.case.sensitive
+            for check in record.checks:
+                span.event(
+                    "gen_ai.evaluation.result",
+                    {
+                        "gen_ai.evaluation.name": check.name,
+                        "gen_ai.evaluation.score.label": check.status.value,
+                        "caseforge.check.mode": check.mode,
+                        "gen_ai.evaluation.explanation": check.reason or None if allowed else None,
+                    },
+                )
+            if record.status is TrialStatus.ERROR:
+                span.error(record.error or "a check could not run")
+        span.end()
+
     def _finish(self, outcome: TrialOutcome, record: TrialRecord) -> None:
         """Store a graded case-trial, count it, and stop dispatching past the budget."""
+        if self._spans:
+            self._end_span(outcome.task, record)
         self._buffer.append(store_row(outcome, record))
         if len(self._buffer) >= FLUSH_ROWS:
             self._full.set()
@@ -247,7 +309,12 @@ class RunSession:
         assert self.judge is not None
         try:
             async with gate:
-                await judge_record(self.judge, outcome.task.case, outcome.result, record)
+                task = outcome.task
+                allowed = self.capture_content and not task.case.sensitive
+                with own.content_allowed(allowed):
+                    await judge_record(
+                        self.judge, task.case, outcome.result, record, task.traceparent
+                    )
         except Exception as exc:  # kept for the driver, which stops the run with it
             if self._fatal is None:
                 self._fatal = exc

@@ -12,12 +12,15 @@ from caseforge.agent.threads import DaemonThreadPool
 from caseforge.agent.transports import import_object, resolve_agent
 from caseforge.case.context import load_context
 from caseforge.case.suite import SuiteConfig
+from caseforge.errors import EnvError
 from caseforge.llm.cache import LLMCache
 from caseforge.llm.limiter import Limiter, RateLimiter
 from caseforge.llm.prices import PriceTable
 from caseforge.paths import suite_paths
 from caseforge.run.conversation import Users, model_user
 from caseforge.run.trial import RetryPolicy, TrialRunner
+from caseforge.tracing.collect import AgentSpans
+from caseforge.tracing.receiver import SpanReceiver
 
 if TYPE_CHECKING:
     from caseforge.agent.transports import Agent
@@ -41,6 +44,7 @@ class TrialSetup:
     no_cache: bool = False
     reuse_trials: bool = False
     freeze_each: bool = False  # freeze the process clock around each call
+    otlp_listen: tuple[str, int] | None = None  # --otlp-listen: the receiver's address
 
     def resolve_agent(self) -> Agent:
         return resolve_agent(self.config.agent, self.agent, self.suite_dir, threads=self.threads)
@@ -71,6 +75,11 @@ class TrialSetup:
         )
         return Users(self.suite_dir, model_user(client) if client is not None else None), client
 
+    def agent_spans(self, agent: Agent) -> AgentSpans:
+        """How the run keeps the agent's spans (a command or HTTP agent's receiver is
+        started here)."""
+        return agent_spans(agent, self.otlp_listen, self.config.otel.span_wait_s)
+
     def trial_runner(
         self,
         *,
@@ -79,13 +88,15 @@ class TrialSetup:
         fixtures: FixtureStore | None = None,
         budget: SpendMeter | None = None,
         limiter: Limiter | None = None,
+        spans: AgentSpans | None = None,
     ) -> TrialRunner:
         """The runner of one case-trial; what is not given is built from this setup."""
         config = self.config
         suite_dir = self.suite_dir
         paths = suite_paths(suite_dir)
+        agent = agent or self.resolve_agent()
         return TrialRunner(
-            agent=agent or self.resolve_agent(),
+            agent=agent,
             timeout_s=self.timeout_s,
             retry=self.retry,
             work_dir=self.work_dir,
@@ -106,4 +117,24 @@ class TrialSetup:
             users=users or self.users()[0],
             freeze_each=self.freeze_each,
             hooks=DaemonThreadPool(self.threads, "hook"),  # as many as run at once
+            spans=spans or self.agent_spans(agent),
+            capture_content=config.otel.capture_content,
         )
+
+
+def agent_spans(agent: Agent, listen: tuple[str, int] | None, wait_s: float) -> AgentSpans:
+    """How a run keeps ``agent``'s OpenTelemetry spans: the span processor for an in-process
+    agent; for a command or HTTP agent, an OTLP/HTTP receiver on ``listen`` (loopback, a
+    free port, by default), started here (``EnvError`` when that address cannot be had)."""
+    if agent.in_process:
+        return AgentSpans(True, wait_s=wait_s)
+    host, port = listen or ("127.0.0.1", 0)
+    try:
+        receiver = SpanReceiver(host, port).start()
+    except OSError as exc:
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise EnvError(
+            f"--otlp-listen {shown}: cannot listen for the agent's spans there: "
+            f"{exc.strerror or exc}"
+        ) from None
+    return AgentSpans(False, receiver, wait_s=wait_s)

@@ -20,9 +20,10 @@ from caseforge.agent.context import AgentContext
 from caseforge.agent.fixtures import FixtureMissingError, FixtureStore
 from caseforge.agent.protocol import AgentProtocolError, AgentRequestDict, AgentResult
 from caseforge.agent.threads import DaemonThreadPool, in_thread
-from caseforge.agent.transports import Agent, AgentError, is_transient
+from caseforge.agent.transports import Agent, AgentError, HttpAgent, is_transient
 from caseforge.case.model import Case
-from caseforge.checks import BaseCheck, Reads
+from caseforge.checks import BaseCheck, Reads, ToolCallsCheck
+from caseforge.checks.spans import SpansCheck
 from caseforge.errors import CaseforgeError, SuiteExit, suite_exit
 from caseforge.grade.trial import TRANSCRIPT, TURN_COUNT
 from caseforge.jsontypes import JSONObject
@@ -35,6 +36,16 @@ from caseforge.results import PROBE_FAILED
 from caseforge.run.capture import trial_log
 from caseforge.run.conversation import Users, converse
 from caseforge.run.executor import TrialOutcome, TrialTask
+from caseforge.tracing import own
+from caseforge.tracing.collect import AgentSpans
+from caseforge.tracing.context import (
+    TrialSpans,
+    current_span_context,
+    new_span_id,
+    new_trace_id,
+    parse_traceparent,
+    traceparent,
+)
 
 if TYPE_CHECKING:
     import time_machine
@@ -92,6 +103,8 @@ class TrialRunner:
     context: JSONObject | None = None  # SUITE/context/: in every request and ctx
     users: Users | None = None  # who plays a multi-turn case's simulated user
     hooks: DaemonThreadPool = field(default_factory=lambda: DaemonThreadPool(8, "hook"))
+    spans: AgentSpans | None = None  # how the agent's OpenTelemetry spans are kept
+    capture_content: bool = False  # otel.capture_content: content on caseforge's own spans
 
     async def __call__(self, task: TrialTask) -> TrialOutcome:
         case = task.case
@@ -110,12 +123,21 @@ class TrialRunner:
         folder = f"{self.work_dir}/{task.config_name or '_'}/{case.id}/{task.trial}"
         outcome = TrialOutcome(task=task)
         log = BoundedLog()
-        with trial_log(log):  # what the suite's code prints lands in `log` (run/capture.py)
+        parent = parse_traceparent(task.traceparent) if task.traceparent else None
+        trace = TrialTrace(parent[0] if parent else "", task.traceparent if parent else None)
+        if self.spans is not None:
+            trace.trace_id = trace.trace_id or new_trace_id()
+            trace.spans = self.spans.begin(trace.trace_id)
+        allowed = self.capture_content and not task.case.sensitive
+        with trial_log(log), own.content_allowed(allowed):  # prints land in `log` (capture.py)
             try:
-                await self._run(task, request, folder, outcome, log)
+                await self._run(task, request, folder, outcome, log, trace)
             finally:
                 if log:
                     outcome.log, outcome.log_dropped = log.text(), log.dropped
+                if trace.spans is not None and self.spans is not None:
+                    spans, dropped = self.spans.end(trace.spans)
+                    outcome.spans, outcome.spans_dropped = spans or None, dropped
         return outcome
 
     async def _run(
@@ -125,6 +147,7 @@ class TrialRunner:
         folder: str,
         outcome: TrialOutcome,
         log: BoundedLog,
+        trace: TrialTrace,
     ) -> None:
         case = task.case
         started = time.perf_counter()
@@ -134,6 +157,8 @@ class TrialRunner:
                 outcome.attempts = attempt
                 if (attempt > 1 or task.resent) and os.path.exists(folder):
                     shutil.rmtree(folder, ignore_errors=True)  # a retry, or a lost worker's
+                if attempt > 1 and trace.spans is not None:
+                    trace.spans.clear()  # the failed attempt's spans are not this answer's
                 ctx = self._context(task, folder, log)
                 try:
                     if self.workspace_setup is not None:
@@ -147,9 +172,9 @@ class TrialRunner:
                     async with asyncio.timeout(self.timeout_s):
                         if self.freeze_each:
                             with _frozen(ctx.clock):
-                                outcome.result = await self._answer(request, ctx, case)
+                                outcome.result = await self._answer(request, ctx, case, trace)
                         else:
-                            outcome.result = await self._answer(request, ctx, case)
+                            outcome.result = await self._answer(request, ctx, case, trace)
                     break
                 except TimeoutError:
                     outcome.error = f"timed out after {self.timeout_s:g} s"
@@ -203,11 +228,11 @@ class TrialRunner:
                 shutil.rmtree(folder, ignore_errors=True)
 
     async def _answer(
-        self, request: AgentRequestDict, ctx: AgentContext, case: Case
+        self, request: AgentRequestDict, ctx: AgentContext, case: Case, trace: TrialTrace
     ) -> AgentResult:
         """One agent call, or a whole conversation for a multi-turn case."""
         if case.conversation is None:
-            return await self.agent.call(request, ctx)
+            return await self._call(request, ctx, case, trace)
         if ctx.fixtures is not None:
             ctx.fixtures.per_turn = True
         users = self.users
@@ -217,9 +242,71 @@ class TrialRunner:
         async def turn(turn_request: AgentRequestDict) -> AgentResult:
             if ctx.fixtures is not None:
                 ctx.fixtures.turn = turn_request.get("turn")
-            return await self.agent.call(turn_request, ctx)
+            return await self._call(turn_request, ctx, case, trace, turn_request.get("turn"))
 
         return await converse(case.conversation, request, turn, users)
+
+    async def _call(
+        self,
+        request: AgentRequestDict,
+        ctx: AgentContext,
+        case: Case,
+        trace: TrialTrace,
+        turn: int | None = None,
+    ) -> AgentResult:
+        """One agent call in the case-trial's trace: its span (caseforge's own, when it
+        exports them), its traceparent for the agent, its spans awaited when an HTTP agent
+        exports them after answering and a check of the case reads them."""
+        agent = self.agent
+        if not trace.trace_id:  # nothing traced: no ids to make
+            return await agent.call(request, ctx)
+        call = own.start(
+            f"invoke_agent {agent.description}",
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": agent.description,
+                "caseforge.case.id": case.id,
+                "caseforge.turn": turn,
+            },
+            parent=trace.parent,
+            kind="client",
+        )
+        span_id = call.span_id if call is not None else new_span_id()
+        if trace.spans is not None:
+            trace.spans.calls[span_id] = turn
+        ctx.traceparent = traceparent(trace.trace_id, span_id)
+        if self.spans is not None:
+            ctx.otlp_traces_url = self.spans.traces_url
+        try:
+            if call is not None:
+                call.set_content(
+                    "gen_ai.input.messages", request.get("messages") or request["input"]
+                )
+            if agent.in_process:
+                with current_span_context(trace.trace_id, span_id):
+                    result = await agent.call(request, ctx)
+            else:
+                result = await agent.call(request, ctx)
+            if call is not None:
+                call.set(
+                    {
+                        "gen_ai.usage.input_tokens": result.usage.input_tokens,
+                        "gen_ai.usage.output_tokens": result.usage.output_tokens,
+                        "caseforge.tool_calls": len(result.tool_calls),
+                    }
+                )
+                call.set_content("gen_ai.output.messages", result.reply)
+        except BaseException as exc:
+            if call is not None:
+                call.error(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            if call is not None:
+                call.end()
+        spans, wait = trace.spans, self.spans.wait_s if self.spans else 0.0
+        if spans is not None and isinstance(agent, HttpAgent) and wait > 0 and _reads_spans(case):
+            await spans.settle(span_id, wait)
+        return result
 
     def _context(self, task: TrialTask, folder: str, log: BoundedLog) -> AgentContext:
         return AgentContext(
@@ -244,10 +331,31 @@ class TrialRunner:
         """Close what the runner opened (the agent is the session's to close); a hook still
         running is abandoned with its thread."""
         self.hooks.shutdown()
+        if self.spans is not None:
+            self.spans.close()
         if self.users is not None:
             self.users.close()
         if self.llm_cache is not None:
             self.llm_cache.close()
+
+
+@dataclass
+class TrialTrace:
+    """One case-trial's trace: its id, the span caseforge's own trace gives it (None when
+    caseforge exports none) and the agent's spans as they arrive (None: not kept)."""
+
+    trace_id: str
+    parent: str | None = None
+    spans: TrialSpans | None = None
+
+
+def _reads_spans(case: Case) -> bool:
+    """Whether a check of the case reads the agent's spans: a ``spans`` check, or a check on
+    the tool calls (which the spans show when the agent reports none)."""
+    return any(
+        isinstance(check, SpansCheck | ToolCallsCheck) or field == "tool_calls"
+        for _, field, check in case.checks()
+    )
 
 
 def output_checks(case: Case) -> list[str]:

@@ -59,6 +59,7 @@ results = Table(
     Column("finished_at", String(40), nullable=False),
     Column("fixtures_json", Text),  # the trial's fixture use (migration 0003)
     Column("log_json", Text),  # what the agent's side wrote: {text, dropped} (migration 0007)
+    Column("spans_json", Text),  # the agent's OpenTelemetry spans: {spans, dropped} (0008)
 )
 
 

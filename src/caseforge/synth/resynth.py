@@ -89,7 +89,9 @@ def source_case(suite_dir: Path, case_id: str, private: PrivateStore) -> Case:
     """The case to re-synthesise: from the private store (sensitive) or the suite."""
     sensitive = private.source_case_path(case_id)
     if sensitive.is_file():
-        return load_case(sensitive, case_model(suite_modes(suite_dir)))
+        case = load_case(sensitive, case_model(suite_modes(suite_dir)))
+        case.provenance["sensitive"] = True  # kept from caseforge's own spans (tracing.own)
+        return case
     for loaded in load_suite(suite_dir).cases:
         if loaded.case.id == case_id:
             return loaded.case

@@ -1,0 +1,148 @@
+"""An in-process agent's spans: a span processor on the process's tracer provider.
+
+OpenTelemetry lets a process set its global tracer provider once. So caseforge:
+
+- adds its processor to the SDK ``TracerProvider`` already set (the agent's code set it);
+- sets an SDK ``TracerProvider`` with its processor when none is set, and the agent's code
+  then adds its own processors (an exporter to the team's collector) to
+  ``trace.get_tracer_provider()`` instead of setting one;
+- keeps nothing, and says why once, when the provider set is not the SDK's (it takes no
+  processor) or when ``opentelemetry-sdk`` is not installed (``caseforge[otel]``).
+
+It does so when the agent's code has imported OpenTelemetry (only then can it make spans),
+at the first case-trial after that; a process that never does pays nothing. The processor
+hands each finished span to :data:`~caseforge.tracing.context.REGISTRY`, which keeps it
+with its case-trial by trace id and drops the rest (a span the agent made outside any
+case-trial, on a thread it started itself).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from caseforge.tracing.context import REGISTRY, SpanRegistry, TrialSpans, otel_imported
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
+    from opentelemetry.sdk.trace import ReadableSpan, Span
+
+    from caseforge.tracing.receiver import SpanReceiver
+    from caseforge.tracing.spans import SpanData
+
+_lock = threading.Lock()
+_state: dict[str, object] = {}  # "installed": the provider; "problem": why not
+
+
+def _processor_class(registry: SpanRegistry) -> object:
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    from caseforge.tracing.otlp import from_readable
+
+    class CaseTrialSpans(SpanProcessor):
+        """Keeps each finished span with the case-trial whose trace it belongs to."""
+
+        def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+            return None
+
+        def on_end(self, span: ReadableSpan) -> None:
+            context = span.context
+            if context is not None and f"{context.trace_id:032x}" in registry:
+                registry.offer(from_readable(span))
+
+        def shutdown(self) -> None:
+            return None
+
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
+            return True
+
+    return CaseTrialSpans()
+
+
+def install(registry: SpanRegistry = REGISTRY) -> str | None:
+    """Collect the in-process agent's spans from now on (once per process); returns why
+    not, when it cannot (said once: the next calls return None)."""
+    with _lock:
+        if "installed" in _state or "problem" in _state:
+            return None
+        from opentelemetry import trace
+
+        try:
+            from opentelemetry.sdk.trace import TracerProvider
+        except ImportError:
+            problem = (
+                "the agent uses OpenTelemetry, but opentelemetry-sdk is not installed: its "
+                "spans are not kept (pip install 'caseforge[otel]')"
+            )
+            _state["problem"] = problem
+            return problem
+        provider = trace.get_tracer_provider()
+        if isinstance(provider, trace.ProxyTracerProvider):  # none set: set the SDK's
+            trace.set_tracer_provider(TracerProvider())
+            provider = trace.get_tracer_provider()  # ours, or one set meanwhile
+        add = getattr(provider, "add_span_processor", None)
+        if add is None:
+            problem = (
+                f"the agent's tracer provider ({type(provider).__name__}) is not the "
+                "OpenTelemetry SDK's and takes no span processor: its spans are not kept"
+            )
+            _state["problem"] = problem
+            return problem
+        add(_processor_class(registry))
+        _state["installed"] = provider
+        return None
+
+
+def ready() -> tuple[bool, str | None]:
+    """Whether an in-process agent's spans are collected now (installing the processor on
+    first need), and a problem to say once."""
+    if "installed" in _state:
+        return True, None
+    if not otel_imported():
+        return False, None
+    problem = install()
+    return "installed" in _state, problem
+
+
+class AgentSpans:
+    """How a run keeps its agent's spans, case-trial by case-trial: through the span
+    processor (an in-process agent) or the OTLP receiver (a command or HTTP agent)."""
+
+    def __init__(
+        self,
+        in_process: bool,
+        receiver: SpanReceiver | None = None,
+        wait_s: float = 5.0,
+        registry: SpanRegistry = REGISTRY,
+    ) -> None:
+        self.in_process = in_process
+        self.receiver = receiver
+        self.wait_s = wait_s  # how long an HTTP agent's spans are awaited after it answers
+        self.registry = registry
+        self.problems: list[str] = []  # said once each, in the run's warnings
+
+    @property
+    def traces_url(self) -> str | None:
+        """Where a command agent exports (None: an in-process agent, or no receiver)."""
+        return self.receiver.traces_url if self.receiver is not None else None
+
+    def begin(self, trace_id: str) -> TrialSpans | None:
+        """Open a case-trial's trace; None when this agent's spans cannot be kept."""
+        if self.in_process:
+            collecting, problem = ready()
+            if problem is not None:
+                self.problems.append(problem)
+            if not collecting:
+                return None
+        elif self.receiver is None:
+            return None
+        return self.registry.open(trace_id)
+
+    def end(self, trial: TrialSpans) -> tuple[list[SpanData], int]:
+        """Close a case-trial's trace: its spans, and how many were dropped."""
+        self.registry.close(trial)
+        return trial.take()
+
+    def close(self) -> None:
+        if self.receiver is not None:
+            self.receiver.close()
