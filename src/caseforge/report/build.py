@@ -27,10 +27,12 @@ from caseforge.report.model import (
     ToolCallEntry,
     TranscriptEntry,
     TrialResult,
+    span_entries,
 )
 from caseforge.report.summary import check_counts, summarize
 from caseforge.results import ResultRow, RunStatus, TrialRecord, TrialStatus
 from caseforge.store.db import RunStore
+from caseforge.tracing.spans import from_stored, tool_calls
 
 
 def expect_digest(case: Case) -> str:
@@ -154,7 +156,24 @@ def _trial(row: ResultRow, raw: bool) -> tuple[TrialRecord, TrialResult]:
     if raw and log_json:
         log = json.loads(log_json)
         trial.log, trial.log_dropped = str(log.get("text", "")), int(log.get("dropped", 0))
+    spans_json = row.get("spans_json")
+    if spans_json:
+        spans, dropped = from_stored(spans_json)
+        trial.trace_id = spans[0]["trace_id"] if spans else None
+        if not calls and not _turn_calls(response):
+            derived = tool_calls(spans)
+            if derived:
+                trial.tool_calls = [_tool_call(c, raw) for c in derived]
+                trial.tool_calls_source = "spans"
+        if raw:
+            trial.spans, trial.spans_dropped = span_entries(spans), dropped
     return record, trial
+
+
+def _turn_calls(response: object) -> bool:
+    """Whether a conversation's turns reported tool calls."""
+    turns = response.get("transcript") if isinstance(response, dict) else None
+    return any(isinstance(t, dict) and t.get("tool_calls") for t in turns or [])
 
 
 def _user_cost(response: object) -> float:

@@ -8,6 +8,7 @@ the same :class:`~caseforge.results.CheckResult` records grading produced.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from caseforge.case.identity import SuiteIdentity
 from caseforge.jsontypes import JSONObject
 from caseforge.results import PROBE_FAILED, CheckResult, CheckStatus, RunStatus, TrialStatus
+from caseforge.tracing.spans import SpanData, tree
 
 # 2: a check's `actual` is kept to 2 KB, with `actual_bytes` and `actual_ref` when it was
 # cut; a trial carries its log (with --raw). Version 1 reports are read as they are.
@@ -141,6 +143,28 @@ class ToolCallEntry(_Model):
     result: JsonValue = Field(None, description="Only in a report built with --raw.")
 
 
+class SpanEntry(_Model):
+    """One of the agent's OpenTelemetry spans, with its children: the tree ``show``, the web
+    app and ``report --raw`` print. Times are milliseconds from the trace's first span."""
+
+    name: str
+    span_id: str
+    start_ms: float | None = None
+    duration_ms: float | None = None
+    status: str = Field("unset", description="unset, ok or error.")
+    status_message: str | None = None
+    kind: str | None = None
+    attributes: dict[str, JsonValue] = Field(default_factory=dict)
+    events: list[dict[str, JsonValue]] = Field(default_factory=list)
+    turn: int | None = Field(None, description="In a conversation: the agent turn's.")
+    children: list[SpanEntry] = Field(default_factory=list)
+
+
+def span_entries(spans: Sequence[SpanData]) -> list[SpanEntry]:
+    """The spans of a case-trial as their tree."""
+    return [SpanEntry.model_validate(node) for node in tree(spans)]
+
+
 class TranscriptEntry(_Model):
     """One message of a multi-turn case-trial: the user's, or the agent's with its calls."""
 
@@ -184,6 +208,19 @@ class TrialResult(_Model):
         "prints): its head and tail; only in a report built with --raw.",
     )
     log_dropped: int = Field(0, ge=0, description="Bytes of the log dropped between them.")
+    tool_calls_source: Literal["spans"] | None = Field(
+        None,
+        description="`spans` when `tool_calls` were read from the agent's OpenTelemetry spans "
+        "(gen_ai.tool.name, tool.name): it reported none. Absent: the agent reported them.",
+    )
+    trace_id: str | None = Field(
+        None, description="The case-trial's trace, when the agent's spans were kept."
+    )
+    spans: list[SpanEntry] | None = Field(
+        None,
+        description="The agent's OpenTelemetry spans as a tree; only in a report built with --raw.",
+    )
+    spans_dropped: int = Field(0, ge=0, description="Spans past the 2,000 kept, dropped.")
 
     @property
     def agent_error(self) -> bool:

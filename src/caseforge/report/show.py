@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
 from caseforge.errors import UsageError
+from caseforge.report.model import SpanEntry, span_entries
 from caseforge.results import CheckResult, TrialRecord, TrialStatus
 from caseforge.store.db import RunStore
+from caseforge.tracing.spans import from_stored, tool_calls
 
 
 class FixtureUse(BaseModel):
@@ -54,6 +57,19 @@ class TrialView(BaseModel):
         "or hook's prints (the head and tail kept).",
     )
     log_dropped: int = Field(0, description="Bytes of the log dropped between head and tail.")
+    tool_calls_source: Literal["agent", "spans"] | None = Field(
+        None,
+        description="Where `tool_calls` come from: the agent's answer, or its spans (it "
+        "reported none).",
+    )
+    trace_id: str | None = Field(None, description="The case-trial's trace id.")
+    spans: list[SpanEntry] = Field(
+        default_factory=list,
+        description="The agent's OpenTelemetry spans as a tree, with durations, attributes "
+        "and errors.",
+    )
+    span_count: int = Field(0, description="How many spans were kept.")
+    spans_dropped: int = Field(0, description="Spans past the 2,000 kept, dropped.")
     latency_s: float = 0.0
     cost_usd: float = 0.0
     input_tokens: int = 0
@@ -82,6 +98,13 @@ def trial_view(
     response = json.loads(response_json) if response_json else {}
     case = store.cases(run_id).get(record.case_id, {})
     log = json.loads(log_json) if log_json else {}
+    spans, dropped = from_stored(row.get("spans_json"))
+    calls = response.get("tool_calls") or []
+    source: Literal["agent", "spans"] | None = "agent" if calls else None
+    turned = any(t.get("tool_calls") for t in response.get("transcript") or [])
+    if not calls and not turned and spans:
+        calls = tool_calls(spans)
+        source = "spans" if calls else None
     return TrialView(
         run_id=run_id,
         case_id=record.case_id,
@@ -90,7 +113,12 @@ def trial_view(
         input=case.get("input", {}) if isinstance(case, dict) else {},
         output=response.get("output"),
         reply=response.get("reply"),
-        tool_calls=response.get("tool_calls", []),
+        tool_calls=calls,
+        tool_calls_source=source,
+        trace_id=spans[0]["trace_id"] if spans else None,
+        spans=span_entries(spans),
+        span_count=len(spans),
+        spans_dropped=dropped,
         transcript=response.get("transcript", []),
         ended_by=response.get("ended_by"),
         user_usage=response.get("user_usage"),
@@ -150,7 +178,8 @@ def trial_text(view: TrialView) -> str:
     if view.reply:
         lines += ["reply:", block(view.reply)]
     if view.tool_calls:
-        lines.append("tool calls:")
+        derived = view.tool_calls_source == "spans"
+        lines.append("tool calls (from the agent's spans):" if derived else "tool calls:")
         for call in view.tool_calls:
             args = json.dumps(call.get("args", {}), ensure_ascii=False)
             result = json.dumps(call.get("result"), ensure_ascii=False)
@@ -173,6 +202,10 @@ def trial_text(view: TrialView) -> str:
                     f"      (graded {check.actual_bytes:,} bytes of {check.actual_ref}; "
                     "the result keeps 2 KB of it)"
                 )
+    if view.spans:
+        more = f", {view.spans_dropped:,} more dropped" if view.spans_dropped else ""
+        lines.append(f"spans ({view.span_count}{more}; trace {view.trace_id}):")
+        lines += ["  " + line for line in span_lines(view.spans)]
     if view.log:
         dropped = (
             f", {view.log_dropped:,} bytes dropped between head and tail"
@@ -181,6 +214,40 @@ def trial_text(view: TrialView) -> str:
         )
         lines += [f"log (what the agent's side wrote{dropped}):", block(view.log)]
     return "\n".join(lines)
+
+
+def span_lines(nodes: list[SpanEntry], attributes: int = 12, width: int = 80) -> list[str]:
+    """The span tree for a terminal: a line per span (its duration, ERROR and the status
+    message), then up to ``attributes`` of its attributes, each value cut to ``width``."""
+    lines: list[str] = []
+
+    def walk(node: SpanEntry, depth: int) -> None:
+        pad = "  " * depth
+        took = f"{node.duration_ms:.1f} ms" if node.duration_ms is not None else "open"
+        error = ""
+        if node.status == "error":
+            error = "  ERROR" + (f": {node.status_message}" if node.status_message else "")
+        turn = f"  (turn {node.turn})" if node.turn is not None and depth == 0 else ""
+        lines.append(f"{pad}{node.name}  {took}{error}{turn}")
+        items = list(node.attributes.items())
+        for key, value in items[:attributes]:
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            text = text.replace("\n", " ")
+            cut = "…" if len(text) > width else ""
+            lines.append(f"{pad}    {key} = {text[:width]}{cut}")
+        if len(items) > attributes:
+            lines.append(f"{pad}    … {len(items) - attributes} more attributes")
+        for event in node.events:
+            if event.get("name") == "exception":
+                found = event.get("attributes")
+                message = found.get("exception.message") if isinstance(found, dict) else None
+                lines.append(f"{pad}    exception: {str(message or '')[:width]}")
+        for child in node.children:
+            walk(child, depth + 1)
+
+    for root in nodes:
+        walk(root, 0)
+    return lines
 
 
 def _fixture_lists(use: FixtureUse) -> list[tuple[str, list[str]]]:

@@ -19,6 +19,7 @@ case-trial, on a thread it started itself).
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from caseforge.tracing.context import REGISTRY, SpanRegistry, TrialSpans, otel_imported
@@ -39,16 +40,36 @@ def _processor_class(registry: SpanRegistry) -> object:
 
     from caseforge.tracing.otlp import from_readable
 
+    started: dict[int, int] = {}  # span id → perf_counter_ns at its start
+
     class CaseTrialSpans(SpanProcessor):
-        """Keeps each finished span with the case-trial whose trace it belongs to."""
+        """Keeps each finished span with the case-trial whose trace it belongs to.
+
+        caseforge may freeze the process clock around an in-process agent (time-machine),
+        and the SDK reads its times from that clock: every span would start and end at the
+        same instant. So the processor also times each span on the performance counter,
+        which no one freezes, and uses that when the clock stood still."""
 
         def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-            return None
+            context = span.context
+            if context is not None and f"{context.trace_id:032x}" in registry:
+                started[context.span_id] = time.perf_counter_ns()
 
         def on_end(self, span: ReadableSpan) -> None:
             context = span.context
-            if context is not None and f"{context.trace_id:032x}" in registry:
-                registry.offer(from_readable(span))
+            if context is None:
+                return
+            began = started.pop(context.span_id, None)
+            trial = registry.get(f"{context.trace_id:032x}")
+            if trial is None:
+                return
+            data = from_readable(span)
+            start, end = span.start_time, span.end_time
+            if began is not None and start is not None and start == end:  # a frozen clock
+                ended = time.perf_counter_ns()
+                data["start_ns"] = start + max(0, began - trial.opened_perf_ns)
+                data["end_ns"] = data["start_ns"] + max(0, ended - began)
+            registry.offer(data)
 
         def shutdown(self) -> None:
             return None

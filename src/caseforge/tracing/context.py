@@ -19,6 +19,7 @@ import random
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -87,6 +88,7 @@ class TrialSpans:
     calls: dict[str, int | None] = field(default_factory=dict)  # agent call span id → turn
     spans: list[SpanData] = field(default_factory=list)
     dropped: int = 0
+    opened_perf_ns: int = field(default_factory=time.perf_counter_ns)  # a clock no one freezes
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _waiting: tuple[asyncio.AbstractEventLoop, asyncio.Event, str] | None = field(
         default=None, repr=False
@@ -172,6 +174,10 @@ class SpanRegistry:
 
     def __contains__(self, trace_id: str) -> bool:
         return trace_id in self._open
+
+    def get(self, trace_id: str) -> TrialSpans | None:
+        """The open case-trial of a trace, if any."""
+        return self._open.get(trace_id)
 
 
 # One per process: an in-process agent's tracer provider is the process's, and so is its

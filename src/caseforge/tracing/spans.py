@@ -150,40 +150,6 @@ def tree(spans: Sequence[SpanData]) -> list[SpanNode]:
     return roots
 
 
-def tree_lines(spans: Sequence[SpanData], attributes: int = 12, width: int = 80) -> list[str]:
-    """The tree for a terminal: a line per span (its duration, ``ERROR`` and the status
-    message), then up to ``attributes`` of its attributes, each value cut to ``width``."""
-    lines: list[str] = []
-
-    def walk(node: SpanNode, depth: int) -> None:
-        pad = "  " * depth
-        took = node["duration_ms"]
-        when = f"{took:.1f} ms" if took is not None else "open"
-        error = ""
-        if node["status"] == "error":
-            error = f"  ERROR{': ' + node['status_message'] if node['status_message'] else ''}"
-        turn = f"  (turn {node['turn']})" if node["turn"] is not None and depth == 0 else ""
-        lines.append(f"{pad}{node['name']}  {when}{error}{turn}")
-        shown = list(node["attributes"].items())
-        for key, value in shown[:attributes]:
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            text = text.replace("\n", " ")
-            lines.append(f"{pad}    {key} = {text[:width]}{'…' if len(text) > width else ''}")
-        if len(shown) > attributes:
-            lines.append(f"{pad}    … {len(shown) - attributes} more attributes")
-        for event in node["events"]:
-            if event.get("name") == "exception":
-                attrs = event.get("attributes")
-                what = attrs.get("exception.message") if isinstance(attrs, dict) else None
-                lines.append(f"{pad}    exception: {str(what or '')[:width]}")
-        for child in node["children"]:
-            walk(child, depth + 1)
-
-    for root in tree(spans):
-        walk(root, 0)
-    return lines
-
-
 def tool_name(span: Mapping[str, object]) -> str | None:
     """The tool a span executed (``gen_ai.tool.name``, OpenInference's ``tool.name`` on a
     TOOL span), or None for a span that is no tool call."""
