@@ -63,6 +63,7 @@ class RunSettings(TypedDict, total=False):
     run_id: str  # the new run's id (a matrix's group id)
     executor: str  # local, ray (a Ray cluster's workers), or an installed executor's name
     workers: int  # executor="ray": how many (default: the cluster's CPUs)
+    otlp_listen: str  # "HOST:PORT": where a command or HTTP agent exports its spans
 
 
 # `caseforge run`'s options, each to its RunSettings key; and those the library leaves out.
@@ -90,6 +91,7 @@ RUN_OPTIONS: dict[str, str] = {
     "--run-id": "run_id",
     "--executor": "executor",
     "--workers": "workers",
+    "--otlp-listen": "otlp_listen",
 }
 RUN_LEFT_OUT: dict[str, str] = {
     "--quiet": "progress and the printed report are the command's; the library prints nothing",
@@ -143,6 +145,7 @@ def run_options(suite: Path, settings: RunSettings) -> RunOptions:
         run_id=settings.get("run_id"),
         executor=settings.get("executor", "local"),
         workers=settings.get("workers"),
+        otlp_listen=settings.get("otlp_listen"),
     )
 
 
@@ -199,7 +202,7 @@ def _finish(
     reports = [build_report(store, h.run_id, settings.get("raw", False)) for h in outcome.runs]
     for report in reports:
         save_digest(store, report)  # what `caseforge serve` opens the run with
-    result = RunResult(reports, outcome)
+    result = RunResult(reports, outcome, warnings=list(outcome.warnings))
     if options.shard is not None:
         for handle in outcome.runs:
             ledger = store.shards(handle.run_id)

@@ -140,10 +140,10 @@ class Matcher:
     def plain(self) -> bool:
         return not self.wanted and self.count is None
 
-    def text(self) -> str:
+    def text(self, with_count: bool = True) -> str:
         wanted = self.wanted
         values = ", ".join(f"{k}={value_text(v)}" for k, v in wanted.items())
-        count = f" {self.counted.text()}" if self.count is not None else ""
+        count = f" {self.counted.text()}" if self.count is not None and with_count else ""
         return f"{self.name}({values}){count}" if wanted else f"{self.name}{count}"
 
 

@@ -105,8 +105,8 @@ class SpanMatcher(Matcher, BaseModel):
     def matches(self, span: Mapping[str, object]) -> bool:
         return not self.differences(span)
 
-    def text(self) -> str:
-        shown = super().text()
+    def text(self, with_count: bool = True) -> str:
+        shown = super().text(with_count)
         if self.max_duration_ms is not None:
             which = f"p{self.percentile:g} " if self.percentile is not None else ""
             shown += f" {which}≤ {self.max_duration_ms:g} ms"
@@ -213,7 +213,8 @@ class SpansCheck(_TrialLimit):
             if not matcher.counted.holds(len(found)):
                 if found:
                     problems.append(
-                        f"{matcher.text()}: {len(found)} spans, expected {matcher.counted.text()}"
+                        f"{matcher.text(with_count=False)}: {len(found)} spans, expected "
+                        f"{matcher.counted.text()}"
                     )
                 else:
                     problems.append(f"no span {matcher.text()}{_closest(matcher, spans)}")

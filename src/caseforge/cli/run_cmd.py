@@ -200,6 +200,15 @@ def run(
         int | None,
         typer.Option(help="--executor ray: how many workers (default: the cluster's CPUs)."),
     ] = None,
+    otlp_listen: Annotated[
+        str | None,
+        typer.Option(
+            "--otlp-listen",
+            metavar="HOST:PORT",
+            help="Where a command or HTTP agent exports its spans (OTLP/HTTP; default: "
+            "loopback, a free port; 0.0.0.0:4318 for a remote agent).",
+        ),
+    ] = None,
 ) -> None:
     """Run the agent over the suite: trials, configurations, grading, the run store."""
     given: dict[str, object] = {
@@ -211,7 +220,7 @@ def run(
         "keep_workspaces": keep_workspaces or None, "no_cache": no_cache or None,
         "reuse_trials": reuse_trials or None, "max_error_rate": max_error_rate,
         "store": store_url, "shard": shard, "run_id": run_id, "executor": executor,
-        "workers": workers,
+        "workers": workers, "otlp_listen": otlp_listen,
     }  # fmt: skip
     settings = cast(RunSettings, {k: v for k, v in given.items() if v is not None})
     display = _Display(quiet)

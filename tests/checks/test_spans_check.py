@@ -1,0 +1,178 @@
+"""The ``spans`` check: the tool-call grammar on the agent's spans (a name or glob with
+partial attributes, a count, an order), a longest duration, a most error spans; and a
+case-trial with no spans is not judged, never passed or failed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from caseforge.agent.protocol import AgentResult
+from caseforge.case.model import Case
+from caseforge.checks.spans import NO_SPANS, SpansCheck
+from caseforge.grade.trial import grade_trial
+from caseforge.results import CheckStatus, TrialStatus
+from tests.tracing.helpers import agent_trace, span
+
+SPANS = agent_trace()
+
+
+def verdict(spec: dict[str, Any], spans: list[Any] = SPANS) -> tuple[str, str]:
+    found = SpansCheck.model_validate({"mode": "spans", **spec}).grade(spans)
+    return found.status.value, found.reason
+
+
+def test_names_and_globs_with_counts() -> None:
+    assert verdict({"must_have": ["retrieve", "chat *"]}) == ("pass", "")
+    assert verdict({"must_have": [{"name": "*", "count": 4}]}) == ("pass", "")
+    assert verdict({"must_have": [{"name": "*", "count": {"max": 3}}]}) == (
+        "fail",
+        "*: 4 spans, expected 0–3×",
+    )
+    assert verdict({"must_have": ["rerank"]}) == (
+        "fail",
+        "no span rerank (spans: agent workflow, retrieve, execute_tool lookup_order, "
+        "chat gpt-fake)",
+    )
+
+
+def test_attributes_match_partially_each_a_value_or_a_value_check() -> None:
+    tool = {"name": "execute_tool *", "attributes": {"gen_ai.tool.name": "lookup_order"}}
+    assert verdict({"must_have": [tool]}) == ("pass", "")
+    checked = {"name": "retrieve", "attributes": {"documents": {"mode": "number", "value": 3}}}
+    assert verdict({"must_have": [checked]}) == ("pass", "")
+    wrong = {"name": "execute_tool *", "attributes": {"gen_ai.tool.name": "cancel_order"}}
+    status, reason = verdict({"must_have": [wrong]})
+    assert status == "fail"
+    assert reason == (
+        'no span execute_tool *(gen_ai.tool.name="cancel_order") — closest: a span '
+        'execute_tool lookup_order: gen_ai.tool.name expected "cancel_order", got "lookup_order"'
+    )
+    assert verdict({"must_not_have": [wrong]}) == ("pass", "")
+    assert verdict({"must_not_have": ["chat *"]}) == (
+        "fail",
+        "forbidden span chat *: 1× (chat gpt-fake)",
+    )
+
+
+def test_order_is_by_start_time_whatever_order_the_spans_came_in() -> None:
+    assert verdict({"order": ["retrieve", "execute_tool *", "chat *"]}) == ("pass", "")
+    status, reason = verdict({"order": ["chat *", "retrieve"]})
+    assert status == "fail"
+    assert reason.startswith("not in order chat * -> retrieve (spans: agent workflow, retrieve,")
+
+
+def test_a_longest_duration_per_span_or_for_a_percentile() -> None:
+    assert verdict({"must_have": [{"name": "chat *", "max_duration_ms": 40}]}) == ("pass", "")
+    assert verdict({"must_have": [{"name": "*", "max_duration_ms": 20}]}) == (
+        "fail",
+        "*: 2 span(s) over 20 ms (agent workflow 90.0 ms, chat gpt-fake 40.0 ms)",
+    )
+    # durations 5, 12, 40, 90: the 50th percentile is 12 ms, the 75th 40 ms
+    assert verdict({"must_have": [{"name": "*", "max_duration_ms": 12, "percentile": 50}]})[0] == (
+        "pass"
+    )
+    assert verdict({"must_have": [{"name": "*", "max_duration_ms": 12, "percentile": 75}]}) == (
+        "fail",
+        "*: p75 of 4 spans took 40.0 ms, over 12 ms",
+    )
+    # a bound without requiring the span: count {min: 0}
+    bound = {"name": "rerank", "count": {"min": 0}, "max_duration_ms": 1}
+    assert verdict({"must_have": [bound]}) == ("pass", "")
+
+
+def test_error_spans_in_all_or_by_name() -> None:
+    failing = [*SPANS, span("retry chat", "9", "1", status="error", message="HTTP 429")]
+    assert verdict({"max_errors": 0}) == ("pass", "")
+    assert verdict({"max_errors": 0}, failing) == (
+        "fail",
+        "1 error spans, at most 0 allowed: retry chat (HTTP 429)",
+    )
+    assert verdict({"max_errors": {"*": 1, "retry *": 0}}, failing) == (
+        "fail",
+        "1 error spans named retry *, at most 0 allowed: retry chat (HTTP 429)",
+    )
+    assert verdict({"max_errors": {"chat *": 0}}, failing) == ("pass", "")
+
+
+def test_no_spans_at_all_is_not_judged_and_says_how_to_instrument() -> None:
+    assert verdict({"must_not_have": ["*retry*"]}, []) == ("not_judged", NO_SPANS)
+    assert "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" in NO_SPANS and "caseforge[otel]" in NO_SPANS
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({}, "a spans check needs must_have, must_not_have, order or max_errors"),
+        ({"must_not_have": [{"name": "x", "count": 1}]}, "must_not_have takes no count"),
+        ({"max_errors": -1}, "max_errors must be 0 or more"),
+        ({"must_have": [{"name": "x", "percentile": 90}]}, "`percentile` goes with"),
+        ({"must_have": [{"name": "x", "count": {"min": 3, "max": 1}}]}, "count.max (1)"),
+        (
+            {"must_have": [{"name": "x", "attributes": {"a": {"mode": "judge"}}}]},
+            "attributes.a: mode 'judge' is not a value check",
+        ),
+        ({"must_have": [{"name": "x"}], "field": "reply"}, "reads the whole case-trial"),
+    ],
+)
+def test_mistakes_are_refused_naming_what(spec: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError) as raised:
+        SpansCheck.model_validate({"mode": "spans", **spec})
+    assert message in str(raised.value)
+
+
+def case_with(expect: dict[str, Any]) -> Case:
+    return Case.model_validate({"id": "c1", "input": {"q": "x"}, "expect": expect})
+
+
+def test_a_trial_without_spans_is_incomplete_and_with_them_is_graded() -> None:
+    case = case_with(
+        {
+            "reply": {"mode": "must_include", "values": ["ok"]},
+            "trace": {"mode": "spans", "must_have": ["retrieve"], "max_errors": 0},
+        }
+    )
+    result = AgentResult(reply="ok")
+    status, checks = grade_trial(case, result)
+    assert status is TrialStatus.INCOMPLETE
+    assert checks[1].status is CheckStatus.NOT_JUDGED and checks[1].reason == NO_SPANS
+    status, checks = grade_trial(case, result, spans=SPANS)
+    assert status is TrialStatus.PASS
+    assert checks[1].actual == {
+        "spans": 4,
+        "errors": 0,
+        "names": ["chat gpt-fake", "agent workflow", "retrieve", "execute_tool lookup_order"],
+    }
+    status, checks = grade_trial(
+        case, result, spans=[*SPANS, span("boom", "8", "1", status="error")]
+    )
+    assert status is TrialStatus.FAIL
+
+
+def test_tool_calls_read_from_spans_grade_like_reported_ones() -> None:
+    case = case_with(
+        {
+            "tool_calls": {
+                "must_call": [{"name": "lookup_order", "args": {"order_id": "ORD-7"}}],
+                "must_not_call": ["cancel_order"],
+            },
+            "called": {"mode": "exact_set", "field": "tool_calls", "values": ["lookup_order"]},
+        }
+    )
+    reported = AgentResult(
+        tool_calls=[{"name": "lookup_order", "args": {"order_id": "ORD-7"}}]  # type: ignore[list-item]
+    )
+    _, by_agent = grade_trial(case, reported, spans=SPANS)
+    _, by_spans = grade_trial(case, AgentResult(), spans=SPANS)
+    assert [c.status for c in by_agent] == [c.status for c in by_spans] == [CheckStatus.PASS] * 2
+    assert [c.reason for c in by_agent] == ["", ""]  # the agent's own calls: spans unread
+    assert all("derived from the agent's spans" in c.reason for c in by_spans)
+    wrong = [s for s in SPANS if "tool" not in s["name"]] + [
+        span("execute_tool x", "9", "1", attributes={"gen_ai.tool.name": "cancel_order"})
+    ]
+    _, failing = grade_trial(case, AgentResult(), spans=wrong)
+    assert failing[0].status is CheckStatus.FAIL
+    assert "called but forbidden: cancel_order" in failing[0].reason
+    assert "derived from the agent's spans" in failing[0].reason
