@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml src/caseforge/_version.py
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,inspect,tables,otel]'
 	@touch $(STAMP)
 
-## demo: install into .venv, validate the three example suites and run two of them, offline
+## demo: install into .venv, validate the four example suites and run three of them, offline
 # No model is configured, so judge checks are skipped on purpose (--no-judge); the reports
 # say so. Without --no-judge they would be reported `not judged` and the case-trials
 # `incomplete`, never passed.
@@ -26,7 +26,9 @@ demo: $(STAMP)
 	$(BIN)/caseforge validate examples/ac-clarifier
 	$(BIN)/caseforge validate examples/support-refund
 	$(BIN)/caseforge validate examples/test-agent
+	$(BIN)/caseforge validate examples/langgraph-orders
 	$(BIN)/caseforge run examples/ac-clarifier --config checklist --config holistic --trials 3 --no-judge
+	$(BIN)/caseforge run examples/langgraph-orders --config v2 --config v1 --no-judge
 	$(BIN)/caseforge run examples/support-refund --config v2 --trials 3 --no-judge --quiet --out $(DEMO)/v2
 	$(BIN)/caseforge baseline $(DEMO)/v2/report.json --write $(DEMO)/baseline.json
 	$(BIN)/caseforge run examples/support-refund --config v1 --trials 3 --no-judge --out $(DEMO)/v1

@@ -242,10 +242,7 @@ class SpansCheck(_TrialLimit):
         for pattern, limit in limits.items():
             errors = [s for s in spans if is_error(s) and name_matches(pattern, s["name"])]
             if len(errors) > limit:
-                shown = ", ".join(
-                    s["name"] + (f" ({s['status_message']})" if s.get("status_message") else "")
-                    for s in errors[:3]
-                )
+                shown = ", ".join(_with_message(s) for s in errors[:3])
                 which = "" if pattern == "*" else f" named {pattern}"
                 found.append(f"{len(errors)} error spans{which}, at most {limit} allowed: {shown}")
         return found
@@ -263,6 +260,15 @@ class SpansCheck(_TrialLimit):
         if self.max_errors is not None:
             parts.append(f"max_errors {json.dumps(self.max_errors)}")
         return "spans: " + "; ".join(parts)
+
+
+def _with_message(span: SpanData, width: int = 80) -> str:
+    """A span's name with the first line of its status message, cut to ``width``."""
+    message = (span.get("status_message") or "").strip().splitlines()
+    if not message:
+        return span["name"]
+    first = message[0]
+    return f"{span['name']} ({first[:width]}{'…' if len(first) > width else ''})"
 
 
 def _names(spans: Sequence[SpanData], limit: int = 12) -> str:

@@ -226,7 +226,8 @@ def span_lines(nodes: list[SpanEntry], attributes: int = 12, width: int = 80) ->
         took = f"{node.duration_ms:.1f} ms" if node.duration_ms is not None else "open"
         error = ""
         if node.status == "error":
-            error = "  ERROR" + (f": {node.status_message}" if node.status_message else "")
+            first = (node.status_message or "").strip().splitlines()
+            error = "  ERROR" + (f": {first[0][:width]}" if first else "")
         turn = f"  (turn {node.turn})" if node.turn is not None and depth == 0 else ""
         lines.append(f"{pad}{node.name}  {took}{error}{turn}")
         items = list(node.attributes.items())

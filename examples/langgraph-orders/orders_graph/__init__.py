@@ -1,0 +1,1 @@
+"""A LangGraph order-status agent for the ``langgraph-orders`` example suite."""
