@@ -300,8 +300,8 @@ def test_a_rule_the_judge_cannot_say_is_reported() -> None:
     [
         ("similar", "needs an embedding model"),
         ("similar:cosine", "needs an embedding model"),
-        ("trace-span-count", "trace assertion"),
-        ("trajectory:tool-used", "trace assertion"),
+        ("trajectory:tool-used", "trajectory assertion"),
+        ("trajectory:tool-sequence", "trajectory assertion"),
         ("is-valid-openai-tools-call", "tool-call validity"),
         ("guardrails", "provider guardrails"),
         ("moderation", "needs a moderation API"),
@@ -413,3 +413,83 @@ def test_cost_and_latency_need_a_threshold_and_ignore_transforms() -> None:
 def test_the_check_key_is_the_metric_else_the_type() -> None:
     assert mapped({"type": "contains", "value": "x", "metric": "Names City"}).key == "names_city"
     assert mapped({"type": "llm-rubric", "value": "x"}).key == "llm_rubric"
+
+
+# promptfoo's trace assertions as spans checks: the spans graded, with the verdict promptfoo
+# gives them (its own examples' values: examples/opentelemetry-tracing-python).
+def trace_of(*spans: tuple[str, float, str]) -> list[dict[str, object]]:
+    """Spans named, each with its duration in ms and its status, one after the other."""
+    return [
+        {"trace_id": "a" * 32, "span_id": f"{i + 1:016x}", "name": name, "status": status,
+         "start_ns": i * 10**9, "end_ns": i * 10**9 + int(took * 1e6)}
+        for i, (name, took, status) in enumerate(spans)
+    ]  # fmt: skip
+
+
+def spans_verdict(result: Mapped, spans: list[dict[str, object]]) -> str:
+    check = check_of(result)
+    return check.grade(check.measured(TrialFacts("x", {}, spans=spans))).status.value  # type: ignore[arg-type]
+
+
+RAG = trace_of(
+    ("rag_agent_workflow", 900, "ok"),
+    ("retrieve_document_1", 120, "ok"),
+    ("retrieve_document_2", 80, "ok"),
+    ("retrieve_document_3", 610, "ok"),
+    ("reasoning_1", 5, "unset"),
+    ("llm_generation", 300, "ok"),
+)
+
+
+def test_trace_span_count_is_a_spans_check_with_a_count() -> None:
+    result = mapped({"type": "trace-span-count", "value": {"pattern": "retrieve_document_*",
+                                                           "min": 3, "max": 3}})  # fmt: skip
+    assert result.mapped and result.line == "trace-span-count -> spans"
+    assert result.check == {
+        "mode": "spans",
+        "must_have": [{"name": "retrieve_document_*", "count": {"min": 3, "max": 3}}],
+    }
+    assert spans_verdict(result, RAG) == "pass"
+    assert spans_verdict(result, RAG[:3]) == "fail"  # two retrievals
+    at_least = mapped({"type": "trace-span-count", "value": {"pattern": "reasoning_*", "min": 3}})
+    assert at_least.check["must_have"] == [{"name": "reasoning_*", "count": {"min": 3}}]
+    assert spans_verdict(at_least, RAG) == "fail"
+    assert spans_verdict(at_least, []) == "not_judged"  # no spans at all: incomplete
+
+
+def test_trace_span_duration_is_a_longest_duration_per_span_or_a_percentile() -> None:
+    result = mapped({"type": "trace-span-duration",
+                     "value": {"pattern": "retrieve_document_*", "max": 500}})  # fmt: skip
+    assert result.check == {
+        "mode": "spans",
+        "must_have": [{"name": "retrieve_document_*", "count": {"min": 0}, "max_duration_ms": 500}],
+    }
+    assert spans_verdict(result, RAG) == "fail"  # retrieve_document_3 took 610 ms
+    assert spans_verdict(result, RAG[:3]) == "pass"
+    assert spans_verdict(result, trace_of(("other", 9000, "ok"))) == "pass"  # none matches
+    p95 = mapped({"type": "trace-span-duration",
+                  "value": {"pattern": "*", "max": 700, "percentile": 80}})  # fmt: skip
+    assert p95.check["must_have"][0]["percentile"] == 80  # type: ignore[index]
+    assert spans_verdict(p95, RAG) == "pass"  # the 80th percentile of 6 is 610 ms
+    assert spans_verdict(p95, [*RAG, *trace_of(("slow", 800, "ok"), ("slower", 900, "ok"))]) == (
+        "fail"
+    )
+
+
+def test_trace_error_spans_is_max_errors() -> None:
+    failing = [*RAG, *trace_of(("llm_retry", 10, "error"))]
+    for value, check in [
+        ({"max_count": 0}, {"mode": "spans", "max_errors": 0}),
+        (0, {"mode": "spans", "max_errors": 0}),
+        ({"max_count": 1, "pattern": "llm_*"}, {"mode": "spans", "max_errors": {"llm_*": 1}}),
+    ]:
+        result = mapped({"type": "trace-error-spans", "value": value})
+        assert result.check == check
+        assert spans_verdict(result, RAG) == "pass"
+    assert spans_verdict(mapped({"type": "trace-error-spans", "value": 0}), failing) == "fail"
+    share = mapped({"type": "trace-error-spans", "value": {"max_percentage": 10}})
+    assert not share.mapped and share.kind == "error share"
+    negated = mapped({"type": "not-trace-span-count", "value": {"pattern": "*", "max": 1}})
+    assert not negated.mapped and negated.kind == "negated trace assertion"
+    empty = mapped({"type": "trace-span-duration", "value": {"pattern": "*"}})
+    assert not empty.mapped and "needs `max`" in str(empty.check["reason"])

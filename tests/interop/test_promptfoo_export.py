@@ -285,3 +285,26 @@ def test_runs_of_an_imported_suite_are_columns_by_provider(tmp_path: Path) -> No
     assert data["config"]["providers"] == ["openai:gpt-4.1-mini", "openai:gpt-4o"]  # type: ignore[index]
     loaded = load_suite(suite)
     assert {c.case.id for c in loaded.cases} == {r["testCase"]["description"] for r in results}
+
+
+def test_trace_assertions_go_out_as_they_came_in(tmp_path: Path) -> None:
+    source = tmp_path / "traced"
+    source.mkdir()
+    asserts = [
+        {"type": "trace-span-count", "value": {"pattern": "retrieve_*", "min": 3, "max": 3}},
+        {"type": "trace-span-duration", "value": {"pattern": "*", "max": 2000, "percentile": 95}},
+        {"type": "trace-error-spans", "value": {"max_count": 0, "pattern": "*"}},
+    ]
+    config = {
+        "providers": ["python:provider.py"],
+        "prompts": ["Explain {{topic}}"],
+        "tests": [{"description": "rag", "vars": {"topic": "tides"}, "assert": asserts}],
+    }
+    (source / "promptfooconfig.yaml").write_text(json.dumps(config), encoding="utf-8")
+    report = import_promptfoo(PromptfooImport(source, tmp_path / "suite"))
+    assert all(o.mapped for o in report.assertions)
+    assert any("trace assertions became `spans` checks" in note for note in report.notes)
+    out = tmp_path / "back.yaml"
+    export_promptfoo(tmp_path / "suite", out)
+    [test] = yaml.load(out.read_text(encoding="utf-8"))["tests"]
+    assert [{k: v for k, v in a.items() if k != "metric"} for a in test["assert"]] == asserts

@@ -152,7 +152,7 @@ def test_the_report_names_everything_that_was_not_mapped(travel: Path, tmp_path:
     assert {(o.where, o.type, o.kind) for o in unmapped} == {
         ("test 1", "similar", "needs an embedding model"),
         ("test 2", "javascript", "needs Node"),
-        ("test 4", "trace-span-count", "trace assertion"),
+        ("test 4", "trajectory:tool-used", "trajectory assertion"),
     }
     for outcome in unmapped:  # each under its item, with its type and why
         assert f": {outcome.type}: " in block_of(lines, outcome.where)

@@ -36,7 +36,7 @@ from caseforge.case.load import load_config
 from caseforge.errors import CaseforgeError, DatasetError
 from caseforge.interop import promptfoo_agent
 from caseforge.interop.ids import join, slugify
-from caseforge.interop.promptfoo_asserts import JUDGE_NOTE
+from caseforge.interop.promptfoo_asserts import JUDGE_NOTE, TRACE_NOTE, TRACE_TYPES
 from caseforge.interop.promptfoo_cases import Outcome, Setting, build, check_shape, merged
 from caseforge.interop.promptfoo_config import (
     Prompt,
@@ -200,6 +200,8 @@ def import_promptfoo(request: PromptfooImport, dry_run: bool = False) -> Promptf
             writer.add(item, join(prefix, built.slug) or "test", built.case, original)
     if any(o.mapped and o.type in _JUDGED for o in report.assertions):
         report.notes.append(JUDGE_NOTE)
+    if any(o.mapped and o.type in TRACE_TYPES for o in report.assertions):
+        report.notes.append(TRACE_NOTE)
     if names:  # the rendered prompts repeat the template: near-duplicates are read in the vars
         writer.config["dedup"] = {"fields": sorted(names)}
     report.empty = all(item.case_id is None for item in report.items)

@@ -19,6 +19,9 @@ assertion's ``metric`` (lower case, ``_`` between words), else its type (``conta
 - ``javascript``, ``python``: the same modes, inline or ``file://x.js[:fn]`` (``.py``),
   the script copied into the suite's ``asserts/``; ``threshold`` kept;
 - ``word-count``: ``javascript`` counting words as promptfoo does;
+- ``trace-span-count``, ``trace-span-duration``, ``trace-error-spans``: one ``spans`` check
+  each (a ``must_have`` matcher with the pattern, its count or longest duration and
+  percentile; ``max_errors``), which reads the agent's OpenTelemetry spans;
 - ``llm-rubric``, ``model-graded-closedqa``, ``factuality``, ``g-eval``,
   ``answer-relevance``, ``context-faithfulness``, ``conversation-relevance``,
   ``search-rubric``: ``judge`` with a rubric.
@@ -30,7 +33,8 @@ reported. ``similar`` becomes a ``judge`` check when the suite it is imported in
 configures a judge (``judge:``), else it is reported.
 
 What has no equivalent is not mapped: the case gets an ``ignore`` check whose reason says
-why (``similar`` needs an embedding model; trace assertions wait for span checks; and so on:
+why (``similar`` needs an embedding model; trajectory assertions are tool_calls checks to
+write by hand; and so on:
 ``interop/promptfoo_reported.py``), and the report names it. So does a transform with no
 JavaScript form to follow, a value read from a script, code that needs Node or a file that
 is not there (``interop/promptfoo_scripts.py``), and a regex that cannot be translated.
@@ -61,13 +65,33 @@ from caseforge.interop.promptfoo_reported import NEGATED, no_check
 from caseforge.interop.promptfoo_scripts import code_check, copy_file
 from caseforge.interop.promptfoo_transform import NotComposable, compose
 
-__all__ = ["FIELD", "JUDGE_NOTE", "Context", "Mapped", "equals_code", "key_of", "map_assertion"]
+__all__ = [
+    "FIELD",
+    "JUDGE_NOTE",
+    "TRACE_NOTE",
+    "TRACE_TYPES",
+    "Context",
+    "Mapped",
+    "equals_code",
+    "key_of",
+    "map_assertion",
+]
 
 JUDGE_NOTE = (
     "model-graded assertions (llm-rubric and the like) became `judge` checks with the rubric. "
     "promptfoo's grading prompts and their 0-1 scores are not caseforge's judge, which asks "
     "its own model (judge: in caseforge.yaml) whether the reply meets the rubric, yes or no; "
     "a grader's provider or rubricPrompt is not carried over."
+)
+
+TRACE_TYPES = ("trace-span-count", "trace-span-duration", "trace-error-spans")
+TRACE_NOTE = (
+    "trace assertions became `spans` checks, which read the agent's OpenTelemetry spans kept "
+    "with each case-trial (see the tracing guide for how an agent sends them). Span names "
+    "match case-sensitively (promptfoo ignores case); an error span is one whose status is "
+    "ERROR (promptfoo also counts an HTTP status of 400 or more, or an error word in the "
+    "status message); a case-trial with no spans at all is `incomplete`, where promptfoo's "
+    "assertion errors."
 )
 
 _TEXT = {
@@ -121,7 +145,7 @@ def map_assertion(
     chain = [*transforms, *([assertion["transform"]] if "transform" in assertion else [])]
     kept = [t for t in chain if not _moot(kind, t)]
     try:
-        if kept and kind not in ("cost", "latency"):
+        if kept and kind not in ("cost", "latency", *TRACE_TYPES):
             check = _transformed(kind, assertion, kept, context)
             shown = ", then ".join(short(t) for t in kept)
             return Mapped(key, check, f"{kind} after the transform {shown} -> javascript")
@@ -226,6 +250,13 @@ def _check(
     notes: list[str] = []
     if kind.startswith("similar") and context.judge:
         return _similar(assertion, context)
+    if kind in TRACE_TYPES:
+        return _spans(kind, _value(kind, assertion, context)), notes
+    if kind.removeprefix("not-") in TRACE_TYPES:
+        raise NotMapped(
+            "negated trace assertion",
+            "a negated trace assertion: a spans check says what must hold, not what must not",
+        )
     reported = no_check(kind)
     if reported is not None:
         raise NotMapped(*reported)
@@ -276,6 +307,65 @@ def _check(
     if kind == "is-xml":
         raise NotMapped("markup check", "is-xml with required elements: no caseforge mode")
     raise NotMapped("unknown type", "not a promptfoo assertion type caseforge knows")
+
+
+def _spans(kind: str, value: object) -> dict[str, object]:
+    """A trace assertion as a ``spans`` check."""
+    if (
+        kind == "trace-error-spans"
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    ):
+        value = {"max_count": value}
+    if value is None and kind == "trace-error-spans":
+        value = {}
+    if not isinstance(value, Mapping):
+        raise NotMapped("no value", "needs a value object ({pattern, …})")
+    pattern = value.get("pattern", "*")
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise NotMapped("no value", "needs a span name pattern")
+    if kind == "trace-span-count":
+        low, high = value.get("min"), value.get("max")
+        if not all(v is None or _count(v) for v in (low, high)):
+            raise NotMapped("no value", "min and max must be whole numbers of spans")
+        count: dict[str, object] = {"min": int(low) if low is not None else 0}
+        if high is not None:
+            count["max"] = int(high)
+        return {"mode": "spans", "must_have": [{"name": pattern, "count": count}]}
+    if kind == "trace-span-duration":
+        longest, percentile = value.get("max"), value.get("percentile")
+        if not _number(longest):
+            raise NotMapped("no value", "needs `max`, the longest duration in milliseconds")
+        matcher: dict[str, object] = {
+            "name": pattern,
+            "count": {"min": 0},  # promptfoo passes when no span matches
+            "max_duration_ms": longest,
+        }
+        if percentile is not None:
+            if not _number(percentile) or not 0 < float(percentile) <= 100:
+                raise NotMapped("no value", "its percentile is not a number from 0 to 100")
+            matcher["percentile"] = percentile
+        return {"mode": "spans", "must_have": [matcher]}
+    most, share = value.get("max_count"), value.get("max_percentage")
+    if most is None and share is not None:
+        raise NotMapped(
+            "error share",
+            "bounds the share of error spans (max_percentage); a spans check bounds their "
+            "number (max_errors)",
+        )
+    most = 0 if most is None else most
+    if not _count(most):
+        raise NotMapped("no value", "max_count must be a whole number of spans")
+    limit: object = int(most) if pattern == "*" else {pattern: int(most)}
+    return {"mode": "spans", "max_errors": limit}
+
+
+def _count(value: object) -> bool:
+    return _number(value) and float(value) >= 0 and float(value).is_integer()  # type: ignore[arg-type]
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _similar(

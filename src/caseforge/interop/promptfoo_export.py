@@ -58,6 +58,7 @@ from caseforge.checks.builtin import (
 from caseforge.checks.json_mode import JsonCheck
 from caseforge.checks.measures import CostCheck, LatencyCheck
 from caseforge.checks.scripts import JavascriptCheck, PythonCheck
+from caseforge.checks.spans import SpansCheck
 from caseforge.errors import DatasetError
 from caseforge.files import write_atomic, yaml_text
 from caseforge.interop.jsregex import to_javascript
@@ -218,6 +219,34 @@ def _test(
     return test
 
 
+def _trace(check: SpansCheck) -> dict[str, object]:
+    """A spans check as the one promptfoo trace assertion that says the same, if any."""
+    matchers = [*check.must_have, *check.must_not_have, *check.order]
+    if check.max_errors is not None and not matchers:
+        limits = check.max_errors if isinstance(check.max_errors, dict) else {"*": check.max_errors}
+        if len(limits) == 1:
+            [(pattern, most)] = limits.items()
+            return {"type": "trace-error-spans", "value": {"max_count": most, "pattern": pattern}}
+    if len(check.must_have) == 1 and len(matchers) == 1 and check.max_errors is None:
+        [matcher] = check.must_have
+        if not matcher.attributes:
+            count = matcher.counted
+            if matcher.max_duration_ms is None:
+                value: dict[str, object] = {"pattern": matcher.name, "min": count.min}
+                if count.max is not None:
+                    value["max"] = count.max
+                return {"type": "trace-span-count", "value": value}
+            if count.min == 0 and count.max is None:
+                value = {"pattern": matcher.name, "max": matcher.max_duration_ms}
+                if matcher.percentile is not None:
+                    value["percentile"] = matcher.percentile
+                return {"type": "trace-span-duration", "value": value}
+    raise NotExpressed(
+        "a spans check with more than one expectation, attributes, an order or forbidden "
+        "spans: promptfoo's trace assertions each say one count, duration or error limit"
+    )
+
+
 def _assertion(
     check: object,
     target: str,
@@ -233,6 +262,8 @@ def _assertion(
         return {"type": "cost", "threshold": check.max_usd}
     if isinstance(check, LatencyCheck):
         return {"type": "latency", "threshold": check.max_ms}
+    if isinstance(check, SpansCheck):
+        return _trace(check)
     if target != FIELD:
         raise NotExpressed(
             f"reads the output field {target!r}; promptfoo grades the "

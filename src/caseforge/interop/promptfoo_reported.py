@@ -1,6 +1,6 @@
 """The promptfoo assertions that have no caseforge check, and why: the report's reasons.
 
-Each type belongs to a family (``similar`` and its ``similar:*`` forms, the trace
+Each type belongs to a family (``similar`` and its ``similar:*`` forms, the trajectory
 assertions, tool-call validity…); a family has the kind of reason the counts use and what
 the report says. ``not-`` forms share their type's.
 """
@@ -17,10 +17,11 @@ REPORTED: dict[str, tuple[str, str]] = {
         "threshold; caseforge has no embedding check (a judge rubric can say what "
         "the reply must mean)",
     ),
-    "trace": (
-        "trace assertion",
-        "reads the OpenTelemetry spans of the call; caseforge has no "
-        "span checks yet (the trajectory issue adds them)",
+    "trajectory": (
+        "trajectory assertion",
+        "grades the agent's trajectory as promptfoo reads it from the trace (the tools "
+        "used, their order and arguments, the goal); say it as a tool_calls check (its "
+        "must_call, order and count), which reads the agent's calls or those its spans show",
     ),
     "tool-validity": (
         "tool-call validity",
@@ -69,9 +70,6 @@ FAMILY = {
     **dict.fromkeys(("similar", "similar:cosine", "similar:dot", "similar:euclidean"), "similar"),
     **dict.fromkeys(
         (
-            "trace-error-spans",
-            "trace-span-count",
-            "trace-span-duration",
             "trajectory:goal-success",
             "trajectory:tool-args-match",
             "trajectory:step-count",
@@ -79,7 +77,7 @@ FAMILY = {
             "trajectory:tool-used",
             "skill-used",
         ),
-        "trace",
+        "trajectory",
     ),
     **dict.fromkeys(
         (
