@@ -91,3 +91,14 @@ def test_importers_load_pyarrow_and_inspect_ai_only_for_the_formats_that_need_th
                       str(tmp_path / "c"))  # fmt: skip
     assert (tmp_path / "c" / "IMPORT.md").is_file()  # its javascript checks are not run
     assert not loaded & {"pyarrow", "inspect_ai", "py_mini_racer"}
+
+
+def test_a_run_imports_opentelemetry_only_when_something_asks_for_it(tmp_path: Path) -> None:
+    """No OTLP endpoint and an agent that does not use OpenTelemetry: a run (the starter's
+    stub agent) never imports it, though the otel extra is installed."""
+    made = caseforge_process("init", str(tmp_path / "suite"))
+    assert made.returncode == 0, made
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    loaded = imported("run", str(tmp_path / "suite"), "--store", store, "--trials", "1")
+    assert "sqlalchemy" in loaded  # it did run
+    assert "opentelemetry" not in loaded

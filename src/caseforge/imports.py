@@ -22,7 +22,7 @@ HEAVY_MODULES = frozenset(
     {
         "openai", "sqlalchemy", "alembic", "scipy", "numpy", "fastapi", "uvicorn", "ray",
         "opencc", "datasketch", "statsmodels", "text_to_num", "phonenumbers", "jsonschema",
-        # the interop, tracing and privacy work to come
+        # interop and privacy; opentelemetry only for an instrumented agent or an OTLP endpoint
         "jieba", "wordfreq", "inspect_ai", "pyarrow", "py_mini_racer", "opentelemetry",
     }
 )  # fmt: skip

@@ -43,13 +43,26 @@ def agent_trace() -> list[SpanData]:
     """An agent's trace: a workflow, a retrieval, a tool call, a model call (listed out of
     order, as an exporter sends them: children first)."""
     return [  # fmt: skip
-        span("chat gpt-fake", "4", "1", start_ms=30, took_ms=40,
-             attributes={"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-fake"}),
+        span(
+            "chat gpt-fake",
+            "4",
+            "1",
+            start_ms=30,
+            took_ms=40,
+            attributes={"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-fake"},
+        ),
         span("agent workflow", "1", "a", start_ms=0, took_ms=90),
         span("retrieve", "2", "1", start_ms=1, took_ms=12, attributes={"documents": 3}),
-        span("execute_tool lookup_order", "3", "1", start_ms=14, took_ms=5, attributes={
-            "gen_ai.tool.name": "lookup_order",
-            "gen_ai.tool.call.arguments": '{"order_id": "ORD-7"}',
-            "gen_ai.tool.call.result": '{"status": "shipped"}',
-        }),
+        span(
+            "execute_tool lookup_order",
+            "3",
+            "1",
+            start_ms=14,
+            took_ms=5,
+            attributes={
+                "gen_ai.tool.name": "lookup_order",
+                "gen_ai.tool.call.arguments": '{"order_id": "ORD-7"}',
+                "gen_ai.tool.call.result": '{"status": "shipped"}',
+            },
+        ),
     ]

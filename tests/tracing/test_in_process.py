@@ -17,7 +17,7 @@ from tests.helpers import REPO_ROOT, TIMEOUT_S, write_toy_suite
 
 # The agent's own exporter (an in-memory one, standing for a team's collector) must keep
 # getting its spans in both orders.
-AGENT_SETS_FIRST = '''
+AGENT_SETS_FIRST = """
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -35,10 +35,10 @@ def run(input, ctx):
         with tracer.start_as_current_span("execute_tool lookup_order") as tool:
             tool.set_attribute("gen_ai.tool.name", "lookup_order")
     return {"output": {}, "reply": "ok"}
-'''
+"""
 
 # The way the docs ask for: add processors to the provider caseforge has set, never set one.
-CASEFORGE_SETS_FIRST = '''
+CASEFORGE_SETS_FIRST = """
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -63,7 +63,7 @@ def run(input, ctx):
         with tracer.start_as_current_span("execute_tool lookup_order") as tool:
             tool.set_attribute("gen_ai.tool.name", "lookup_order")
     return {"output": {}, "reply": "ok"}
-'''
+"""
 
 DRIVER = """
 import json, sys
@@ -137,7 +137,7 @@ def test_caseforge_set_the_provider_first_and_the_agent_adds_its_processor_to_it
     assert_kept(result)
 
 
-CONCURRENT = '''
+CONCURRENT = """
 import asyncio
 from opentelemetry import trace
 
@@ -158,7 +158,7 @@ def sync_run(input, ctx):  # on caseforge's threads: the context goes with the c
     with tracer.start_as_current_span("handle") as top:
         top.set_attribute("case", ctx.case_id)
     return {"output": {}, "reply": "ok"}
-'''
+"""
 
 
 def test_concurrent_case_trials_keep_their_own_spans(tmp_path: Path) -> None:

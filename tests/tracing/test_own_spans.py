@@ -210,7 +210,9 @@ def test_without_the_variable_nothing_is_exported_nor_imported(tmp_path: Path) -
         [{"id": "one", "input": {"q": "x"}, "split": "dev"}],
         {"name": "quiet", "agent": {"callable": "quiet_agent:run"}, "timeout_s": 120},
         expect={"reply": {"mode": "exact", "value": "ok"}},
-        files={"quiet_agent.py": "def run(input, ctx):\n    return {'output': {}, 'reply': 'ok'}\n"},
+        files={
+            "quiet_agent.py": "def run(input, ctx):\n    return {'output': {}, 'reply': 'ok'}\n"
+        },
     )
     script = (
         "import sys; from caseforge.api import run_suite; "

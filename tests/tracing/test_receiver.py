@@ -112,7 +112,9 @@ def test_json_as_other_sdks_send_it(receiver: SpanReceiver) -> None:
     trace_id = new_trace_id()
     trial = receiver.registry.open(trace_id)
     body = json.dumps(json_export(trace_id)).encode()
-    answer = httpx.post(receiver.traces_url, content=body, headers={"content-type": "application/json"})
+    answer = httpx.post(
+        receiver.traces_url, content=body, headers={"content-type": "application/json"}
+    )
     assert answer.status_code == 200 and answer.json() == {}
     gz = httpx.post(
         receiver.traces_url,

@@ -26,7 +26,7 @@ from tests.helpers import free_port, write_toy_suite
 
 # An agent instrumented as any team would: the SDK's OTLP/HTTP exporter, configured by the
 # standard variables, the parent taken from TRACEPARENT; its spans are flushed at exit.
-COMMAND_AGENT = '''
+COMMAND_AGENT = """
 import json, os, sys
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -47,7 +47,7 @@ with tracer.start_as_current_span("handle", context=parent):
             tool.set_attribute("gen_ai.tool.call.arguments", json.dumps({"n": i}))
 json.dump({"output": {"endpoint": os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")},
            "reply": "done"}, sys.stdout)
-'''
+"""
 
 EXPECT = {
     "trace": {
@@ -109,7 +109,9 @@ def test_a_users_own_traces_endpoint_is_left_alone(
     ctx.traceparent, ctx.otlp_traces_url = "00-" + "a" * 32 + "-" + "b" * 16 + "-01", "http://x"
     env = trace_environment(ctx)
     assert env is not None
-    assert env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] == own and env["TRACEPARENT"] == ctx.traceparent
+    assert (
+        env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] == own and env["TRACEPARENT"] == ctx.traceparent
+    )
     suite = command_suite(tmp_path)
     store = f"sqlite:///{tmp_path / 'store.db'}"
     [report] = run_suite(suite, store=store, cases=["two-lookups"])

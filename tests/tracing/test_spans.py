@@ -30,7 +30,11 @@ def test_the_tree_puts_children_under_parents_in_start_order() -> None:
     roots = tree(agent_trace())
     assert [r["name"] for r in roots] == ["agent workflow"]  # its parent is caseforge's call
     children = roots[0]["children"]
-    assert [c["name"] for c in children] == ["retrieve", "execute_tool lookup_order", "chat gpt-fake"]
+    assert [c["name"] for c in children] == [
+        "retrieve",
+        "execute_tool lookup_order",
+        "chat gpt-fake",
+    ]
     assert roots[0]["start_ms"] == 0.0 and children[2]["start_ms"] == 30.0
     assert children[2]["duration_ms"] == 40.0
     assert children[0]["attributes"] == {"documents": 3}
@@ -54,7 +58,11 @@ def test_tool_calls_read_from_spans_with_their_arguments_and_results() -> None:
                                                      "gen_ai.tool.call.arguments": "refund policy"}
     )  # fmt: skip
     not_a_tool = span(  # an LLM span naming its tools is no tool call
-        "llm", "7", "1", start_ms=70, attributes={"openinference.span.kind": "LLM", "tool.name": "x"}
+        "llm",
+        "7",
+        "1",
+        start_ms=70,
+        attributes={"openinference.span.kind": "LLM", "tool.name": "x"},
     )
     calls = tool_calls([*agent_trace(), plain_text, openinference, not_a_tool])
     assert calls == [
