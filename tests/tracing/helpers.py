@@ -42,7 +42,7 @@ def span(
 def agent_trace() -> list[SpanData]:
     """An agent's trace: a workflow, a retrieval, a tool call, a model call (listed out of
     order, as an exporter sends them: children first)."""
-    return [  # fmt: skip
+    return [
         span(
             "chat gpt-fake",
             "4",

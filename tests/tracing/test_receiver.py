@@ -77,7 +77,8 @@ def json_export(trace_id: str) -> dict[str, object]:
     return {
         "resourceSpans": [
             {
-                "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "js"}}]},
+                "resource": {"attributes": [{"key": "service.name",
+                                             "value": {"stringValue": "js"}}]},
                 "scopeSpans": [
                     {
                         "scope": {"name": "agent"},
@@ -96,7 +97,8 @@ def json_export(trace_id: str) -> dict[str, object]:
                                     {"key": "cached", "value": {"boolValue": True}},
                                 ],
                                 "status": {"code": "STATUS_CODE_ERROR", "message": "timeout"},
-                                "events": [{"name": "exception", "timeUnixNano": "1700000000100000000",
+                                "events": [{"name": "exception",
+                                            "timeUnixNano": "1700000000100000000",
                                             "attributes": [{"key": "exception.message",
                                                             "value": {"stringValue": "slow"}}]}],
                             }

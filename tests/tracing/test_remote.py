@@ -130,12 +130,21 @@ def export_json(url: str, traceparent: str, names: list[str]) -> None:
     spans: list[dict[str, Any]] = []
     top = "1111111111111111"
     for index, name in enumerate(names):
+        start = 10**18 + index
         spans.append({
             "traceId": trace_id, "spanId": f"{index + 2:016x}", "parentSpanId": top,
-            "name": name, "startTimeUnixNano": str(10**18 + index), "endTimeUnixNano": str(10**18 + index + 5),
+            "name": name, "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 5),
         })  # fmt: skip
-    spans.append({"traceId": trace_id, "spanId": top, "parentSpanId": parent, "name": "handle",
-                  "startTimeUnixNano": str(10**18), "endTimeUnixNano": str(10**18 + 50)})  # fmt: skip
+    spans.append(
+        {
+            "traceId": trace_id,
+            "spanId": top,
+            "parentSpanId": parent,
+            "name": "handle",
+            "startTimeUnixNano": str(10**18),
+            "endTimeUnixNano": str(10**18 + 50),
+        }
+    )
     body = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
     httpx.post(url, json=body).raise_for_status()
 
