@@ -1,5 +1,5 @@
-"""A served store with real runs: the support-refund suite's v1 and v2 (one trial each), and a
-suite whose ticket holds markup, for the XSS probe. The server runs in a thread on a free
+"""A served store with real runs: the support-refund suite's v1 and v2 (one trial each), a
+suite whose ticket holds markup, for the XSS probe, and the LangGraph example's v1 (spans). The server runs in a thread on a free
 loopback port; the browser is Debian's Chromium driven by Playwright."""
 
 from __future__ import annotations
@@ -92,10 +92,25 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Served:
     assert done.exit_code == 0, done.output
     runs["xss"] = json.loads((out / "report.json").read_text())["run_id"]
     runs["talk"] = _model_user_run(tmp / "talk", store, runner)
+    # The LangGraph example's v1: OpenInference spans on every trial, spans checks failing.
+    graph = tmp / "langgraph-orders"
+    shutil.copytree(
+        REPO / "examples" / "langgraph-orders",
+        graph,
+        ignore=shutil.ignore_patterns("__pycache__", "*.db"),
+    )
+    out = tmp / "langgraph-out"
+    done = runner.invoke(
+        cli,
+        ["run", str(graph), "--config", "v1", "--trials", "1", "-q", "--store", store,
+         "--out", str(out)],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    runs["langgraph"] = json.loads((out / "report.json").read_text())["run_id"]
     # `make screenshots` points this at docs/screenshots; otherwise they stay with the test run.
     artifacts = Path(os.environ.get("CASEFORGE_SCREENSHOTS") or tmp / "screenshots")
     artifacts.mkdir(parents=True, exist_ok=True)
-    suites = {"support-refund": suite, "xss": xss, "talk": tmp / "talk"}
+    suites = {"support-refund": suite, "xss": xss, "talk": tmp / "talk", "langgraph": graph}
     return Served("", store, suites, runs, artifacts)
 
 

@@ -232,3 +232,25 @@ def test_a_model_played_users_cost_is_shown_apart_from_the_agents(
     assert "$0.0000 · 0 in / 0 out tokens" in page.inner_text("#trial-usage")  # the agent's
     expect(page.locator("ol.transcript li")).to_have_count(6)
     shot(page, served, "trial-simulated-user")
+
+
+def test_a_trials_spans_show_as_a_tree_with_durations_attributes_and_errors(
+    page: Any, served: Served
+) -> None:
+    run = served.runs["langgraph"]
+    page.goto(served.url + f"/runs/{run}/cases/unknown-order/trials/1")
+    spans = page.locator("ul.spans").first
+    expect(spans).to_be_visible()
+    root = spans.locator(":scope > li > .span-line").first
+    expect(root).to_contain_text("LangGraph")
+    expect(root).to_contain_text(re.compile(r"\d+\.\d ms"))
+    errors = page.locator("li.span-error > .span-line")
+    expect(errors).to_have_count(2)  # v1 looked the missing order up twice
+    expect(errors.first).to_contain_text("lookup_order")
+    expect(errors.first).to_contain_text("KeyError")
+    kinds = page.locator("li.span-error table.attributes td", has_text="openinference.span.kind")
+    expect(kinds.first).to_be_visible()  # an error span's attributes are open
+    expect(page.locator("tr.fail", has_text="trace").locator("pre.diff")).to_have_count(0)
+    check = page.locator("tr.fail", has_text="trace")
+    expect(check).to_contain_text("2 error spans named lookup_order, at most 1 allowed")
+    shot(page, served, "trial-spans")
