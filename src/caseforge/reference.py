@@ -102,15 +102,17 @@ def config_keys() -> list[str]:
 
 
 def walk_fields(
-    model: type[BaseModel], prefix: str = ""
+    model: type[BaseModel], prefix: str = "", above: tuple[type[BaseModel], ...] = ()
 ) -> Iterator[tuple[str, FieldInfo, type[BaseModel]]]:
     """Each field of ``model`` and, below a field holding models, their fields: (the dotted
-    key, its info, the model it belongs to)."""
+    key, its info, the model it belongs to). A model holding itself (a span's ``children``)
+    is walked once."""
     for name, info in model.model_fields.items():
         key = f"{prefix}{info.alias or name}"
         yield key, info, model
         for inner, suffix in _models_in(info.annotation):
-            yield from walk_fields(inner, f"{key}{suffix}.")
+            if inner is not model and inner not in above:
+                yield from walk_fields(inner, f"{key}{suffix}.", (*above, model))
 
 
 def _models_in(annotation: object) -> Iterator[tuple[type[BaseModel], str]]:

@@ -41,6 +41,7 @@ EVERY_MODE = {
     "payload": {"mode": "json", "schema": {"type": "object"}},
     "spend": {"mode": "cost", "max_usd": 0.05},
     "speed": {"mode": "latency", "max_ms": 2000},
+    "trace": {"mode": "spans", "must_have": ["chat *"], "max_errors": 0},
     "short": {"mode": "javascript", "code": "output.length < 100", "field": "reply"},
     "polite": {"mode": "python", "code": "'thanks' in output", "field": "reply"},
     "reply": {"must_include": ["6578"], "must_not_include": ["全额"]},

@@ -62,7 +62,9 @@ def test_every_shipped_example_is_copied_whole_and_valid(tmp_path: Path, example
 
 
 def test_the_examples_on_offer_are_the_shipped_suites() -> None:
-    assert example_names() == ["ac-clarifier", "starter", "support-refund", "test-agent"]
+    assert example_names() == [
+        "ac-clarifier", "langgraph-orders", "starter", "support-refund", "test-agent"
+    ]  # fmt: skip
 
 
 def test_init_into_an_empty_folder_works(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import binascii
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from caseforge.errors import CaseforgeError
 from caseforge.jsontypes import JSONObject, JSONValue
 from caseforge.tracing.spans import (
     MAX_ATTRIBUTES,
@@ -30,8 +31,9 @@ KINDS = {0: "unspecified", 1: "internal", 2: "server", 3: "client", 4: "producer
 STATUSES = {0: "unset", 1: "ok", 2: "error"}
 
 
-class OtlpError(ValueError):
-    """A request body that is not an OTLP trace export in the encoding it claims."""
+class OtlpError(CaseforgeError):
+    """A request body that is not an OTLP trace export in the encoding it claims (the
+    receiver answers it 400; it never reaches a command)."""
 
 
 # --- JSON -------------------------------------------------------------------------------------
