@@ -13,6 +13,11 @@ Prints, each figure the median of --repeat runs (default 5), each run in a fresh
       turn, concurrency 50: the run's ratio to the ideal N·k·3·20 ms / 50 (target ≤ 1.15).
 "The run" starts when the plan is made (suite loaded and validated, runs recorded) and ends
 when every result is stored; the whole invocation, loading included, is printed beside it.
+
+--otel-overhead measures instead what the `otel` extra costs when it is installed and not
+configured (no OTEL_EXPORTER_OTLP_ENDPOINT): (a) and (b), each run --repeat times with the
+extra and as many times without it (its import blocked in the child, as if not installed),
+alternating, so a busy machine weighs on both alike; target: within 3 % of without.
 For scale: Inspect AI needs about 13 ms of harness CPU per sample on this kind of machine.
 
 Usage: python benchmarks/runner_overhead.py [--cases N] [--trials K] [--repeat R]
@@ -62,7 +67,15 @@ if __name__ == "__main__":
 """
 
 CHILD = """
-import asyncio, json, sys, time, resource
+import os, sys
+if os.environ.get("CASEFORGE_BENCH_NO_OTEL"):  # as if the otel extra were not installed
+    class _NoOtel:
+        def find_spec(self, name, path=None, target=None):
+            if name == "opentelemetry" or name.startswith("opentelemetry."):
+                raise ModuleNotFoundError(f"No module named {name!r}")
+            return None
+    sys.meta_path.insert(0, _NoOtel())
+import asyncio, json, time, resource
 from pathlib import Path
 from caseforge.run.runner import Runner, RunOptions
 from caseforge.store.db import RunStore
@@ -164,12 +177,21 @@ def _child(code: str, *argv: str, cwd: str, env: dict[str, str] | None = None) -
     return result
 
 
-def measure(suite: Path, agent: str, trials: int, concurrency: int) -> dict[str, float]:
-    """One `caseforge run` in a fresh process, with its own store."""
+OTEL_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
+
+def measure(
+    suite: Path, agent: str, trials: int, concurrency: int, otel: bool = True
+) -> dict[str, float]:
+    """One `caseforge run` in a fresh process, with its own store (``otel``: the extra
+    importable; never configured)."""
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/store.db"
         paths = [str(suite), *filter(None, [os.environ.get("PYTHONPATH")])]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+        env = {k: v for k, v in os.environ.items() if k not in OTEL_VARIABLES}
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+        if not otel:
+            env["CASEFORGE_BENCH_NO_OTEL"] = "1"
         argv = (str(suite), agent, str(trials), str(concurrency), url)
         return _child(CHILD, *argv, cwd=tmp, env=env)
 
@@ -197,8 +219,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="fresh-process runs per figure")
     parser.add_argument("--command-cases", type=int, default=200)
     parser.add_argument("--talk-cases", type=int, default=2_000)
+    parser.add_argument("--otel-overhead", action="store_true", help=__doc__.split("--")[-1])
     args = parser.parse_args()
     n, k, r = args.cases, args.trials, args.repeat
+    if args.otel_overhead:
+        otel_overhead(n, k, r)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         suite = Path(tmp) / "suite"
         make_suite(suite, n)
@@ -250,6 +276,32 @@ def main() -> None:
             f"50, median of {r}: the run {d['run']:.2f} s vs ideal {ideal_talk:.2f} s → ratio "
             f"{d['run'] / ideal_talk:.3f} (target ≤ 1.15); {int(d['stored'])} stored"
         )
+
+
+def otel_overhead(n: int, k: int, r: int) -> None:
+    """(a) and (b) with the otel extra and without it, alternating, medians compared."""
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        suite = Path(tmp) / "suite"
+        make_suite(suite, n)
+        workloads = (("(a) sleeping 20 ms", "sleepy"), ("(b) returning at once", "instant"))
+        for label, agent in workloads:
+            runs: dict[bool, list[float]] = {True: [], False: []}
+            for _ in range(r):
+                for otel in (False, True):
+                    found = measure(suite, f"bench_overhead_agent:{agent}", k, 50, otel)
+                    if found.get("status") != "finished":
+                        raise SystemExit(f"a measured run did not finish: {found}")
+                    runs[otel].append(found["run"])
+            without, with_ = statistics.median(runs[False]), statistics.median(runs[True])
+            print(
+                f"{label}, {n} cases × {k} trials, median of {r} each: with the otel extra "
+                f"(not configured) {with_:.2f} s, without {without:.2f} s → ratio "
+                f"{with_ / without:.3f} (target ≤ 1.03); runs with {sorted(runs[True])}, "
+                f"without {sorted(runs[False])}"
+            )
+    print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; after: "
+          + " ".join(f"{x:.2f}" for x in os.getloadavg()))  # fmt: skip
 
 
 if __name__ == "__main__":
