@@ -71,8 +71,9 @@ _BLANK: dict[str, object] = {
 # Ray actor handles (a worker's, the coordinator's) have no precise type here: a method is
 # called as ``handle.method.remote(...)``, which Ray types only through ActorHandle[T].
 
-# (slot, run id, case id, trial, seed, clock, resent): what a worker needs to run one.
-Message = tuple[int, str, str, int, int, str, bool]
+# (slot, run id, case id, trial, seed, clock, resent, traceparent): what a worker needs to
+# run one (the traceparent of the case-trial's span, when caseforge exports its own).
+Message = tuple[int, str, str, int, int, str, bool, str | None]
 
 
 @dataclass
@@ -316,7 +317,7 @@ class RayTrials:
             job.sent += 1
             batches.setdefault(worker, []).append(
                 (job.slot, task.run_id, task.case.id, task.trial, task.seed, task.clock,
-                 job.sent > 1)
+                 job.sent > 1, task.traceparent)
             )  # fmt: skip
         for worker, messages in batches.items():
             if worker.stream is None:
@@ -606,10 +607,10 @@ class TrialWorker:
         return case
 
     async def _one(self, message: Message) -> None:
-        slot, run_id, case_id, trial, seed, clock, resent = message
+        slot, run_id, case_id, trial, seed, clock, resent, traceparent = message
         config_name, config, _ = self.runs[run_id]
         case = self._case(run_id, case_id)
-        task = TrialTask(run_id, config_name, config, case, trial, seed, clock, resent)
+        task = TrialTask(run_id, config_name, config, case, trial, seed, clock, resent, traceparent)
         try:
             async with self.slots:
                 outcome = await self.runner(task)

@@ -42,7 +42,6 @@ from caseforge.tracing.context import (
     TrialSpans,
     current_span_context,
     new_span_id,
-    new_trace_id,
     parse_traceparent,
     traceparent,
 )
@@ -126,8 +125,9 @@ class TrialRunner:
         parent = parse_traceparent(task.traceparent) if task.traceparent else None
         trace = TrialTrace(parent[0] if parent else "", task.traceparent if parent else None)
         if self.spans is not None:
-            trace.trace_id = trace.trace_id or new_trace_id()
-            trace.spans = self.spans.begin(trace.trace_id)
+            trace.spans = self.spans.begin(trace.trace_id or None)
+            if trace.spans is not None:
+                trace.trace_id = trace.spans.trace_id
         allowed = self.capture_content and not task.case.sensitive
         with trial_log(log), own.content_allowed(allowed):  # prints land in `log` (capture.py)
             try:

@@ -22,7 +22,13 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from caseforge.tracing.context import REGISTRY, SpanRegistry, TrialSpans, otel_imported
+from caseforge.tracing.context import (
+    REGISTRY,
+    SpanRegistry,
+    TrialSpans,
+    new_trace_id,
+    otel_imported,
+)
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
@@ -147,8 +153,9 @@ class AgentSpans:
         """Where a command agent exports (None: an in-process agent, or no receiver)."""
         return self.receiver.traces_url if self.receiver is not None else None
 
-    def begin(self, trace_id: str) -> TrialSpans | None:
-        """Open a case-trial's trace; None when this agent's spans cannot be kept."""
+    def begin(self, trace_id: str | None = None) -> TrialSpans | None:
+        """Open a case-trial's trace (``trace_id``, else a new one); None when this agent's
+        spans cannot be kept."""
         if self.in_process:
             collecting, problem = ready()
             if problem is not None:
@@ -157,7 +164,7 @@ class AgentSpans:
                 return None
         elif self.receiver is None:
             return None
-        return self.registry.open(trace_id)
+        return self.registry.open(trace_id or new_trace_id())
 
     def end(self, trial: TrialSpans) -> tuple[list[SpanData], int]:
         """Close a case-trial's trace: its spans, and how many were dropped."""
