@@ -1,6 +1,7 @@
 """A served store with real runs: the support-refund suite's v1 and v2 (one trial each), a
-suite whose ticket holds markup, for the XSS probe, and the LangGraph example's v1 (spans). The server runs in a thread on a free
-loopback port; the browser is Debian's Chromium driven by Playwright."""
+suite whose ticket holds markup, for the XSS probe, and the LangGraph example's v1 (spans).
+The server runs in a thread on a free loopback port; the browser is Debian's Chromium driven
+by Playwright."""
 
 from __future__ import annotations
 

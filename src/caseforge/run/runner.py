@@ -307,7 +307,7 @@ class Runner:
 
     def _warnings(self) -> list[str]:
         """What keeps spans from being kept or exported, said once each."""
-        found = list(dict.fromkeys(self._spans.problems)) if self._spans is not None else []
+        found = self._spans.problems if self._spans is not None else []
         problem = own.problem()
         if problem is not None:
             found.append(problem)

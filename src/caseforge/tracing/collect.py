@@ -146,7 +146,13 @@ class AgentSpans:
         self.receiver = receiver
         self.wait_s = wait_s  # how long an HTTP agent's spans are awaited after it answers
         self.registry = registry
-        self.problems: list[str] = []  # said once each, in the run's warnings
+        self._problems: list[str] = []
+
+    @property
+    def problems(self) -> list[str]:
+        """What kept the agent's spans out, each said once (the run's warnings)."""
+        found = [*self._problems, *(self.receiver.problems if self.receiver else [])]
+        return list(dict.fromkeys(found))
 
     @property
     def traces_url(self) -> str | None:
@@ -159,7 +165,7 @@ class AgentSpans:
         if self.in_process:
             collecting, problem = ready()
             if problem is not None:
-                self.problems.append(problem)
+                self._problems.append(problem)
             if not collecting:
                 return None
         elif self.receiver is None:

@@ -33,6 +33,7 @@ class _Server(ThreadingHTTPServer):
     registry: SpanRegistry
     loopback_only: bool
     received: int = 0  # requests stored
+    problems: list[str]  # what kept spans out, to say once in the run's warnings
 
 
 class _Server6(_Server):
@@ -93,11 +94,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self._refuse(415, f"send {self.PROTOBUF} or {self.JSON}")
                 return
         except ImportError:
-            self._refuse(
-                415,
-                "protobuf needs opentelemetry-proto (pip install 'caseforge[otel]'); "
-                "or export JSON (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json)",
+            problem = (
+                "the agent exported its spans in protobuf, which needs opentelemetry-proto "
+                "(pip install 'caseforge[otel]'); they were refused (or export JSON: "
+                "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json)"
             )
+            if problem not in self.server.problems:
+                self.server.problems.append(problem)
+            self._refuse(415, problem)
             return
         except (OtlpError, ValueError) as exc:
             self._refuse(400, f"not an OTLP trace export: {exc}")
@@ -134,6 +138,12 @@ class SpanReceiver:
         self.host, self.port, self.registry = host, port, registry
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._problems: list[str] = []
+
+    @property
+    def problems(self) -> list[str]:
+        """What kept an agent's spans out (said once each)."""
+        return list(self._problems)
 
     def start(self) -> SpanReceiver:
         """Listen (``OSError`` when the address cannot be had) and serve on a thread."""
@@ -143,6 +153,7 @@ class SpanReceiver:
         server = kind((self.host, self.port), _Handler)
         server.registry = self.registry
         server.loopback_only = is_loopback(self.host)
+        server.problems = self._problems
         self._server = server
         self.port = int(server.server_address[1])
         self._thread = threading.Thread(
