@@ -237,3 +237,30 @@ def test_a_run_whose_judge_never_ran_is_neither_gated_nor_a_baseline(
     gated = runner.invoke(app, ["gate", run_id, "--baseline", str(tmp_path / "old.json"),
                                 "--store", url])  # fmt: skip
     assert gated.exit_code == 2 and "incomplete" in gated.output
+
+
+def test_a_selection_is_refused_when_its_cases_differ_from_the_baselines() -> None:
+    """Missing cases or extra ones: either way the rules would be held to other cases."""
+    from caseforge.compare.gate import refuse_selection
+    from caseforge.compare.outcomes import CaseOutcome, RunOutcomes
+    from caseforge.errors import UsageError
+    from caseforge.report.model import selection
+
+    def outcomes(*ids: str) -> RunOutcomes:
+        cases = {i: CaseOutcome([TrialStatus.PASS]) for i in ids}
+        return RunOutcomes("x", "r", "s", None, 1, None, {}, cases)
+
+    narrowed = {"case_ids": ["a", "c"], "tags": []}
+    refuse_selection(outcomes("a", "c"), narrowed, outcomes("a", "c"))  # the same cases: fine
+    refuse_selection(outcomes("a", "b", "z"), {}, outcomes("a", "c"))  # the whole suite: fine
+    with pytest.raises(UsageError) as lacking:
+        refuse_selection(outcomes("a", "c"), narrowed, outcomes("a", "b", "c"))
+    assert "is a selection (--case a --case c): it lacks 1 case(s) of the baseline (b);" in str(
+        lacking.value
+    )
+    with pytest.raises(UsageError) as extra:
+        refuse_selection(outcomes("a", "c"), narrowed, outcomes("a"))
+    assert "it has 1 case(s) the baseline has not (c)" in str(extra.value)
+    many = {"case_ids": [f"k{i}" for i in range(40)]}
+    assert selection(many) == "--case k0 --case k1 --case k2 … (40 cases)"
+    assert selection({"case_ids": [], "tags": []}) is None
