@@ -55,6 +55,21 @@ class RuleVerdict(BaseModel):
     detail: str
 
 
+class NewlyFailingCase(BaseModel):
+    """A case that passed in the baseline and fails now (each side by a majority of its
+    trials, as ``compare`` pairs them), where its file is, and why it fails."""
+
+    case_id: str
+    path: str | None = Field(
+        None, description="The case file, relative to the repository's top when in git."
+    )
+    line: int = Field(1, ge=1, description="The line of its first failing check, else 1.")
+    baseline: str = Field(description="Its baseline trials as letters (PPP).")
+    now: str = Field(description="Its trials in this run as letters (FFP).")
+    checks: list[str] = Field(default_factory=list, description="The checks that flipped.")
+    reason: str = Field("", description="Why it fails now: its first failing check or error.")
+
+
 class GateResult(BaseModel):
     """The gate's overall verdict (the worst rule's) and every rule's."""
 
@@ -63,6 +78,10 @@ class GateResult(BaseModel):
     baseline_run_id: str | None
     rules: list[RuleVerdict]
     notes: list[str] = Field(default_factory=list)
+    newly_failing: list[NewlyFailingCase] = Field(
+        default_factory=list,
+        description="The cases that passed in the baseline and fail now, with their files.",
+    )
 
     @property
     def exit_code(self) -> int:
