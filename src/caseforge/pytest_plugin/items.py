@@ -102,5 +102,4 @@ class CaseItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int, str]:
         """Where pytest says the item is: its case file (the headline of a failure names
         the item as its id does)."""
-        name = self.name if self.key.config is None else f"{self.key.config}::{self.name}"
-        return self.case_path, 0, name
+        return self.case_path, 0, self.nodeid.split("::", 1)[1]

@@ -26,10 +26,14 @@ def report_line(report: RunReport) -> str:
         status += f" (finish it with `caseforge run SUITE --resume {report.run_id}`)"
     narrowed = f" · a selection ({report.selection})" if report.selection else ""
     return (
-        f"run {report.run_id} · {report.suite}{config} · {len(report.cases)} cases × "
-        f"{report.trials} trials{narrowed} · {status} · pass rate "
+        f"run {report.run_id} · {report.suite}{config} · {_count(len(report.cases), 'case')} × "
+        f"{_count(report.trials, 'trial')}{narrowed} · {status} · pass rate "
         f"{pct(report.summary.pass_rate)} · caseforge report {report.run_id}"
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def merge_shards(store_url: str, group_id: str) -> list[str]:

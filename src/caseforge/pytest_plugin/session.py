@@ -119,12 +119,25 @@ class CaseforgePlugin:
             )
 
     def pytest_report_header(self, config: pytest.Config) -> str:
-        configs = ", ".join(self.config_names) or "the suite's first config"
-        trials = f"{self.trials} trials" if self.trials else "the suite's trials"
+        """``caseforge: SUITE · config v2 · 3 trials · a case passes when …``"""
+        try:
+            suite_config = load_config(self.suite_dir)
+        except CaseforgeError:  # collection says what is wrong with it
+            return f"caseforge: {self._shown()}"
+        configs = self.config_names or list(suite_config.configs)[:1]
+        named = f" · config {', '.join(configs)}" if configs else ""
+        trials = self.trials or suite_config.trials
         return (
-            f"caseforge: {self.suite_dir} · {configs} · {trials} · "
+            f"caseforge: {self._shown()}{named} · {trials} trial(s) a case · "
             f"{RULES[self.rule]} (--caseforge-pass {self.rule})"
         )
+
+    def _shown(self) -> str:
+        """The suite's folder from where pytest was started, when it is below it."""
+        start = self.config.invocation_params.dir.resolve()
+        if self.suite_dir.is_relative_to(start):
+            return self.suite_dir.relative_to(start).as_posix()
+        return str(self.suite_dir)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> SuiteFile | None:
         if file_path.resolve() != self.suite_file:
@@ -198,7 +211,8 @@ class CaseforgePlugin:
         run_id = run.run_id(item.key.config)
         item.user_properties.append(("caseforge_run", run_id or ""))
         item.user_properties.append(("trials", trial_letters(t.record.status for t in trials)))
-        if not trials and run.stopped is not None:
+        if not trials and run.stopped is not None:  # the run ended before this case ran:
+            item.session.shouldstop = f"caseforge: {run.stopped}"  # no other case will run
             raise CaseFailed(f"{item.key}: {run.stopped}")
         planned = self.planned_trials()
         outcome = decide(trials, planned, self.rule)
