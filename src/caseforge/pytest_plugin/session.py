@@ -191,10 +191,12 @@ class CaseforgePlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """Every worker fills the same run: the controller names it."""
+        """Every worker fills the same run: the controller names it, and opens the store
+        first, so that the workers do not all make (or upgrade) a new one at once."""
         if self.assigned_run_id is None:
-            from caseforge.store.db import new_run_id
+            from caseforge.store.db import RunStore, new_run_id
 
+            RunStore(self._store_url()).close()
             self.assigned_run_id = new_run_id()
         node.workerinput[RUN_ID_KEY] = self.assigned_run_id
 
