@@ -246,3 +246,24 @@ def test_mistakes_are_one_line_each(tmp_path: Path) -> None:
     nowhere = run_pytest(project.root, "--caseforge", "nowhere")
     assert nowhere.returncode == 4
     assert "nowhere: not a suite folder (it has no caseforge.yaml)" in nowhere.stderr
+
+
+def test_the_pytest_configuration_can_name_the_suite_for_a_plain_pytest(tmp_path: Path) -> None:
+    """What an IDE's test runner starts: `pytest`, no option; the cases run beside the
+    tests `testpaths` names. `-p no:caseforge` leaves the plugin out."""
+    project = make_project(tmp_path / "p", CASES_PASSING)
+    (project.root / "pytest.ini").write_text(
+        "[pytest]\ntestpaths = tests\ncaseforge_suite = toy\n"
+        f"addopts = --caseforge-store {project.store_url}\n",
+        encoding="utf-8",
+    )
+    (project.root / "tests").mkdir()
+    (project.root / "tests" / "test_own.py").write_text("def test_own():\n    pass\n")
+    done = run_pytest(project.root, "-v")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tests/test_own.py::test_own PASSED" in done.stdout
+    assert "toy/caseforge.yaml::test[refund-a] PASSED" in done.stdout
+    assert "3 passed" in done.stdout
+    without = run_pytest(project.root, "-v", "-p", "no:caseforge", "-o", "addopts=")
+    assert without.returncode == 0, without.stdout + without.stderr
+    assert "1 passed" in without.stdout and "toy/" not in without.stdout
