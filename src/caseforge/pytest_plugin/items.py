@@ -23,10 +23,6 @@ if TYPE_CHECKING:
     from caseforge.pytest_plugin.session import CaseforgePlugin
 
 
-class CaseFailed(Exception):
-    """A case's item failed: the message is the whole report (no traceback is shown)."""
-
-
 class SuiteFile(pytest.File):
     """The suite's ``caseforge.yaml``: its cases (or its configurations) below it."""
 
@@ -91,13 +87,6 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         self.plugin.check(self)
-
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | Any:
-        if isinstance(excinfo.value, CaseFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """Where pytest says the item is: its case file (the headline of a failure names

@@ -34,7 +34,7 @@ from caseforge.api.run import RunSettings
 from caseforge.case.load import LoadedCase, Suite, load_config, load_suite
 from caseforge.errors import CaseforgeError
 from caseforge.pytest_plugin.drive import SuiteRun
-from caseforge.pytest_plugin.items import CaseFailed, CaseItem, SuiteFile
+from caseforge.pytest_plugin.items import CaseItem, SuiteFile
 from caseforge.pytest_plugin.verdict import RULES, Outcome, decide, failure_text, skip_text
 from caseforge.pytest_plugin.workers import (
     ShardScheduling,
@@ -215,7 +215,7 @@ class CaseforgePlugin:
         item.user_properties.append(("trials", trial_letters(t.record.status for t in trials)))
         if not trials and run.stopped is not None:  # the run ended before this case ran:
             item.session.shouldstop = f"caseforge: {run.stopped}"  # no other case will run
-            raise CaseFailed(f"{item.key}: {run.stopped}")
+            pytest.fail(f"{item.key}: {run.stopped}", pytrace=False)
         planned = self.planned_trials()
         outcome = decide(trials, planned, self.rule)
         if outcome is Outcome.PASSED:
@@ -225,7 +225,8 @@ class CaseforgePlugin:
         show = f"caseforge show {run_id}" if run_id is not None else None
         if show is not None and self.store is not None:
             show = f"caseforge show --store {self.store} {run_id}"
-        raise CaseFailed(failure_text(item.key, trials, planned, self.rule, show, run.stopped))
+        text = failure_text(item.key, trials, planned, self.rule, show, run.stopped)
+        pytest.fail(text, pytrace=False)  # the message is the whole report, no traceback
 
     def _start(self, first: CaseItem) -> SuiteRun:
         """Plan every selected item's case into one run, and start it."""
