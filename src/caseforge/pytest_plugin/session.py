@@ -119,7 +119,7 @@ class CaseforgePlugin:
             )
 
     def pytest_report_header(self, config: pytest.Config) -> str:
-        """``caseforge: SUITE · config v2 · 3 trials · a case passes when …``"""
+        """``caseforge: SUITE · config v2 · 3 trial(s) a case · a case passes when …``"""
         try:
             suite_config = load_config(self.suite_dir)
         except CaseforgeError:  # collection says what is wrong with it
