@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from caseforge._version import __version__
 from caseforge.errors import EnvError, UsageError
+from caseforge.files import file_mode
 from caseforge.interop.records import optional
 from caseforge.report.model import CaseResult, RunReport, TrialResult
 from caseforge.results import CheckStatus, RunStatus, TrialStatus
@@ -72,6 +73,7 @@ def export_inspect(report: RunReport, out: Path) -> int:
     os.close(fd)
     try:
         logs.write_eval_log(log, tmp, format=out.suffix.lstrip("."))
+        os.chmod(tmp, file_mode(out))  # mkstemp's 0600 would make the log private
         os.replace(tmp, out)
     except OSError as exc:
         raise EnvError(f"{out}: cannot write: {exc.strerror or exc}") from None
