@@ -308,3 +308,40 @@ def test_a_failed_item_status_is_never_left_unset(tmp_path: Path) -> None:
     report = import_inspect(InspectImport(DATA / "capitals.csv", tmp_path / "s"), dry_run=True)
     assert all(item.status is ItemStatus.NEW for item in report.items)
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "ANSWER: B",
+        "answer: b",
+        "Let me think. Seven provinces.\nANSWER: B",
+        "ANSWER: (B)",
+        "ANSWER: **B**",
+        "ANSWER: A",
+        "Both are possible, but I believe the answer is 7.",
+        "B is right, I think",
+        "",
+    ],
+)
+def test_a_letter_target_among_choices_reads_answer_as_inspects_solver_does(
+    reply: str, tmp_path: Path
+) -> None:
+    """A target that is one letter of the sample's choices is read from `ANSWER: X`, as
+    Inspect's multiple_choice() solver parses it: the letter alone ("b") would match almost
+    any reply."""
+    from types import SimpleNamespace
+
+    from inspect_ai.solver._multiple_choice import parse_answers
+
+    data = tmp_path / "mc.jsonl"
+    data.write_text(
+        '{"id": 1, "input": "How many provinces?", "choices": ["5", "7", "9"], "target": "B"}\n',
+        encoding="utf-8",
+    )
+    import_inspect(InspectImport(data, tmp_path / "suite"))
+    check = case(tmp_path / "suite", "mc-1")["expect"]["reply"]  # type: ignore[index]
+    assert check["mode"] == "regex"  # type: ignore[index]
+    state = SimpleNamespace(output=SimpleNamespace(completion=reply), choices=["5", "7", "9"])
+    inspect_says = parse_answers(state, multiple_correct=False) == {"B"}  # type: ignore[arg-type]
+    assert passes(RegexCheck.model_validate(check), reply) == inspect_says, reply

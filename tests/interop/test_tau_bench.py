@@ -196,9 +196,7 @@ def checkout_layout(tmp_path: Path) -> Path:
     return root
 
 
-def test_tau_benchs_own_layout_imports_as_its_json_form_does(
-    suite: Path, tmp_path: Path
-) -> None:
+def test_tau_benchs_own_layout_imports_as_its_json_form_does(suite: Path, tmp_path: Path) -> None:
     root = checkout_layout(tmp_path)
     out = tmp_path / "from-checkout"
     done = cli("import", "tau-bench", root, "--domain", "railshop", "--out", out)

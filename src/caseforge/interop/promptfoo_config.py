@@ -62,6 +62,8 @@ def _without_secrets(config: dict[str, object]) -> tuple[dict[str, object], list
         else:
             kept[key] = value
     return kept, dropped
+
+
 _KINDS = {
     "chat",
     "completion",
