@@ -301,6 +301,7 @@ def test_a_reimport_updates_its_own_cases_and_nothing_else(travel: Path, tmp_pat
             "promptfooconfig.yaml:4:5: tests.0.assert: a list of assertions",
         ),
         ("tests:\n  - 42\n", "promptfooconfig.yaml:2:5: tests.0: a test is a mapping"),
+        ("tests: 5\n", "promptfooconfig.yaml:1:1: tests: tests is a list of tests"),
         ("prompts: [a\n", "promptfooconfig.yaml:2:1: not YAML"),
         ("- just\n- a list\n", "promptfooconfig.yaml: a promptfoo config is a mapping"),
         (
