@@ -12,7 +12,8 @@ the report keeps for it. The writer does the rest, the same for every format:
   A rewrite replaces ``input``, ``conversation`` and ``expect`` with what the source says,
   and keeps every other key of the case file unless the import writes it too (``split``
   always; ``group``, ``note``…; ``tags`` and ``provenance`` are merged), so ``caseforge
-  split --write`` and hand-added keys survive a re-import. An item whose case was retired (``caseforge retire``) is skipped, and said so.
+  split --write`` and hand-added keys survive a re-import. An item whose case was retired
+  (``caseforge retire``) is skipped, and said so.
 - **Validation.** Each case is validated with the suite's check modes before anything is
   written: one that does not validate is written all the same, and named with its error.
   After writing, the whole suite goes through ``caseforge validate``; the result joins the
