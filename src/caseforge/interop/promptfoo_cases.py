@@ -169,7 +169,7 @@ def _expands(value: object) -> bool:
 
 
 def _expand(variables: dict[str, object]) -> list[dict[str, object]]:
-    listed = {k: v for k, v in variables.items() if _expands(v)}
+    listed = {k: v for k, v in variables.items() if isinstance(v, list) and _expands(v)}
     if not listed:
         return [variables]
     names = list(listed)
