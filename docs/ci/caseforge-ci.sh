@@ -52,8 +52,10 @@ gate() {  # merge every shard's report, write the reports, gate the whole run
   return "$code"
 }
 
+usage() { echo "usage: $0 [shard I N | gate]" >&2; exit 2; }
+
 case "${1:-all}" in
-  shard) run_shard "$2" "$3" ;;
+  shard) [ $# -eq 3 ] || usage; run_shard "$2" "$3" ;;
   gate) gate ;;
   all)
     rm -rf "$OUT/shards"
@@ -62,5 +64,5 @@ case "${1:-all}" in
     done
     gate
     ;;
-  *) echo "usage: $0 [shard I N | gate]" >&2; exit 2 ;;
+  *) usage ;;
 esac

@@ -311,6 +311,38 @@ def test_gate_for_github_annotates_the_newly_failing_cases_and_writes_the_job_su
     assert passing.exit_code == 0 and "::error" not in passing.stdout
 
 
+def test_a_case_whose_expectations_changed_is_named_as_not_gated(
+    suite: Path, baseline: tuple[Path, str]
+) -> None:
+    """The gate pairs like with like: a case edited since the baseline is left out, and every
+    output says so, at the case's file, rather than gating the rest silently."""
+    path, url = baseline
+    case_file = suite / "cases" / "c05.yaml"
+    case_file.write_text(
+        case_file.read_text(encoding="utf-8").replace('"value": "refund"', '"value": "billing"'),
+        encoding="utf-8",
+    )
+    run_id = run_config(suite, url, "base")  # c05 now fails, against its new expectation
+    code, data = gate(run_id, path, url)
+    assert code == 0  # nothing paired got worse
+    assert [c["case_id"] for c in data["changed"]] == ["c05"]
+    assert data["newly_failing"] == []
+    note = "1 case(s) not gated: their expectations changed since the baseline (c05)"
+    assert any(n.startswith(note) for n in data["notes"]), data["notes"]
+    args = ["gate", run_id, "--baseline", str(path), "--store", url]
+    text = runner.invoke(app, args).stdout
+    assert f"note: {note}" in text
+    markdown = runner.invoke(app, [*args, "--format", "md"]).stdout
+    assert f"- {note}" in markdown
+    github = runner.invoke(app, [*args, "--format", "github"]).stdout
+    [warning] = [line for line in github.splitlines() if line.startswith("::warning ")]
+    assert "/cases/c05.yaml,line=1,title=caseforge gate%3A c05 not gated::" in warning
+    quality = json.loads(runner.invoke(app, [*args, "--format", "gitlab"]).stdout)
+    assert [(i["check_name"], i["severity"]) for i in quality] == [
+        ("caseforge-gate-not-gated", "minor")
+    ]
+
+
 def test_github_annotations_stop_at_fifty_and_count_the_rest() -> None:
     from caseforge.compare.annotate import github_annotations
     from caseforge.compare.gate import GateDecision, GateResult, NewlyFailingCase

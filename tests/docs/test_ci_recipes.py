@@ -68,6 +68,8 @@ def test_github_tests_on_three_pythons_and_comments_once_on_the_pull_request() -
     assert comment["if"].startswith("always()")  # a regression is worth a comment too
     assert "--method PATCH" in comment["run"] and "--method POST" in comment["run"]
     assert 'startswith(\\"$marker\\")' in comment["run"]  # finds its own comment to edit
+    # A fork's pull request gets a read-only token: no comment there (it would fail the job).
+    assert "head.repo.full_name == github.repository" in comment["if"]
 
 
 def test_gitlab_shards_gates_and_reports_where_gitlab_shows_them() -> None:
@@ -226,3 +228,5 @@ def test_the_shell_recipe_runs_shards_merges_and_gates_the_support_example(
     gated = recipe("gate", **jobs)
     assert gated.returncode == 1, gated.stdout + gated.stderr  # a regression
     assert "gate: regression (run ci-78 vs baseline" in gated.stdout
+    wrong = recipe("shard", "1")  # a usage mistake: 2 and the usage, not bash's own error
+    assert wrong.returncode == 2 and wrong.stderr.startswith("usage: "), wrong.stderr

@@ -246,6 +246,25 @@ def test_mistakes_are_one_line_each(tmp_path: Path) -> None:
     nowhere = run_pytest(project.root, "--caseforge", "nowhere")
     assert nowhere.returncode == 4
     assert "nowhere: not a suite folder (it has no caseforge.yaml)" in nowhere.stderr
+    alone = run_pytest(project.root, "--caseforge-trials", "0", "--caseforge-no-judge")
+    assert alone.returncode == 4  # not silently ignored: no suite to apply them to
+    assert "--caseforge-trials, --caseforge-no-judge: no caseforge suite" in alone.stderr
+
+
+def test_a_suite_named_by_its_caseforge_yaml_and_a_mistake_found_as_the_run_starts(
+    tmp_path: Path,
+) -> None:
+    project = make_project(tmp_path / "p", CASES_PASSING)
+    by_file = run_pytest(project.root, "--caseforge", "toy/caseforge.yaml", "--caseforge-store",
+                         project.store_url)  # fmt: skip
+    assert by_file.returncode == 0, by_file.stdout + by_file.stderr
+    assert "2 passed" in by_file.stdout  # the suite's two cases
+    # A store that cannot be used: the first case fails with the one line and pytest stops
+    # (pytest's 1, "tests failed", as docs/reference/exit-codes.md says; not "interrupted").
+    bad = run_pytest(project.root, "--caseforge", "toy", "--caseforge-store", "bogus://x")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "no database dialect 'bogus'" in bad.stdout
+    assert "1 failed" in bad.stdout and "Traceback" not in bad.stdout + bad.stderr
 
 
 def test_the_pytest_configuration_can_name_the_suite_for_a_plain_pytest(tmp_path: Path) -> None:
@@ -267,3 +286,14 @@ def test_the_pytest_configuration_can_name_the_suite_for_a_plain_pytest(tmp_path
     without = run_pytest(project.root, "-v", "-p", "no:caseforge", "-o", "addopts=")
     assert without.returncode == 0, without.stdout + without.stderr
     assert "1 passed" in without.stdout and "toy/" not in without.stdout
+    runs = len(project.runs())
+    # One test named (an IDE's "run this test"): only it; the suite does not run, nor pay.
+    one = run_pytest(project.root, "-v", "tests/test_own.py::test_own")
+    assert one.returncode == 0, one.stdout + one.stderr
+    assert "1 passed" in one.stdout and "toy/" not in one.stdout
+    assert len(project.runs()) == runs
+    # A path that holds the suite collects it, as pytest finds any test file below a path.
+    folder = run_pytest(project.root, "-v", "toy")
+    assert folder.returncode == 0, folder.stdout + folder.stderr
+    assert "toy/caseforge.yaml::test[refund-a] PASSED" in folder.stdout
+    assert "tests/test_own.py" not in folder.stdout

@@ -16,7 +16,7 @@ from pathlib import Path
 from caseforge.case.load import load_config, load_suite, require_suite_folder
 from caseforge.case.validate import ValidationReport
 from caseforge.case.validate import validate_suite as _validate
-from caseforge.compare.annotate import newly_failing
+from caseforge.compare.annotate import changed_expectations, changed_note, newly_failing
 from caseforge.compare.baseline import Baseline, load_baseline, write_baseline
 from caseforge.compare.gate import GateResult, check_rules, gate, refuse_selection
 from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
@@ -237,6 +237,9 @@ def gate_run(
     result = gate(outcomes, base, rules)
     result.notes[:0] = warnings
     result.newly_failing = newly_failing(report, outcomes, base, suite_dir)
+    result.changed = changed_expectations(outcomes, base, suite_dir)
+    if result.changed:
+        result.notes.append(changed_note(result.changed))
     return result
 
 

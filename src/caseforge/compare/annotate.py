@@ -2,7 +2,8 @@
 
 A case that passed in the baseline and fails now (by a majority of its trials on each side,
 as ``compare`` pairs them) is pinned to its case file, at the line of its first failing
-check. ``caseforge gate --format github`` writes them as GitHub workflow commands
+check; a case left out because its expectations changed since the baseline gets a warning
+at its file. ``caseforge gate --format github`` writes them as GitHub workflow commands
 (``::error file=…,line=…::…``, at most :data:`ANNOTATIONS`, then one line counting the
 rest) and the job summary's Markdown; ``--format gitlab`` as a GitLab Code Quality report.
 """
@@ -58,6 +59,39 @@ def newly_failing(
     return found
 
 
+def changed_expectations(
+    run: RunOutcomes, base: RunOutcomes, suite_dir: Path
+) -> list[NewlyFailingCase]:
+    """The cases the gate leaves out because their expectations changed since the baseline
+    (``compare`` pairs only like with like), each at its file, line 1."""
+    changed = compare_runs(base, run).changed
+    if not changed:
+        return []
+    files = _case_files(suite_dir)
+    top = git_toplevel(suite_dir)
+    return [
+        NewlyFailingCase(
+            case_id=case_id,
+            path=_shown(files.get(case_id, (None, 1))[0], top),
+            line=max(files.get(case_id, (None, 1))[1], 1),
+            baseline=trial_letters(base.cases[case_id].statuses),
+            now=trial_letters(run.cases[case_id].statuses),
+            reason="its expectations changed since the baseline: not gated",
+        )
+        for case_id in changed
+    ]
+
+
+def changed_note(changed: list[NewlyFailingCase]) -> str:
+    """The gate's note on the cases it left out."""
+    ids = ", ".join(c.case_id for c in changed[:8])
+    more = f" … ({len(changed)} in all)" if len(changed) > 8 else ""
+    return (
+        f"{len(changed)} case(s) not gated: their expectations changed since the baseline "
+        f"({ids}{more}); make a new baseline to gate them"
+    )
+
+
 def _case_files(suite_dir: Path) -> dict[str, tuple[Path, int]]:
     """Each case's file and line; none for a suite that no longer loads (the gate judged
     the stored run: an annotation then names no file)."""
@@ -92,9 +126,15 @@ def _shown(path: Path | None, top: Path | None) -> str | None:
 
 
 def _message(case: NewlyFailingCase) -> str:
+    """``c10 passed in the baseline (PPP) and fails now (FFF): why``; where the trials were
+    split, the gate's rule is said (a case passes when most of its trials do, unlike
+    ``pytest --caseforge``'s default, every trial)."""
     why = f": {case.reason}" if case.reason else ""
+    before = "" if set(case.baseline) <= {"P"} else " by most of its trials"
+    after = "" if "P" not in case.now else " by most of its trials"
     return (
-        f"{case.case_id} passed in the baseline ({case.baseline}) and fails now ({case.now}){why}"
+        f"{case.case_id} passed in the baseline{before} ({case.baseline}) and fails "
+        f"now{after} ({case.now}){why}"
     )
 
 
@@ -120,6 +160,12 @@ def github_annotations(result: GateResult) -> str:
             f"::notice title=caseforge gate::{rest} more newly failing case(s), not annotated "
             "(the job summary lists them all)"
         )
+    room = max(ANNOTATIONS - len(lines), 0)
+    for case in result.changed[:room]:
+        where = f"file={_escape(case.path, True)},line={case.line}," if case.path else ""
+        title = _escape(f"caseforge gate: {case.case_id} not gated", True)
+        text = f"{case.case_id}: {case.reason}; make a new baseline to gate it"
+        lines.append(f"::warning {where}title={title}::{_escape(text)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -162,5 +208,17 @@ def gitlab_code_quality(result: GateResult) -> str:
             "location": {"path": case.path or "", "lines": {"begin": case.line}},
         }
         for case in result.newly_failing
+    ]
+    issues += [
+        {
+            "description": f"{case.case_id}: {case.reason}; make a new baseline to gate it",
+            "check_name": "caseforge-gate-not-gated",
+            "fingerprint": hashlib.sha256(
+                f"caseforge gate changed\0{case.path}\0{case.case_id}".encode()
+            ).hexdigest(),
+            "severity": "minor",
+            "location": {"path": case.path or "", "lines": {"begin": case.line}},
+        }
+        for case in result.changed
     ]
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

@@ -82,6 +82,11 @@ class GateResult(BaseModel):
         default_factory=list,
         description="The cases that passed in the baseline and fail now, with their files.",
     )
+    changed: list[NewlyFailingCase] = Field(
+        default_factory=list,
+        description="The cases left out of the gate: their expectations changed since the "
+        "baseline (update the baseline to gate them), with their files.",
+    )
 
     @property
     def exit_code(self) -> int:
@@ -316,6 +321,9 @@ def gate_markdown(result: GateResult) -> str:
             html.escape(x).replace("|", "\\|") for x in (rule.rule, rule.verdict.value, rule.detail)
         ]
         lines.append(f"| {cells[0]} | {ICONS[rule.verdict]} {cells[1]} | {cells[2]} |")
+    if result.notes:
+        lines.append("")
+        lines += [f"- {html.escape(note)}" for note in result.notes]
     return "\n".join(lines) + "\n"
 
 

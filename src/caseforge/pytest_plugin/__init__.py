@@ -80,10 +80,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+# The options that mean nothing without a suite, and their defaults.
+_SUITE_OPTIONS = {
+    "caseforge_configs": ("--caseforge-config", []),
+    "caseforge_trials": ("--caseforge-trials", None),
+    "caseforge_pass": ("--caseforge-pass", "all"),
+    "caseforge_split": ("--caseforge-split", "all"),
+    "caseforge_no_judge": ("--caseforge-no-judge", False),
+    "caseforge_store": ("--caseforge-store", None),
+}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "caseforge: a case of a caseforge suite (--caseforge)")
     suite = _suite(config)
     if suite is None:
+        given = [flag for dest, (flag, default) in _SUITE_OPTIONS.items()
+                 if config.getoption(dest) != default]  # fmt: skip
+        if given:
+            raise pytest.UsageError(
+                f"{', '.join(given)}: no caseforge suite to apply it to; name one with "
+                "--caseforge SUITE (or caseforge_suite in the pytest configuration)"
+            )
         return
     from caseforge.pytest_plugin.session import CaseforgePlugin
 
@@ -95,7 +113,8 @@ def _suite(config: pytest.Config) -> Path | None:
     configuration file (from its folder); None: the plugin stays off."""
     given = config.getoption("caseforge")
     if given:
-        return config.invocation_params.dir / str(given)
+        path = config.invocation_params.dir / str(given)
+        return path.parent if path.name == "caseforge.yaml" and path.is_file() else path
     written = config.getini("caseforge_suite")
     if written:
         base = config.inipath.parent if config.inipath is not None else config.rootpath

@@ -72,15 +72,19 @@ class CaseforgePlugin:
         self._collect_the_suite(config)
 
     def _collect_the_suite(self, config: pytest.Config) -> None:
-        """Have pytest collect the suite's ``caseforge.yaml``: beside the paths given on the
-        command line, or alone when ``--caseforge`` is the only thing asked for (else the
-        suite is added to what the configuration's ``testpaths`` name)."""
-        alone = (
-            config.getoption("caseforge") and config.args_source != pytest.Config.ArgsSource.ARGS
-        )
-        if alone:
+        """Have pytest collect the suite's ``caseforge.yaml``.
+
+        - ``--caseforge SUITE`` alone: the suite only; with paths beside it: those too.
+        - ``caseforge_suite`` in the configuration and a plain ``pytest``: the suite beside
+          what ``testpaths`` names. With paths or test ids on the command line (an IDE
+          running one test), only those: the suite runs when a path given holds it, as
+          pytest finds any test file, so one test never pays for the whole suite.
+        """
+        named = bool(config.getoption("caseforge"))
+        from_command_line = config.args_source == pytest.Config.ArgsSource.ARGS
+        if named and not from_command_line:
             config.args[:] = [str(self.suite_file)]
-        elif str(self.suite_file) not in config.args:
+        elif (named or not from_command_line) and str(self.suite_file) not in config.args:
             config.args.append(str(self.suite_file))
 
     # -- the suite ------------------------------------------------------------------
@@ -214,7 +218,7 @@ class CaseforgePlugin:
         item.user_properties.append(("caseforge_run", run_id or ""))
         item.user_properties.append(("trials", trial_letters(t.record.status for t in trials)))
         if not trials and run.stopped is not None:  # the run ended before this case ran:
-            item.session.shouldstop = f"caseforge: {run.stopped}"  # no other case will run
+            item.session.shouldfail = f"caseforge: {run.stopped}"  # no other case will run
             pytest.fail(f"{item.key}: {run.stopped}", pytrace=False)
         planned = self.planned_trials()
         outcome = decide(trials, planned, self.rule)
