@@ -81,7 +81,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 # The options that mean nothing without a suite, and their defaults.
-_SUITE_OPTIONS = {
+_SUITE_OPTIONS: dict[str, tuple[str, object]] = {
     "caseforge_configs": ("--caseforge-config", []),
     "caseforge_trials": ("--caseforge-trials", None),
     "caseforge_pass": ("--caseforge-pass", "all"),
