@@ -522,7 +522,7 @@ MISTAKES = [
         "gate: --format html",
         lambda w: ["gate", str(w.report), "--baseline", str(w.baseline), "--format", "html"],
         2,
-        "--format must be text, md or junit, not 'html'",
+        "--format must be one of text, md, junit, github, gitlab, not 'html'",
     ),
     Mistake(
         "gate: missing baseline",
@@ -1513,3 +1513,20 @@ def test_comparing_a_run_with_itself_says_so(world: World) -> None:
     result = runner.invoke(app, ["compare", str(world.report), str(world.report)])
     assert result.exit_code == 0
     assert f"warning: both sides are run {world.run_id}: nothing can differ" in result.output
+
+
+def test_a_reader_that_closes_the_pipe_is_no_environment_error(tmp_path: Path) -> None:
+    """`caseforge … | head -1`: the reader going away is not a store or disk fault (5). The
+    command stops quietly with 141, as a shell reports one SIGPIPE stopped. The pipe's read
+    end is closed before the command starts, so its first write meets a closed pipe."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "caseforge", "schema"],
+            stdout=write, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""  # no "Broken pipe" line, no "Exception ignored" at exit

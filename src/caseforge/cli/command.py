@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,6 +23,17 @@ def _say(text: str) -> None:
     """One line on stderr, as it is (no markup)."""
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
+
+
+BROKEN_PIPE = 141  # as a shell reports a command SIGPIPE stopped: 128 + 13
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush at exit finds no closed
+    pipe to complain about."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def os_error(exc: OSError) -> CaseforgeError:
@@ -53,6 +65,9 @@ class App(typer.Typer):
                 except CaseforgeError as exc:
                     _say(exc.text)
                     raise typer.Exit(exc.exit_code) from None
+                except BrokenPipeError:  # stdout's reader went away (`| head`): no error here
+                    _quiet_stdout()
+                    raise typer.Exit(BROKEN_PIPE) from None
                 except OSError as exc:  # a read or write the command did not expect to fail
                     error = os_error(exc)
                     _say(error.text)

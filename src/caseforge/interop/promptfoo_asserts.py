@@ -73,6 +73,7 @@ __all__ = [
     "Context",
     "Mapped",
     "equals_code",
+    "judged",
     "key_of",
     "map_assertion",
 ]
@@ -172,13 +173,18 @@ _TRIM = re.compile(r"^\s*(return\s+)?output\s*\.\s*trim\s*\(\s*\)\s*;?\s*$")
 _PARSE = re.compile(r"^\s*(return\s+)?JSON\s*\.\s*parse\s*\(\s*output\s*\)\s*;?\s*$")
 
 
+def judged(kind: str) -> bool:
+    """Whether an assertion of this type is graded by a model (a judge check, if mapped)."""
+    return kind in _RUBRICS or kind.startswith("similar")
+
+
 def _moot(kind: str, transform: object) -> bool:
     """Whether ``transform`` changes nothing the assertion grades: white space trimmed
     before a model reads the reply, JSON parsed before ``is-json`` checks it is JSON."""
     if not isinstance(transform, str):
         return False
     if _TRIM.match(transform):
-        return kind in _RUBRICS or kind.startswith("similar")
+        return judged(kind)
     return bool(_PARSE.match(transform)) and kind in ("is-json", "contains-json")
 
 
