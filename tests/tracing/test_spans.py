@@ -8,6 +8,7 @@ from caseforge.tracing.spans import (
     bounded_text,
     from_stored,
     name_matches,
+    status_line,
     stored_json,
     tool_calls,
     tree,
@@ -92,3 +93,11 @@ def test_stored_spans_round_trip_and_long_text_is_cut_saying_so() -> None:
     assert from_stored(None) == ([], 0)
     text = bounded_text("x" * (MAX_TEXT + 10))
     assert text.startswith("x" * MAX_TEXT) and text.endswith("[10 characters dropped]")
+
+
+def test_a_status_message_in_one_line_without_a_glued_traceback() -> None:
+    glued = "KeyError('no order')Traceback (most recent call last):\n  File 'x.py'\nKeyError"
+    assert status_line(glued) == "KeyError('no order')"
+    assert status_line("timeout\nretrying") == "timeout"
+    assert status_line("x" * 200, 10) == "x" * 9 + "…"
+    assert status_line(None) == ""

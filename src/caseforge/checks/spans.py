@@ -49,6 +49,7 @@ from caseforge.tracing.spans import (
     is_glob,
     name_matches,
     ordered,
+    status_line,
 )
 
 NO_SPANS = (
@@ -262,13 +263,10 @@ class SpansCheck(_TrialLimit):
         return "spans: " + "; ".join(parts)
 
 
-def _with_message(span: SpanData, width: int = 80) -> str:
-    """A span's name with the first line of its status message, cut to ``width``."""
-    message = (span.get("status_message") or "").strip().splitlines()
-    if not message:
-        return span["name"]
-    first = message[0]
-    return f"{span['name']} ({first[:width]}{'…' if len(first) > width else ''})"
+def _with_message(span: SpanData) -> str:
+    """A span's name with its status message in one short line."""
+    message = status_line(span.get("status_message"), 80)
+    return f"{span['name']} ({message})" if message else span["name"]
 
 
 def _names(spans: Sequence[SpanData], limit: int = 12) -> str:

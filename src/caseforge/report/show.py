@@ -11,7 +11,7 @@ from caseforge.errors import UsageError
 from caseforge.report.model import SpanEntry, span_entries
 from caseforge.results import CheckResult, TrialRecord, TrialStatus
 from caseforge.store.db import RunStore
-from caseforge.tracing.spans import from_stored, tool_calls
+from caseforge.tracing.spans import from_stored, status_line, tool_calls
 
 
 class FixtureUse(BaseModel):
@@ -234,8 +234,8 @@ def span_lines(nodes: list[SpanEntry], attributes: int = 12, width: int = 80) ->
         took = f"{node.duration_ms:.1f} ms" if node.duration_ms is not None else "open"
         error = ""
         if node.status == "error":
-            first = (node.status_message or "").strip().splitlines()
-            error = "  ERROR" + (f": {first[0][:width]}" if first else "")
+            message = status_line(node.status_message, width)
+            error = "  ERROR" + (f": {message}" if message else "")
         turn = f"  (turn {node.turn})" if node.turn is not None and depth == 0 else ""
         lines.append(f"{pad}{node.name}  {took}{error}{turn}")
         items = list(node.attributes.items())
@@ -249,8 +249,8 @@ def span_lines(nodes: list[SpanEntry], attributes: int = 12, width: int = 80) ->
         for event in node.events:
             if event.get("name") == "exception":
                 found = event.get("attributes")
-                message = found.get("exception.message") if isinstance(found, dict) else None
-                lines.append(f"{pad}    exception: {str(message or '')[:width]}")
+                said = found.get("exception.message") if isinstance(found, dict) else None
+                lines.append(f"{pad}    exception: {str(said or '')[:width]}")
         for child in node.children:
             walk(child, depth + 1)
 

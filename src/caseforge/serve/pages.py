@@ -20,6 +20,7 @@ from caseforge.serve.reviewing import (
     review_page,
 )
 from caseforge.serve.views import DecisionIn, LabelIn
+from caseforge.tracing.spans import status_line
 
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 PAIRS_OPEN = 1  # compare pairs rendered with their trials; the others load when opened
@@ -32,6 +33,7 @@ def _pretty(value: object, indent: int = 2) -> str:
 
 
 templates.env.filters["pretty"] = _pretty
+templates.env.filters["status_line"] = status_line
 router = APIRouter(include_in_schema=False)
 
 

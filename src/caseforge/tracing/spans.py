@@ -71,6 +71,17 @@ def duration_ms(span: Mapping[str, object]) -> float | None:
     return (end - start) / 1e6
 
 
+def status_line(message: str | None, width: int = 120) -> str:
+    """A status message in one line: its first, without a traceback glued to it (as some
+    instrumentors write ``KeyError('x')Traceback (most recent call last): …``), cut to
+    ``width``."""
+    lines = (message or "").strip().splitlines()
+    if not lines:
+        return ""
+    first = lines[0].split("Traceback (most recent call last)")[0].strip() or lines[0]
+    return first if len(first) <= width else first[: width - 1] + "…"
+
+
 def is_error(span: Mapping[str, object]) -> bool:
     """Whether the span ended with the status ERROR."""
     return span.get("status") == "error"
