@@ -102,9 +102,17 @@ def test_bad_checks_are_rejected(check: dict[str, object], fragment: str) -> Non
     assert fragment in str(info.value)
 
 
-def test_tool_call_expectations_belong_under_tool_calls() -> None:
-    with pytest.raises(ValidationError, match="belong under `tool_calls`"):
+def test_tool_call_expectations_under_another_key_say_they_read_the_calls() -> None:
+    with pytest.raises(ValidationError, match="say so with `field: tool_calls`"):
         make({"tools": {"must_call": ["a"]}})
+    for said in ({"field": "tool_calls"}, {"mode": "tool_calls"}):
+        case = make({"tools": {**said, "must_call": ["a"]}, "tool_calls": {"must_call": ["b"]}})
+        assert [(name, field) for name, field, _ in case.checks()] == [
+            ("tools", "tool_calls"),
+            ("tool_calls", "tool_calls"),
+        ]
+    with pytest.raises(ValidationError, match="`field` is `tool_calls` \\(got 'reply'\\)"):
+        make({"tools": {"field": "reply", "must_call": ["a"]}})
     with pytest.raises(ValidationError, match="in both"):
         make({"tool_calls": {"must_call": ["a"], "must_not_call": ["a"]}})
 
