@@ -976,3 +976,13 @@ def test_a_tool_call_check_removed_outright_is_still_reported(repo: Repo) -> Non
     assert [(f.field, f.kind, f.before) for f in loosenings(repo.suite, "HEAD~1")] == [
         ("tool_calls", "check-removed", "tool_calls")
     ]
+
+
+def test_an_exact_set_that_stops_counting_repeats_is_loosened(repo: Repo) -> None:
+    counted = "refunds: {mode: exact_set, values: [r1, r1], duplicates: keep}"
+    repo.commit("add", {"cases/a.yaml": case("a", "refunds: {mode: exact_set, values: [r1]}")})
+    repo.commit("count", {"cases/a.yaml": case("a", counted)})  # stricter: not flagged
+    repo.commit("stop counting", {"cases/a.yaml": case("a", counted.replace("keep", "ignore"))})
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "refunds", "duplicates-ignored", "keep", "ignore")
+    ]

@@ -28,7 +28,7 @@ from caseforge.case.positions import locate_in_yaml
 from caseforge.case.retire import RETIRED_FILE, retired_ids
 from caseforge.case.split import split_groups
 from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
-from caseforge.checks import BaseCheck, ExactSetCheck
+from caseforge.checks import BaseCheck, CallMatcher, ExactSetCheck, ToolCallsCheck
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.jsontypes import JSONValue
 from caseforge.oracle.cache import OracleCache
@@ -330,7 +330,7 @@ class _OracleChecker:
         )
 
 
-def _position(loaded: LoadedCase, loc: tuple[str, ...]) -> tuple[int, int]:
+def _position(loaded: LoadedCase, loc: tuple[str | int, ...]) -> tuple[int, int]:
     if loaded.path.suffix == ".jsonl":
         return loaded.line, 1
     return locate_in_yaml(loaded.path, loc)
@@ -432,6 +432,7 @@ def validate_suite(
                 )
             )
         oracles.check(item)
+        report.warnings.extend(_repeated_items(item))
         if config.outcome_probe is None:
             for key, check in case.expect.items():
                 if getattr(check, "mode", None) == "outcome":
@@ -494,6 +495,68 @@ def validate_suite(
 
 
 LARGE_CASE_BYTES = 1_000_000  # a case file above this gets a warning
+
+
+def _repeated_items(loaded: LoadedCase) -> list[Problem]:
+    """An ``exact_set`` whose ``values`` repeat an item compares sets, so ``[a, a]`` is
+    ``[a]``: a warning, unless it keeps duplicates. Read under ``expect``, under each
+    scripted message's ``expect``, and in the argument checks of tool-call matchers."""
+    case = loaded.case
+    places: list[tuple[tuple[str | int, ...], object]] = [
+        (("expect", key), check) for key, check in case.expect.items()
+    ]
+    if case.conversation is not None:
+        for index, step in enumerate(case.conversation.script):
+            where = ("conversation", "script", index, "expect")
+            places += [((*where, key), check) for key, check in step.expect.items()]
+    found = []
+    for loc, check in places:
+        for at, inner in _exact_sets(loc, check):
+            repeated = inner.repeated()
+            if not repeated or inner.duplicates == "keep":
+                continue
+            line, col = _position(loaded, (*at, "values"))
+            items = ", ".join(json.dumps(v, ensure_ascii=False, default=str) for v in repeated)
+            found.append(
+                Problem(
+                    loaded.path,
+                    line,
+                    col,
+                    ".".join(str(part) for part in (*at, "values")),
+                    f"exact_set values repeat {items}: a set holds each item once, so the "
+                    "repeat checks nothing; write each item once, or add `duplicates: keep` "
+                    "to count repeats",
+                    severity="warning",
+                    case_id=case.id,
+                )
+            )
+    return found
+
+
+def _exact_sets(
+    loc: tuple[str | int, ...], check: object
+) -> list[tuple[tuple[str | int, ...], ExactSetCheck]]:
+    """The ``exact_set`` checks in one check: itself, or its tool-call argument checks."""
+    if isinstance(check, ExactSetCheck):
+        return [(loc, check)]
+    if not isinstance(check, ToolCallsCheck):
+        return []
+    found = []
+    lists: list[tuple[tuple[str | int, ...], list[CallMatcher]]] = [
+        (("must_call",), check.must_call),
+        (("must_not_call",), check.must_not_call),
+    ]
+    several = len(check.chains) > 1
+    lists += [
+        (("order", n) if several else ("order",), chain) for n, chain in enumerate(check.chains)
+    ]
+    for path, matchers in lists:
+        for index, matcher in enumerate(matchers):
+            for arg, value in matcher.args.items():
+                if isinstance(value, dict) and value.get("mode") == "exact_set":
+                    inner = ExactSetCheck.model_validate(value)
+                    found.append(((*loc, *path, index, "args", arg), inner))
+    return found
 
 
 def _gate_problems(

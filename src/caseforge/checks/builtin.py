@@ -214,7 +214,14 @@ class ExactSetCheck(BaseCheck):
 
 
 def _item_text(value: object) -> str:
-    return value if isinstance(value, str) else show(value)
+    """An item in a reason: text as it is, unless it would read as another value (``"1"``)."""
+    if not isinstance(value, str):
+        return show(value)
+    try:
+        json.loads(value)
+    except ValueError:
+        return value
+    return show(value)
 
 
 def _counted(value: object, times: int) -> str:
