@@ -51,6 +51,7 @@ class CaseRecord:
     source: str
     text: str
     group: str | None = None
+    conversation: bool = False  # compared by what its user says
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class DuplicatePair:
     a: str
     b: str
     similarity: float
+
+
+NEAR_DUPLICATES_SHOWN = 20  # the pairs `validate` prints; `--json` lists every one
 
 
 @dataclass
@@ -74,6 +78,7 @@ class ValidationReport:
     distribution: dict[str, dict[str, int]] = field(default_factory=dict)
     sources: dict[str, int] = field(default_factory=dict)
     near_duplicates: list[DuplicatePair] = field(default_factory=list)
+    near_duplicate_warnings: list[Problem] = field(default_factory=list)  # also in warnings
     oracle_checks: int = 0
     oracle_cached: int = 0  # of those, answered from the cache (oracle/cache.py)
     oracle_output: list[OracleOutput] = field(default_factory=list)  # what oracles printed
@@ -81,6 +86,25 @@ class ValidationReport:
     def ok(self, strict: bool = False) -> bool:
         """No errors (and, when ``strict``, no warnings)."""
         return not self.errors and not (strict and self.warnings)
+
+    def shown_warnings(self, near_duplicates: int = NEAR_DUPLICATES_SHOWN) -> list[Problem]:
+        """The warnings to print: all but the near-duplicates, then the ``near_duplicates``
+        most similar pairs (``to_json`` lists every one; :meth:`hidden_pairs` counts the
+        rest)."""
+        near = {id(p) for p in self.near_duplicate_warnings}
+        others = [p for p in self.warnings if id(p) not in near]
+        return others + self._most_similar()[:near_duplicates]
+
+    def hidden_pairs(self, near_duplicates: int = NEAR_DUPLICATES_SHOWN) -> int:
+        """How many near-duplicate pairs :meth:`shown_warnings` leaves out."""
+        return max(0, len(self.near_duplicate_warnings) - near_duplicates)
+
+    def _most_similar(self) -> list[Problem]:
+        ranked = sorted(
+            zip(self.near_duplicates, self.near_duplicate_warnings, strict=True),
+            key=lambda pair: -pair[0].similarity,
+        )
+        return [problem for _, problem in ranked]
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready mapping of the report."""
@@ -103,9 +127,32 @@ class ValidationReport:
 
 
 def case_text(case: Case, fields: list[str] | None) -> str:
-    """The text compared for near-duplicates: the named input fields, else every string."""
+    """The text compared for near-duplicates: the named input fields, else every string of
+    the input. A conversation case is compared by what its user says (the scripted
+    messages, or the simulated user's instruction and facts), with the named input fields
+    when ``dedup.fields`` names some: its input is mostly what every conversation shares
+    (a channel, a domain)."""
+    said = _user_side(case)
     if fields:
-        return "\n".join(str(case.input[f]) for f in fields if case.input.get(f) is not None)
+        named = [str(case.input[f]) for f in fields if case.input.get(f) is not None]
+        return "\n".join([*named, *said])
+    if said:
+        return "\n".join(said)
+    return "\n".join(_strings(case.input))
+
+
+def _user_side(case: Case) -> list[str]:
+    """What the user of a conversation case says or is told to say (empty: not one)."""
+    conversation = case.conversation
+    if conversation is None:
+        return []
+    if conversation.user is not None:
+        return [conversation.user.instruction, *_strings(conversation.user.facts)]
+    return [step.say for step in conversation.script]
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in a value, depth first."""
     parts: list[str] = []
 
     def walk(value: object) -> None:
@@ -118,8 +165,8 @@ def case_text(case: Case, fields: list[str] | None) -> str:
             for item in value:
                 walk(item)
 
-    walk(case.input)
-    return "\n".join(parts)
+    walk(value)
+    return parts
 
 
 def _normalise(value: object, as_set: bool = False) -> object:
@@ -403,6 +450,7 @@ def validate_suite(
             source=case.source,
             text=case_text(case, dedup_fields),
             group=case.group,
+            conversation=case.conversation is not None,
         )
         line, col = (item.line, 1) if item.path.suffix == ".jsonl" else (1, 1)
         if case.id in first_seen:
@@ -635,15 +683,15 @@ def _near_duplicates(
     for pair in pairs:
         a, b = records[pair.a], records[pair.b]
         report.near_duplicates.append(DuplicatePair(a.id, b.id, pair.similarity))
-        report.warnings.append(
-            Problem(
-                b.path,
-                b.line,
-                1,
-                "input",
-                f"near-duplicate of {a.id} ({a.path}:{a.line}): "
-                f"{config.dedup.ngram}-gram Jaccard {pair.similarity:.2f} >= {limit:.2f}",
-                severity="warning",
-                case_id=b.id,
-            )
+        problem = Problem(
+            b.path,
+            b.line,
+            1,
+            "conversation" if b.conversation else "input",
+            f"near-duplicate of {a.id} ({a.path}:{a.line}): "
+            f"{config.dedup.ngram}-gram Jaccard {pair.similarity:.2f} >= {limit:.2f}",
+            severity="warning",
+            case_id=b.id,
         )
+        report.warnings.append(problem)
+        report.near_duplicate_warnings.append(problem)
