@@ -18,8 +18,9 @@ runner = CliRunner()
 SCREEN = 24  # lines of a terminal
 
 # Fictional customers, things and places for the conversations.
-NAMES = ["Ilse Varga", "Tomas Quill", "Mirela Dantu", "Oskar Pell", "Juno Abara", "Rafe Lindqvist",
-         "Sunniva Orr", "Bao Trinh", "Calla Moreau", "Dag Ekholm", "Perpetua Sole", "Wim Hasselt"]  # fmt: skip
+NAMES = ["Ilse Varga", "Tomas Quill", "Mirela Dantu", "Oskar Pell", "Juno Abara",
+         "Rafe Lindqvist", "Sunniva Orr", "Bao Trinh", "Calla Moreau", "Dag Ekholm",
+         "Perpetua Sole", "Wim Hasselt"]  # fmt: skip
 THINGS = ["walnut desk lamp", "linen duvet cover", "cast-iron skillet", "trail running shoes",
           "espresso grinder", "wool throw blanket", "standing desk frame", "ceramic planter set",
           "noise-cancelling headset", "bamboo cutting board", "leather messenger bag",

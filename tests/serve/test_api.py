@@ -314,11 +314,14 @@ def test_the_suite_page_caps_its_near_duplicates_as_validate_does(tmp_path: Path
     suite = tmp_path / "tickets"
     (suite / "cases").mkdir(parents=True)
     (suite / "caseforge.yaml").write_text("name: tickets\nagent: {callable: 'a:run'}\n")
+    ticket = {"ticket": "My walnut desk lamp arrived broken"}
+    expect = {"c": {"mode": "exact", "value": 1}}
     lines = [
-        json.dumps({"id": f"t{n:02d}", "input": {"ticket": "My walnut desk lamp arrived broken"},
-                    "expect": {"c": {"mode": "exact", "value": 1}}, "split": ["dev", "test"][n % 2]})
+        json.dumps(
+            {"id": f"t{n}", "input": ticket, "expect": expect, "split": ["dev", "test"][n % 2]}
+        )
         for n in range(8)
-    ]  # fmt: skip
+    ]
     (suite / "cases" / "t.jsonl").write_text("\n".join(lines) + "\n")  # 28 identical pairs
     catalog = Catalog.open([suite], f"sqlite:///{tmp_path / 'none.db'}", reviewer="r")
     web = TestClient(create_app(catalog), base_url="http://127.0.0.1:8471")
