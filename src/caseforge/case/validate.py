@@ -26,7 +26,7 @@ from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
 from caseforge.case.positions import locate_in_yaml
 from caseforge.case.retire import RETIRED_FILE, retired_ids
-from caseforge.case.split import split_groups
+from caseforge.case.split import groups_to_move, split_groups
 from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
 from caseforge.checks import BaseCheck, CallMatcher, ExactSetCheck, ToolCallsCheck
 from caseforge.errors import CaseforgeError, Problem
@@ -536,7 +536,7 @@ def validate_suite(
                 "the suite has no cases: add a case file (`caseforge init` shows one)",
             )
         )
-    _distribution(report, records)
+    _distribution(report, records, config)
     _near_duplicates(report, records, config, threshold)
     report.errors.sort(key=lambda p: (str(p.path), p.line, p.col))
     return report
@@ -620,7 +620,7 @@ def _gate_problems(
     return found
 
 
-def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:
+def _distribution(report: ValidationReport, records: list[CaseRecord], config: SuiteConfig) -> None:
     table: dict[str, dict[str, int]] = defaultdict(lambda: {"dev": 0, "test": 0, "unassigned": 0})
     for r in records:
         table[r.category][r.split or "unassigned"] += 1
@@ -654,20 +654,85 @@ def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:
                 severity="warning",
             )
         )
+    dev_only = config.split.dev_only
+    placed = [(r.category, r.group, r.split) for r in records if r.split]
     for category, row in report.distribution.items():
         total = row["dev"] + row["test"] + row["unassigned"]
         for split in SPLITS:
+            if split == "test" and category in dev_only:
+                continue  # accepted: the suite says so
             if total >= 2 and row[split] == 0 and row["unassigned"] == 0:
-                report.warnings.append(
-                    Problem(
-                        suite_file,
-                        0,
-                        0,
-                        "split",
-                        f"category {category!r} has no case in {split}",
-                        severity="warning",
-                    )
+                grouped = all(r.group for r in records if r.category == category)
+                message = (
+                    _groups_to_move(category, split, placed)
+                    if grouped
+                    else f"category {category!r} has no case in {split}: give one of its cases "
+                    f"`split: {split}`"
                 )
+                if split == "test":
+                    message += (
+                        f", or accept it as dev-only (`split: {{dev_only: [{category}]}}` in "
+                        "caseforge.yaml)"
+                    )
+                report.warnings.append(
+                    Problem(suite_file, 0, 0, "split", message, severity="warning")
+                )
+    for index, category in enumerate(dev_only):
+        counts = report.distribution.get(category)
+        if counts is not None and not counts["test"]:
+            continue
+        line, col = locate_in_yaml(suite_file, ("split", "dev_only", index))
+        why = (
+            "no case has it"
+            if counts is None
+            else f"{counts['test']} of its cases are in test: move them to dev, or take it out "
+            "of dev_only"
+        )
+        report.warnings.append(
+            Problem(
+                suite_file,
+                line,
+                col,
+                f"split.dev_only.{index}",
+                f"dev-only category {category!r}: {why}",
+                severity="warning",
+            )
+        )
+
+
+def _groups_to_move(category: str, side: str, placed: list[tuple[str, str | None, str]]) -> str:
+    """Why a category whose cases are all in groups lacks ``side``, and which groups to move
+    there (at most three, those that leave no other category without a case first)."""
+    other = "test" if side == "dev" else "dev"
+    start = (
+        f"category {category!r} has no case in {side}, and its cases are all in groups, which "
+        "stay on one side"
+    )
+    moves = groups_to_move(placed, category, side)
+    fine = [move for move in moves if not move.empties]
+    if fine:
+        named = " or ".join(
+            f"group {m.group!r} ({m.cases} case{'s' if m.cases != 1 else ''}, {m.in_category} "
+            f"in {category})"
+            for m in fine[:GROUPS_NAMED]
+        )
+        more = f" (or one of {len(fine) - GROUPS_NAMED} more)" if len(fine) > GROUPS_NAMED else ""
+        return (
+            f"{start}: move {named}{more} to {side} (give one of its cases `split: {side}` and "
+            "a `note` saying why, then run `caseforge split SUITE --write`)"
+        )
+    if not moves:
+        return start
+    first = moves[0]
+    emptied = ", ".join(repr(c) for c in first.empties)
+    others = f", and so would the other {len(moves) - 1}" if len(moves) > 1 else ""
+    return (
+        f"{start}; moving group {first.group!r} to {side} would leave {emptied} with no case "
+        f"in {other}{others}"
+    )
+
+
+GROUPS_NAMED = 3  # the groups a warning about a category without a side names
 
 
 def _near_duplicates(
