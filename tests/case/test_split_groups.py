@@ -168,3 +168,18 @@ def test_dev_only_is_checked_and_split_keeps_its_new_cases_in_dev(tmp_path: Path
     refused = runner.invoke(app, ["validate", str(twice)])
     assert refused.exit_code == 1
     assert "caseforge.yaml:3:19: split.dev_only: named twice: gift" in refused.output
+
+
+def test_a_category_with_cases_outside_groups_is_told_to_move_one_of_those(
+    tmp_path: Path,
+) -> None:
+    suite = grouped_suite(tmp_path, USERS)
+    (suite / "cases" / "e9.yaml").write_text(
+        "id: e9\ninput: {n: 9}\nexpect:\n  category: {mode: exact, value: exchange}\nsplit: dev\n"
+    )
+    (warning,) = split_warnings(suite)
+    assert warning.endswith(
+        "split: category 'exchange' has no case in test: give one of its cases without a group "
+        "`split: test`, or accept it as dev-only (`split: {dev_only: [exchange]}` in "
+        "caseforge.yaml)"
+    )

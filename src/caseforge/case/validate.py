@@ -667,7 +667,7 @@ def _distribution(report: ValidationReport, records: list[CaseRecord], config: S
                     _groups_to_move(category, split, placed)
                     if grouped
                     else f"category {category!r} has no case in {split}: give one of its cases "
-                    f"`split: {split}`"
+                    f"without a group `split: {split}`"
                 )
                 if split == "test":
                     message += (
