@@ -168,3 +168,26 @@ def test_exact_set_pins_the_set_not_the_count() -> None:
     assert isinstance(judge, JudgeCheck)
     number = make({"f": {"mode": "number", "value": 1}}).expect["f"]
     assert isinstance(number, NumberCheck) and number.tolerance == 0.0
+
+
+def test_the_json_schema_takes_several_tool_call_checks_and_chains() -> None:
+    import jsonschema
+
+    case = {
+        "id": "a",
+        "input": {},
+        "expect": {
+            "tool_calls": {"must_call": [{"name": "find_user"}], "order": []},
+            "writes": {
+                "mode": "tool_calls",
+                "order": [[{"name": "a"}, {"name": "b"}], [{"name": "c"}]],
+            },
+            "reads": {"field": "tool_calls", "order": [{"name": "find_user"}, {"name": "a"}]},
+            "flags": {"mode": "exact_set", "values": ["x", "x"], "duplicates": "keep"},
+        },
+    }
+    make(case["expect"])  # the model takes it
+    jsonschema.validate(case, case_json_schema())  # and so does an editor
+    case["expect"]["flags"]["duplicates"] = "count"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(case, case_json_schema())

@@ -36,6 +36,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.config import JsonDict
 
 from caseforge.checks.base import Verdict, failed, passed, show
 from caseforge.checks.builtin import (
@@ -153,6 +154,21 @@ _VALUE_CHECK = cast("TypeAdapter[ValueCheckModel]", TypeAdapter(ValueCheck))
 TOOL_CALLS = "tool_calls"  # the field a tool-call check reads, and its form's name
 
 
+def _schema_extra(schema: JsonDict) -> None:
+    """``mode: tool_calls`` in the schema (the validator takes it before the fields do),
+    and ``order``'s two forms as ``anyOf``: an empty list is both."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    properties["mode"] = {
+        "const": TOOL_CALLS,
+        "description": "`tool_calls`: says what the check is (as `field: tool_calls` does).",
+    }
+    order = properties.get("order")
+    if isinstance(order, dict) and "oneOf" in order:
+        order["anyOf"] = order.pop("oneOf")
+
+
 class ToolCallsCheck(BaseModel):
     """Expectations on the recorded tool calls. Under the key `tool_calls`, or under a key
     of your own with `field: tool_calls` (or `mode: tool_calls`): a case may hold several."""
@@ -161,14 +177,7 @@ class ToolCallsCheck(BaseModel):
         extra="forbid",
         frozen=True,
         ser_json_inf_nan="constants",
-        json_schema_extra={
-            "properties": {
-                "mode": {
-                    "const": TOOL_CALLS,
-                    "description": "Says what the check is, under a key of your own.",
-                }
-            }
-        },
+        json_schema_extra=_schema_extra,
     )
 
     field: str | None = Field(
