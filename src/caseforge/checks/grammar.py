@@ -37,8 +37,8 @@ class Count(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
-    min: int = Field(0, ge=0)
-    max: int | None = Field(None, ge=0)
+    min: int = Field(0, ge=0, description="At least this many.")
+    max: int | None = Field(None, ge=0, description="At most this many (none: no limit).")
 
     @model_validator(mode="after")
     def _ordered(self) -> Count:

@@ -79,7 +79,7 @@ class CallMatcher(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, description="The tool's name.")
     args: dict[str, object] = Field(
         default_factory=dict,
         description="Each argument a plain value (equal), or a value check "
@@ -185,8 +185,12 @@ class ToolCallsCheck(BaseModel):
         description="`tool_calls` (what the check reads): needed under a key of your own, "
         "unless `mode: tool_calls` says it.",
     )
-    must_call: list[CallMatcher] = Field(default_factory=list)
-    must_not_call: list[CallMatcher] = Field(default_factory=list)
+    must_call: list[CallMatcher] = Field(
+        default_factory=list, description="Calls that must be made (at least once, or `count` times)."
+    )
+    must_not_call: list[CallMatcher] = Field(
+        default_factory=list, description="Calls that must not be made (no count)."
+    )
     if TYPE_CHECKING:
         order: list[CallMatcher] | list[list[CallMatcher]]
     else:
