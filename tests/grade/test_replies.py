@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 import respx
 from pydantic import ValidationError
 
 from caseforge.agent.protocol import AgentResult
-from caseforge.case.model import Case
+from caseforge.case.model import Case, case_model
+from caseforge.checks import BUILTIN_MODES, CheckMode, Verdict, declare, failed, passed
 from caseforge.grade import grade_trial
 from caseforge.grade.judge import Judge, judge_record
 from caseforge.grade.trial import agent_replies, lookup
@@ -181,3 +183,70 @@ def test_a_judge_on_replies_reads_every_reply_numbered() -> None:
     assert record.checks[0].status is CheckStatus.PASS
     sent = json.loads(route.calls[0].request.content)["messages"][1]["content"]
     assert "[reply 1] I filed the refund.\n\n[reply 2] Anything else?" in sent
+
+
+class Shouts(CheckMode):
+    """The reply is in capitals."""
+
+    strength = 40
+    mode: Literal["shouts"]
+
+    def grade(self, actual: object) -> Verdict:
+        return passed() if str(actual).isupper() else failed("not in capitals")
+
+
+class NoShouting(CheckMode):
+    """No reply is in capitals (it forbids, and says so)."""
+
+    strength = 30
+    mode: Literal["no_shouting"]
+
+    @property
+    def forbids(self) -> bool:
+        return True
+
+    def grade(self, actual: object) -> Verdict:
+        return ("fail", "in capitals") if str(actual).isupper() else ("pass", "")  # type: ignore[return-value]
+
+
+class Cracks(CheckMode):
+    """A grader that raises."""
+
+    strength = 40
+    mode: Literal["cracks"]
+
+    def grade(self, actual: object) -> Verdict:
+        raise ValueError("broken grader")
+
+
+class WholeList(CheckMode):
+    """A mode that compares a whole list."""
+
+    strength = 40
+    per_reply = False
+    mode: Literal["whole_list"]
+
+    def grade(self, actual: object) -> Verdict:
+        return passed()
+
+
+def test_a_suites_own_modes_read_replies_as_they_declare() -> None:
+    modes = BUILTIN_MODES.plus(
+        declare(m, Path("checks.py")) for m in (Shouts, NoShouting, Cracks, WholeList)
+    )
+    model = case_model(modes)
+    expect = {
+        "loud": {"mode": "shouts", "field": "replies"},
+        "calm": {"mode": "no_shouting", "field": "replies"},
+        "broken": {"mode": "cracks", "field": "replies"},
+    }
+    case = model.model_validate({"id": "c", "input": {}, "expect": expect})
+    _, checks = grade_trial(case, talk("hello", "DONE", "bye"))
+    found = {c.name: (c.status.value, c.reason) for c in checks}
+    assert found["loud"] == ("pass", "reply 2")
+    assert found["calm"] == ("fail", "reply 2: in capitals")
+    assert found["broken"] == ("error", "grading raised ValueError: broken grader")
+    with pytest.raises(ValidationError, match="compares a whole list"):
+        model.model_validate(
+            {"id": "c", "input": {}, "expect": {"w": {"mode": "whole_list", "field": "replies"}}}
+        )
