@@ -225,7 +225,7 @@ def tool_calls_reference() -> str:
         "each with its arguments.",
         "",
         *head,
-        "| `mode` | `\"tool_calls\"` |  | Says what the check is, as `field: tool_calls` does. |",
+        '| `mode` | `"tool_calls"` |  | Says what the check is, as `field: tool_calls` does. |',
         *rows(ToolCallsCheck),
         "",
         f"A call (in `must_call`, `must_not_call`, `order`): {_help(CallMatcher.__doc__)} A "

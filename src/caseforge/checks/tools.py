@@ -186,7 +186,8 @@ class ToolCallsCheck(BaseModel):
         "unless `mode: tool_calls` says it.",
     )
     must_call: list[CallMatcher] = Field(
-        default_factory=list, description="Calls that must be made (at least once, or `count` times)."
+        default_factory=list,
+        description="Calls that must be made (at least once, or `count` times).",
     )
     must_not_call: list[CallMatcher] = Field(
         default_factory=list, description="Calls that must not be made (no count)."
