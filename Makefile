@@ -90,6 +90,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/validate_oracles.py
 	$(BIN)/python benchmarks/stop_latency.py
 	$(BIN)/python benchmarks/runner_overhead.py
+	$(BIN)/python benchmarks/pytest_plugin.py
 	$(BIN)/python benchmarks/scan_throughput.py
 	$(BIN)/python benchmarks/overlap_threshold.py
 	$(BIN)/python benchmarks/serve.py

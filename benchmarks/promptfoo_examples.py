@@ -8,7 +8,11 @@ of its own in a temporary folder, written and validated as `caseforge import` do
 assertion counts as mapped when it became a check; one the report names instead (an
 `ignore` check saying why) does not.
 
-    python benchmarks/promptfoo_examples.py [EXAMPLES] [--json]
+With ``--with-judge`` each config is imported as a user who configures a judge would: once,
+then again into the suite it made, after ``judge:`` was added to its ``caseforge.yaml`` (a
+re-import maps ``similar`` to a judge check when the suite has a judge).
+
+    python benchmarks/promptfoo_examples.py [EXAMPLES] [--json] [--with-judge]
 """
 
 from __future__ import annotations
@@ -68,14 +72,23 @@ def configs(folder: Path) -> list[Path]:
     return sorted(folder.rglob("promptfooconfig*.y*ml"))
 
 
-def survey(folder: Path, out: Path) -> Survey:
-    """Import every config of ``folder`` into a suite of its own under ``out``."""
+JUDGE = "\njudge: {model: gpt-4.1-mini}  # added by the survey before the re-import\n"
+
+
+def survey(folder: Path, out: Path, with_judge: bool = False) -> Survey:
+    """Import every config of ``folder`` into a suite of its own under ``out`` (with a judge:
+    import, add ``judge:`` to the suite's configuration, import again)."""
     result = Survey()
     for number, config in enumerate(configs(folder)):
         name = config.relative_to(folder).as_posix()
         result.configs += 1
+        suite = out / f"suite-{number}"
         try:
-            report = import_promptfoo(PromptfooImport(config, out / f"suite-{number}"))
+            report = import_promptfoo(PromptfooImport(config, suite))
+            if with_judge and (suite / "caseforge.yaml").is_file():
+                with (suite / "caseforge.yaml").open("a", encoding="utf-8") as written:
+                    written.write(JUDGE)
+                report = import_promptfoo(PromptfooImport(config, suite))
         except CaseforgeError as exc:
             report = None
             result.errors.append(f"{name}: {exc}")
@@ -121,13 +134,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("examples", nargs="?", help="promptfoo's examples/ (or a copy)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--with-judge",
+        action="store_true",
+        help="re-import each config into its suite once judge: is configured there",
+    )
     args = parser.parse_args()
     folder = examples_folder(args.examples)
     if not folder.is_dir():
         print(f"{folder}: not found; give promptfoo's examples/ folder", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        result = survey(folder, Path(tmp))
+        result = survey(folder, Path(tmp), args.with_judge)
     figures = {
         "configs read": result.configs,
         "configs with assertions": result.with_assertions,

@@ -6,6 +6,7 @@ joins it, and these tests hold every command to it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,56 @@ def test_importers_load_pyarrow_and_inspect_ai_only_for_the_formats_that_need_th
                       str(tmp_path / "c"))  # fmt: skip
     assert (tmp_path / "c" / "IMPORT.md").is_file()  # its javascript checks are not run
     assert not loaded & {"pyarrow", "inspect_ai", "py_mini_racer"}
+
+
+PYTEST_PROBE = """
+import json, os, sys
+
+def test_probe():
+    with open(os.environ["PROBE_OUT"], "w", encoding="utf-8") as out:
+        json.dump(sorted(sys.modules), out)
+"""
+# What `import caseforge.pytest_plugin` loads of caseforge: the package root's own light
+# modules (its public names load on first use) and the entry module.
+PLUGIN_ROOT = {
+    "caseforge", "caseforge._version", "caseforge.imports", "caseforge.errors",
+    "caseforge.jsontypes", "caseforge.pytest_plugin",
+}  # fmt: skip
+
+
+def pytest_modules(tmp_path: Path, *argv: str, exit_code: int = 0) -> set[str]:
+    """The modules a pytest run has loaded by the time its one test runs (no plugin is
+    loaded from an entry point: the plugins come from ``-p``)."""
+    (tmp_path / "test_probe.py").write_text(PYTEST_PROBE, encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    out = tmp_path / "modules.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "CASEFORGE"))}
+    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PROBE_OUT=str(out), PYTHONPATH=str(REPO))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *argv, "test_probe.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == exit_code, done.stdout + done.stderr
+    return set(json.loads(out.read_text(encoding="utf-8")))
+
+
+def test_the_pytest_plugin_imports_nothing_beyond_pytest_until_a_suite_is_named(
+    tmp_path: Path,
+) -> None:
+    """It loads in every pytest run of everyone who installs caseforge."""
+    bare = pytest_modules(tmp_path)
+    with_plugin = pytest_modules(tmp_path, "-p", "caseforge.pytest_plugin")
+    added = with_plugin - bare
+    assert {m for m in added if m.split(".")[0] == "caseforge"} == PLUGIN_ROOT
+    others = {m.split(".")[0] for m in added} - {"caseforge"}
+    assert others <= set(sys.stdlib_module_names), others  # no third-party package at all
+    assert not {m.split(".")[0] for m in with_plugin} & HEAVY_MODULES
+
+
+def test_the_pytest_plugin_loads_caseforge_once_a_suite_is_named(tmp_path: Path) -> None:
+    made = caseforge_process("init", str(tmp_path / "suite"))
+    assert made.returncode == 0, made
+    loaded = pytest_modules(  # the starter's order-status case fails, as it is meant to
+        tmp_path, "-p", "caseforge.pytest_plugin", "--caseforge", "suite", exit_code=1
+    )
+    assert "caseforge.pytest_plugin.session" in loaded

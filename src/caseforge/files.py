@@ -44,12 +44,17 @@ def _stage(path: Path, text: str) -> str:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
-        os.chmod(tmp, mode)
+        os.chmod(tmp, file_mode(path))
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return tmp
+
+
+def file_mode(path: Path) -> int:
+    """The mode a file written in place of ``path`` gets: the existing file's, else what the
+    user's umask gives a new file (a temporary file's 0600 would make it private)."""
+    return path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
 
 
 def _umask() -> int:

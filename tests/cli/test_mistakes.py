@@ -522,7 +522,7 @@ MISTAKES = [
         "gate: --format html",
         lambda w: ["gate", str(w.report), "--baseline", str(w.baseline), "--format", "html"],
         2,
-        "--format must be text, md or junit, not 'html'",
+        "--format must be one of text, md, junit, github, gitlab, not 'html'",
     ),
     Mistake(
         "gate: missing baseline",

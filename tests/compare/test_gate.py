@@ -237,3 +237,97 @@ def test_a_run_whose_judge_never_ran_is_neither_gated_nor_a_baseline(
     gated = runner.invoke(app, ["gate", run_id, "--baseline", str(tmp_path / "old.json"),
                                 "--store", url])  # fmt: skip
     assert gated.exit_code == 2 and "incomplete" in gated.output
+
+
+def test_a_selection_is_refused_when_its_cases_differ_from_the_baselines() -> None:
+    """Missing cases or extra ones: either way the rules would be held to other cases."""
+    from caseforge.compare.gate import refuse_selection
+    from caseforge.compare.outcomes import CaseOutcome, RunOutcomes
+    from caseforge.errors import UsageError
+    from caseforge.report.model import selection
+
+    def outcomes(*ids: str) -> RunOutcomes:
+        cases = {i: CaseOutcome([TrialStatus.PASS]) for i in ids}
+        return RunOutcomes("x", "r", "s", None, 1, None, {}, cases)
+
+    narrowed = {"case_ids": ["a", "c"], "tags": []}
+    refuse_selection(outcomes("a", "c"), narrowed, outcomes("a", "c"))  # the same cases: fine
+    refuse_selection(outcomes("a", "b", "z"), {}, outcomes("a", "c"))  # the whole suite: fine
+    with pytest.raises(UsageError) as lacking:
+        refuse_selection(outcomes("a", "c"), narrowed, outcomes("a", "b", "c"))
+    assert "is a selection (--case a --case c): it lacks 1 case(s) of the baseline (b);" in str(
+        lacking.value
+    )
+    with pytest.raises(UsageError) as extra:
+        refuse_selection(outcomes("a", "c"), narrowed, outcomes("a"))
+    assert "it has 1 case(s) the baseline has not (c)" in str(extra.value)
+    many = {"case_ids": [f"k{i}" for i in range(40)]}
+    assert selection(many) == "--case k0 --case k1 --case k2 … (40 cases)"
+    assert selection({"case_ids": [], "tags": []}) is None
+
+
+def test_gate_for_github_annotates_the_newly_failing_cases_and_writes_the_job_summary(
+    suite: Path, baseline: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, url = baseline
+    run_id = run_config(suite, url, "regress")  # c10 … c17 newly failing (c29 failed before)
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    done = runner.invoke(
+        app,
+        ["gate", run_id, "--baseline", str(path), "--format", "github", "--store", url,
+         "--out", str(tmp_path / "gate.md")],
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )  # fmt: skip
+    assert done.exit_code == 1, done.output
+    errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 8
+    # The suite is in no repository here, nor below the current folder: its path is whole.
+    assert errors[0] == (
+        f"::error file={suite.resolve().as_posix()}/cases/c10.yaml,line=1,"
+        "title=caseforge gate%3A c10 newly failing::c10 passed in the baseline (P) and fails "
+        'now (F): category: expected "refund", got "other"'
+    )
+    assert "gate: regression" in done.stdout  # the log says why, after the annotations
+    written = summary.read_text(encoding="utf-8")
+    assert written.startswith("earlier step\n### caseforge gate: ❌ regression")  # appended
+    assert "#### 8 newly failing (passed in the baseline)" in written
+    assert "| `c10` | `" in written and "/cases/c10.yaml:1` | P | F |" in written
+    assert (tmp_path / "gate.md").read_text(encoding="utf-8") == written.removeprefix(
+        "earlier step\n"
+    )
+    quality = runner.invoke(
+        app, ["gate", run_id, "--baseline", str(path), "--format", "gitlab", "--store", url]
+    )
+    issues = json.loads(quality.stdout)
+    assert len(issues) == 8 and {i["severity"] for i in issues} == {"major"}
+    assert issues[0]["location"]["path"].endswith("cases/c10.yaml")
+    assert issues[0]["location"]["lines"] == {"begin": 1}
+    assert len({i["fingerprint"] for i in issues}) == 8
+    passing = runner.invoke(
+        app, ["gate", run_config(suite, url, "base"), "--baseline", str(path),
+              "--format", "github", "--store", url],
+    )  # fmt: skip
+    assert passing.exit_code == 0 and "::error" not in passing.stdout
+
+
+def test_github_annotations_stop_at_fifty_and_count_the_rest() -> None:
+    from caseforge.compare.annotate import github_annotations
+    from caseforge.compare.gate import GateDecision, GateResult, NewlyFailingCase
+
+    cases = [
+        NewlyFailingCase(case_id=f"c{i}", path=f"s/cases/c{i}.yaml", line=3, baseline="P",
+                         now="F", reason="a: 50%, not\nall")
+        for i in range(60)
+    ]  # fmt: skip
+    result = GateResult(
+        verdict=GateDecision.REGRESSION, run_id="r", baseline_run_id="b", rules=[],
+        newly_failing=cases,
+    )  # fmt: skip
+    lines = github_annotations(result).splitlines()
+    assert len(lines) == 51 and all(line.startswith("::error ") for line in lines[:50])
+    assert lines[0].endswith("fails now (F): a: 50%25, not%0Aall")  # GitHub's escaping
+    assert lines[-1] == (
+        "::notice title=caseforge gate::10 more newly failing case(s), not annotated "
+        "(the job summary lists them all)"
+    )

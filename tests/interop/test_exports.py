@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -30,6 +31,9 @@ def test_inspect_log_reads_back_with_every_case_trial(
     out = tmp_path / "rail.eval"
     printed = export(stored_run, "inspect", out)
     assert f"wrote {out}: run {stored_run.run_id}, 8 samples (case-trials)" in printed
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as shareable as any export
     log = read_eval_log(str(out))
     assert log.status == "success"
     assert log.eval.task == "rail" and log.eval.model == "fictional-1"

@@ -228,6 +228,44 @@ def test_reimport_updates_its_own_cases_and_touches_nothing_else(tmp_path: Path)
     assert c3["expect"]["reply"]["values"] == ["the Orrin"]  # type: ignore[index]
 
 
+def test_reimport_keeps_the_split_and_what_was_added_by_hand(tmp_path: Path) -> None:
+    """`caseforge split --write`, a tag, a group and a note added to an imported case survive
+    a re-import; what the source says (input, expect) is written afresh."""
+    source = tmp_path / "capitals.csv"
+    shutil.copy(DATA / "capitals.csv", source)
+    suite = tmp_path / "suite"
+    assert cli("import", "inspect", source, "--out", suite).exit_code == 0
+    assert cli("split", suite, "--write").exit_code == 0
+    path = suite / "cases" / "capitals-c3.yaml"
+    split = case(suite, "capitals-c3")["split"]
+    text = path.read_text(encoding="utf-8").replace("expect:", "note: checked by hand\nexpect:")
+    path.write_text(text + "tags: [geography-hard]\ngroup: rivers\n", encoding="utf-8")
+    source.write_text(
+        source.read_text(encoding="utf-8").replace("the Arden", "the Orrin"), encoding="utf-8"
+    )
+    done = cli("import", "inspect", source, "--out", suite)
+    assert done.exit_code == 0, done.output
+    c3 = case(suite, "capitals-c3")
+    assert c3["expect"]["reply"]["values"] == ["the Orrin"]  # type: ignore[index]
+    assert (c3["split"], c3["note"], c3["group"]) == (split, "checked by hand", "rivers")
+    assert "geography-hard" in c3["tags"]  # type: ignore[operator]
+    assert c3["provenance"]["imported_from"]["id"] == "c3"  # type: ignore[index]
+    assert all("split" in case(suite, p.stem) for p in (suite / "cases").iterdir())
+    assert "no split" not in done.output
+
+
+def test_a_retired_case_is_not_imported_again(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    assert cli("import", "inspect", DATA / "capitals.csv", "--out", suite).exit_code == 0
+    assert cli("retire", suite, "capitals-c2", "--reason", "ambiguous").exit_code == 0
+    before = files_of(suite / "cases")
+    done = cli("import", "inspect", DATA / "capitals.csv", "--out", suite)
+    assert done.exit_code == 0, done.output
+    line = next(x for x in done.output.splitlines() if "(id c2)" in x)
+    assert "skipped" in line and "'capitals-c2' was retired" in line, done.output
+    assert files_of(suite / "cases") == before  # no capitals-c2-2 brought back
+
+
 @pytest.mark.parametrize(
     ("content", "code", "says"),
     [
@@ -270,3 +308,40 @@ def test_a_failed_item_status_is_never_left_unset(tmp_path: Path) -> None:
     report = import_inspect(InspectImport(DATA / "capitals.csv", tmp_path / "s"), dry_run=True)
     assert all(item.status is ItemStatus.NEW for item in report.items)
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "ANSWER: B",
+        "answer: b",
+        "Let me think. Seven provinces.\nANSWER: B",
+        "ANSWER: (B)",
+        "ANSWER: **B**",
+        "ANSWER: A",
+        "Both are possible, but I believe the answer is 7.",
+        "B is right, I think",
+        "",
+    ],
+)
+def test_a_letter_target_among_choices_reads_answer_as_inspects_solver_does(
+    reply: str, tmp_path: Path
+) -> None:
+    """A target that is one letter of the sample's choices is read from `ANSWER: X`, as
+    Inspect's multiple_choice() solver parses it: the letter alone ("b") would match almost
+    any reply."""
+    from types import SimpleNamespace
+
+    from inspect_ai.solver._multiple_choice import parse_answers
+
+    data = tmp_path / "mc.jsonl"
+    data.write_text(
+        '{"id": 1, "input": "How many provinces?", "choices": ["5", "7", "9"], "target": "B"}\n',
+        encoding="utf-8",
+    )
+    import_inspect(InspectImport(data, tmp_path / "suite"))
+    check = case(tmp_path / "suite", "mc-1")["expect"]["reply"]  # type: ignore[index]
+    assert check["mode"] == "regex"  # type: ignore[index]
+    state = SimpleNamespace(output=SimpleNamespace(completion=reply), choices=["5", "7", "9"])
+    inspect_says = parse_answers(state, multiple_correct=False) == {"B"}  # type: ignore[arg-type]
+    assert passes(RegexCheck.model_validate(check), reply) == inspect_says, reply

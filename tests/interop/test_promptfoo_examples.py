@@ -120,3 +120,25 @@ def test_every_config_of_promptfoos_examples(tmp_path: Path) -> None:
                 assert any(f": {outcome.type}: " in line for line in block), (name, outcome)
     # A floor under the share that imports with every assertion mapped (RESULTS.md has it).
     assert result.share >= 0.75, result.not_all_mapped
+
+
+def test_the_survey_with_a_judge_reimports_into_the_suite_it_made(tmp_path: Path) -> None:
+    """--with-judge: `similar` is reported on the first import and a judge check once the
+    suite it made configures `judge:`, as a user who adds one and imports again sees."""
+    folder = tmp_path / "examples" / "meaning"
+    folder.mkdir(parents=True)
+    (folder / "promptfooconfig.yaml").write_text(
+        "prompts: ['Name the capital of {{country}}']\nproviders: [openai:gpt-4.1-mini]\n"
+        "tests:\n  - vars: {country: Freedonia}\n"
+        "    assert:\n      - {type: similar, value: 'Fredville is the capital', threshold: 0.8}\n",
+        encoding="utf-8",
+    )
+    bench = benchmark()
+    plain = bench.survey(tmp_path / "examples", tmp_path / "plain")
+    assert (plain.with_assertions, plain.all_mapped) == (1, 0)
+    assert plain.unmapped_by_reason == {"needs an embedding model": 1}
+    judged = bench.survey(tmp_path / "examples", tmp_path / "judged", with_judge=True)
+    assert (judged.with_assertions, judged.all_mapped, judged.valid_suites) == (1, 1, 1)
+    suite = tmp_path / "judged" / "suite-0"
+    check = next(iter(cases(suite).values()))["expect"]["similar"]
+    assert check["mode"] == "judge" and "Fredville is the capital" in check["rubric"]

@@ -69,7 +69,7 @@ note: The capital
 """
 NOT_EXPRESSIBLE = """\
 id: refund
-input: {question: "Refund?", prompt: "Q: Refund?"}
+input: {question: "Refund?", prompt: "Q: Refund? (written by hand)"}
 expect:
   category: {mode: exact, value: refund}
   flags: {mode: exact_set, field: reply, values: [a]}
@@ -178,6 +178,8 @@ def test_what_promptfoo_cannot_say_is_listed(suite: Path, tmp_path: Path) -> Non
         "check",
         "cases/refund.yaml: check words (must_include): normalize and word have no promptfoo "
         "equivalent",
+        "cases/refund.yaml: input.prompt 'Q: Refund? (written by hand)' is not what the prompt "
+        "template renders from the case's vars; promptfoo sends the template's rendering",
     ]
     header = out.read_text(encoding="utf-8").split("\ndescription:")[0]
     assert "cases/refund.yaml: check flags (exact_set)" in header
@@ -278,6 +280,12 @@ def test_runs_of_an_imported_suite_are_columns_by_provider(tmp_path: Path) -> No
     }  # fmt: skip
     prompts = data["results"]["prompts"]  # type: ignore[index]
     assert [p["raw"] for p in prompts] == ["Capital of {{country}}?"] * 2
+    # Each result's prompt is the one sent, rendered, as promptfoo records it.
+    sent = {r["prompt"]["raw"] for r in results}
+    assert sent == {"Capital of Vandoria?", "Capital of Ostland?"}
+    assert {r["promptId"] for r in results if r["promptIdx"] == 0} == {
+        r["promptId"] for r in results if r["promptIdx"] == 0 and "Ostland" in r["prompt"]["raw"]
+    }  # one id per prompt template, as the prompts table has
     assert [p["provider"] for p in prompts] == ["openai:gpt-4.1-mini", "openai:gpt-4o"]
     assert [p["metrics"]["testPassCount"] for p in prompts] == [4, 0]
     assert data["results"]["stats"]["successes"] == 4  # type: ignore[index]

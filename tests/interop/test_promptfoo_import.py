@@ -68,16 +68,19 @@ def test_providers_become_configurations_with_an_agent_stub(travel: Path, tmp_pa
         "openai-gpt-4-1-mini": {"provider": "openai:gpt-4.1-mini", "model": "gpt-4.1-mini",
                                 "prompt": template},
         "haiku": {"provider": "anthropic:messages:claude-3-5-haiku-latest", "label": "haiku",
-                  "model": "claude-3-5-haiku-latest", "options": {"temperature": 0.2},
+                  "model": "claude-3-5-haiku-latest",
+                  "options": {"temperature": 0.2, "max_tokens": 300,
+                              "headers": {"X-Trace": "on"}},
                   "prompt": template},
         "python-provider-py": {"provider": "python:provider.py", "prompt": template},
     }  # fmt: skip
-    assert "fictional-key-123" not in (suite / "caseforge.yaml").read_text(encoding="utf-8")
+    written = (suite / "caseforge.yaml").read_text(encoding="utf-8")
+    assert "fictional-key-123" not in written and "fictional-456" not in written
     assert (suite / "promptfoo_agent.py").read_text(encoding="utf-8") == Path(
         promptfoo_agent.__file__
     ).read_text(encoding="utf-8")
     lines = "\n".join(report.lines())
-    assert "provider config keys left out (secrets): apiKey" in lines
+    assert "provider config keys left out (secrets): apiKey, headers.Authorization" in lines
     assert "providers of your own (python:provider.py)" in lines
     assert report.validation.startswith("caseforge validate: valid")
     assert cli("validate", suite).exit_code == 0
@@ -298,6 +301,7 @@ def test_a_reimport_updates_its_own_cases_and_nothing_else(travel: Path, tmp_pat
             "promptfooconfig.yaml:4:5: tests.0.assert: a list of assertions",
         ),
         ("tests:\n  - 42\n", "promptfooconfig.yaml:2:5: tests.0: a test is a mapping"),
+        ("tests: 5\n", "promptfooconfig.yaml:1:1: tests: tests is a list of tests"),
         ("prompts: [a\n", "promptfooconfig.yaml:2:1: not YAML"),
         ("- just\n- a list\n", "promptfooconfig.yaml: a promptfoo config is a mapping"),
         (
@@ -335,3 +339,27 @@ def test_usage_errors_and_nothing_to_import(tmp_path: Path) -> None:
     assert "skipped: a Hugging Face dataset" in done.output
     assert "no test became a case (see the report above); nothing written" in done.output
     assert not (tmp_path / "suite").exists()
+
+
+def test_only_a_list_of_strings_expands_as_promptfoo_expands_it(tmp_path: Path) -> None:
+    """promptfoo makes a test per item of a var whose value is a list of strings; a list of
+    numbers or of objects (a chat history) is one value."""
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "prompts: ['{{question}} {{n}} {{history}}']\nproviders: [openai:gpt-4.1-mini]\n"
+        "tests:\n"
+        "  - description: counts\n"
+        "    vars:\n"
+        "      question: [How many?, How much?]\n"
+        "      n: [1, 2]\n"
+        "      history: [{role: user, content: hi}, {role: assistant, content: hello}]\n"
+        "    assert: [{type: contains, value: two}]\n",
+        encoding="utf-8",
+    )
+    suite = tmp_path / "suite"
+    report = imported(config, suite)
+    made = sorted(p.stem for p in (suite / "cases").iterdir())
+    assert made == ["counts-how-many", "counts-how-much"], made
+    one = case(suite, "counts-how-many")["input"]
+    assert one["n"] == [1, 2] and one["history"][1] == {"role": "assistant", "content": "hello"}
+    assert any("question=How many?" in line for line in report.lines())

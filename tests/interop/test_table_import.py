@@ -152,7 +152,7 @@ def test_reimport_and_dry_run(tmp_path: Path) -> None:
         (["--map", "input.t=body", "--expect", "c=number:label"], 1, ":2: column 'label': "),
         (["--map", "input.t=body", "--expect", "c=exact:label", "--expect", "c=exact:team"], 2,
          "expected twice"),
-        (["--map", "input.t=body", "--expect", "c=numbr:label"], 1, "do not validate"),
+        (["--map", "input.t=body", "--expect", "c=numbr:label"], 2, "no check mode 'numbr'"),
         (["--map", "input.t=body", "--expect", "x=number:oracle=refund"], 2, "existing suite"),
     ],
 )  # fmt: skip
@@ -160,6 +160,8 @@ def test_mistakes(tmp_path: Path, argv: list[str], code: int, says: str) -> None
     done = cli("import", "table", DATA / "tickets.csv", "--out", tmp_path / "suite", *argv)
     assert done.exit_code == code, done.output
     assert says in done.output and "Traceback" not in done.output
+    if code == 2:  # a usage mistake is said before anything is written
+        assert not (tmp_path / "suite").exists()
 
 
 def test_bad_files(tmp_path: Path) -> None:

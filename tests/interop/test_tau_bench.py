@@ -161,6 +161,83 @@ def test_the_tools_load_once_for_trials_that_start_together(suite: Path) -> None
     assert seen == [first] and "get_order_details" in first and len(first) == 3
 
 
+def checkout_layout(tmp_path: Path) -> Path:
+    """The fixture's domain laid out as tau-bench's own checkout is: the package's
+    tau_bench/envs/DOMAIN/, tools gathered by a tools/__init__.py with relative imports, a
+    data/__init__.py loader, the tasks as Task(...) objects in tasks_test.py and
+    tasks_train.py, the licence at the checkout's root."""
+    root = tmp_path / "tau-bench"
+    domain = root / "tau_bench" / "envs" / "railshop"
+    shutil.copytree(TAU / "envs" / "railshop", domain)
+    shutil.copy(TAU / "LICENSE", root / "LICENSE")
+    tasks = json.loads((domain / "tasks.json").read_text(encoding="utf-8"))
+    (domain / "tasks.json").unlink()
+    (domain / "data" / "__init__.py").write_text("import json\n\ndef load_data():\n    ...\n")
+    gather = "".join(
+        f"from .{p.stem} import *  # noqa\n" for p in sorted((domain / "tools").glob("*.py"))
+    )
+    (domain / "tools" / "__init__.py").write_text(gather + "ALL_TOOLS = []\n")
+
+    def python(values: list[dict[str, object]], name: str) -> str:
+        def task(t: dict[str, object]) -> str:
+            actions = ", ".join(
+                f"Action(name={a['name']!r}, kwargs={a['kwargs']!r})"
+                for a in t["actions"]  # type: ignore[attr-defined]
+            )
+            return (
+                f"    Task(annotator='0', user_id={t['user_id']!r}, "
+                f"instruction={t['instruction']!r}, actions=[{actions}], "
+                f"outputs={t['outputs']!r}),\n"
+            )
+
+        body = "".join(task(t) for t in values)
+        return f"from tau_bench.types import Task, Action\n\n{name} = [\n{body}]\n"
+
+    (domain / "tasks_test.py").write_text(python(tasks, "TASKS_TEST"), encoding="utf-8")
+    (domain / "tasks_train.py").write_text(python(tasks[:1], "TASKS_TRAIN"), encoding="utf-8")
+    return root
+
+
+def test_tau_benchs_own_layout_imports_as_its_json_form_does(suite: Path, tmp_path: Path) -> None:
+    root = checkout_layout(tmp_path)
+    out = tmp_path / "from-checkout"
+    done = cli("import", "tau-bench", root, "--domain", "railshop", "--out", out)
+    assert done.exit_code == 0, done.output
+    assert "tasks from tasks_test.py" in done.output
+    for name in ("railshop-0", "railshop-1", "railshop-2"):
+        mine = YAML(typ="safe").load((out / "cases" / f"{name}.yaml").read_text())
+        theirs = YAML(typ="safe").load((suite / "cases" / f"{name}.yaml").read_text())
+        for kept in (mine, theirs):
+            kept["provenance"].pop("imported_from")
+            kept.pop("split", None)
+        assert mine == theirs, name
+    assert (out / "tau" / "railshop" / "LICENSE").read_text().startswith("Fictional licence")
+    assert not (out / "tau" / "railshop" / "tools" / "__init__.py").exists()
+    trained = tmp_path / "train"
+    done = cli("import", "tau-bench", root, "--domain", "railshop", "--tasks", "train",
+               "--out", trained)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert [p.name for p in (trained / "cases").iterdir()] == ["railshop-0.yaml"]
+    done = cli("import", "tau-bench", root, "--domain", "railshop", "--tasks", "dev",
+               "--out", tmp_path / "dev")  # fmt: skip
+    assert done.exit_code == 2
+    assert "--tasks dev: no" in done.output and "tasks_test.py, tasks_train.py" in done.output
+
+
+def test_a_tool_that_does_not_load_is_named(tmp_path: Path) -> None:
+    root = checkout_layout(tmp_path)
+    tool = root / "tau_bench" / "envs" / "railshop" / "tools" / "update_email.py"
+    tool.write_text("import not_a_module_anywhere\n" + tool.read_text(encoding="utf-8"))
+    done = cli("import", "tau-bench", root, "--domain", "railshop", "--out", tmp_path / "s")
+    assert done.exit_code == 1
+    assert "update_email.py: ModuleNotFoundError" in done.output, done.output
+    tasks = root / "tau_bench" / "envs" / "railshop" / "tasks_test.py"
+    tasks.write_text("TASKS = [\n")
+    done = cli("import", "tau-bench", root, "--domain", "railshop", "--out", tmp_path / "s")
+    assert done.exit_code == 1
+    assert "tasks_test.py: reading its tasks failed: SyntaxError" in done.output, done.output
+
+
 CHATTY_USER = """
 def user(messages, instruction, facts):
     \"\"\"Says the instruction, then asks one more thing before it stops.\"\"\"

@@ -16,6 +16,7 @@ from pathlib import Path
 from caseforge.case.load import load_config, load_suite, require_suite_folder
 from caseforge.case.validate import ValidationReport
 from caseforge.case.validate import validate_suite as _validate
+from caseforge.compare.annotate import newly_failing
 from caseforge.compare.baseline import Baseline, load_baseline, write_baseline
 from caseforge.compare.gate import GateResult, check_rules, gate, refuse_selection
 from caseforge.compare.outcomes import outcomes_from_report, refuse_other_suite
@@ -53,7 +54,8 @@ GATE_OPTIONS = {
 }
 GATE_LEFT_OUT = {
     "--json": "the function returns the GateResult --json prints",
-    "--format": "rendering: caseforge.compare.gate's gate_markdown and gate_junit",
+    "--format": "rendering: caseforge.compare.gate's gate_markdown and gate_junit, "
+    "caseforge.compare.annotate's github_annotations, github_summary and gitlab_code_quality",
     "--out": "rendering, as --format",
 }
 
@@ -200,7 +202,9 @@ def gate_run(
         force: Gate against another suite's baseline anyway.
 
     Returns:
-        The gate's result: ``result.verdict`` and ``result.exit_code`` say how it went.
+        The gate's result: ``result.verdict`` and ``result.exit_code`` say how it went;
+        ``result.newly_failing`` the cases that passed in the baseline and fail now, each
+        with its case file and the line of its first failing check.
 
     Raises:
         UsageError: A baseline of another suite (unless ``force``), an unfinished run, no
@@ -232,6 +236,7 @@ def gate_run(
     warnings = refuse_other_suite(base, outcomes, force)
     result = gate(outcomes, base, rules)
     result.notes[:0] = warnings
+    result.newly_failing = newly_failing(report, outcomes, base, suite_dir)
     return result
 
 

@@ -31,6 +31,7 @@ from caseforge.report.model import RunReport
 from caseforge.report.render import FORMATS
 from caseforge.results import TrialRecord
 from caseforge.run.cancel import Cancellation
+from caseforge.run.executor import TrialOutcome
 from caseforge.run.plan import Progress, RunHandle, Shard
 from caseforge.run.runner import Runner, RunOptions, RunOutcome
 from caseforge.store.db import RunStore, default_store_url
@@ -59,7 +60,7 @@ class RunSettings(TypedDict, total=False):
     reuse_trials: bool  # let trials share cached model answers (they stop being samples)
     max_error_rate: float  # TooManyAgentErrors above this share (default: the suite's)
     store: str  # run store URL (default: CASEFORGE_STORE or .caseforge/)
-    shard: str  # "I/N": run shard I of N of the run `run_id` names
+    shard: str | Shard  # "I/N": run shard I of N of the run `run_id` names
     run_id: str  # the new run's id (a matrix's group id)
     executor: str  # local, ray (a Ray cluster's workers), or an installed executor's name
     workers: int  # executor="ray": how many (default: the cluster's CPUs)
@@ -139,7 +140,7 @@ def run_options(suite: Path, settings: RunSettings) -> RunOptions:
         keep_workspaces=settings.get("keep_workspaces", False),
         no_cache=settings.get("no_cache", False),
         reuse_trials=settings.get("reuse_trials", False),
-        shard=Shard.parse(shard) if shard is not None else None,
+        shard=Shard.parse(shard) if isinstance(shard, str) else shard,
         run_id=settings.get("run_id"),
         executor=settings.get("executor", "local"),
         workers=settings.get("workers"),
@@ -153,13 +154,16 @@ async def execute_run(
     cancellation: Cancellation | None = None,
     on_start: Callable[[list[RunHandle], Progress], None] | None = None,
     on_result: Callable[[Progress, TrialRecord], None] | None = None,
+    on_trial: Callable[[TrialOutcome, TrialRecord], None] | None = None,
 ) -> RunResult:
     """One invocation of ``caseforge run``, start to finish, on the running event loop.
 
     A mistake is raised before anything is recorded; a stop (``cancellation``) raises
     :class:`~caseforge.errors.Interrupted` with the run saved as stopped. The exit-code
     error of a run that ran (budget, agent errors) is *returned* in ``error``, so the
-    caller shows the reports first."""
+    caller shows the reports first. ``on_result`` hears of each graded case-trial with the
+    progress so far; ``on_trial`` with what the agent answered and which run it is of (a
+    matrix runs each configuration as a run of its own)."""
     suite_dir = Path(suite)
     options = run_options(suite_dir, settings)
     load_config(suite_dir)  # not a suite: say so before a store is made beside it
@@ -168,7 +172,12 @@ async def execute_run(
     store = RunStore(settings.get("store") or default_store_url(suite_dir))
     try:
         runner = Runner(
-            options, store, on_start=on_start, on_result=on_result, cancellation=cancellation
+            options,
+            store,
+            on_start=on_start,
+            on_result=on_result,
+            on_trial=on_trial,
+            cancellation=cancellation,
         )
         outcome = await runner.run()
         result = _finish(store, outcome, options, settings, suite_dir)

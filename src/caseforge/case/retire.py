@@ -65,6 +65,11 @@ def retired_ids(suite_dir: Path) -> set[str]:
     return {entry.id for entry in _entries(suite_dir)}
 
 
+def retired_entries(suite_dir: Path) -> list[RetiredEntry]:
+    """The entries of ``SUITE/retired.yaml``, each with the case as it was when retired."""
+    return _entries(suite_dir)
+
+
 @dataclass(frozen=True)
 class Retired:
     """Where a retired case was, and where it went."""

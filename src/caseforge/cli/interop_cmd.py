@@ -148,10 +148,21 @@ def import_table(
 @import_app.command("tau-bench")
 def import_tau_bench(
     path: Annotated[
-        Path, typer.Argument(metavar="PATH", help="A tau-bench-style checkout (envs/DOMAIN/).")
+        Path,
+        typer.Argument(
+            metavar="PATH", help="A tau-bench checkout, or a folder holding envs/DOMAIN/."
+        ),
     ],
     domain: Annotated[str, typer.Option("--domain", help="The domain to import (retail…).")],
     out: OutSuite,
+    tasks: Annotated[
+        str | None,
+        typer.Option(
+            "--tasks",
+            help="Which tasks: test, train, dev (tasks_NAME.py) or a file of the domain "
+            "(default: tasks.json, else tasks_test.py).",
+        ),
+    ] = None,
     dry_run: DryRun = False,
 ) -> None:
     """A tau-bench-style domain as a suite: its database per trial, its tools, a case per
@@ -159,7 +170,7 @@ def import_tau_bench(
     from caseforge.interop.tau_bench import TauImport
     from caseforge.interop.tau_bench import import_tau_bench as run_import
 
-    _finish(run_import(TauImport(path, domain, out), dry_run))
+    _finish(run_import(TauImport(path, domain, out, tasks), dry_run))
 
 
 RunArg = Annotated[str, typer.Argument(metavar="RUN", help="Run id, `latest`, or report.json.")]

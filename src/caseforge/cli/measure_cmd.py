@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from rich.console import Console
 from caseforge.api import gate_run
 from caseforge.case.load import load_config, require_suite_folder
 from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_url
+from caseforge.compare.annotate import github_annotations, github_summary, gitlab_code_quality
 from caseforge.compare.baseline import write_baseline
 from caseforge.compare.gate import GateResult, gate_junit, gate_markdown, gate_text
 from caseforge.compare.history import history, history_text
@@ -88,7 +90,14 @@ def gate(
     run: RunArg,
     baseline_file: Annotated[Path, typer.Option("--baseline", help="A committed baseline.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="text, md or junit.")] = "text",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="text, md, junit, github (annotations at the newly failing cases, and the "
+            "job summary to $GITHUB_STEP_SUMMARY and --out) or gitlab (Code Quality JSON).",
+        ),
+    ] = "text",
     suite: Annotated[
         Path | None,
         typer.Option(help="Suite folder for the rules and the store (default: the run's)."),
@@ -105,17 +114,27 @@ def gate(
         "text": lambda r: gate_text(r) + "\n",
         "md": gate_markdown,
         "junit": gate_junit,
+        # The log shows the annotations (GitHub reads them there) and the verdict.
+        "github": lambda r: github_annotations(r) + gate_text(r) + "\n",
+        "gitlab": gitlab_code_quality,
     }
     if fmt not in renderers:
-        raise UsageError(f"--format must be text, md or junit, not {fmt!r}")
+        raise UsageError(f"--format must be one of {', '.join(renderers)}, not {fmt!r}")
     if as_json and fmt != "text":
         raise UsageError(f"give --json or --format {fmt}, not both")
     output_file(out_file, "--out")
     result = gate_run(report, baseline_file, suite=suite, force=force)
     text = result.model_dump_json(indent=2) + "\n" if as_json else renderers[fmt](result)
     sys.stdout.write(text)
+    written = text
+    if fmt == "github":  # the job summary: GitHub's file for it, and --out (a PR comment)
+        written = github_summary(result)
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as step_summary:
+                step_summary.write(written)
     if out_file is not None:
-        write_atomic(out_file, text)
+        write_atomic(out_file, written)
     raise typer.Exit(result.exit_code)
 
 

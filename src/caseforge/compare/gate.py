@@ -29,6 +29,7 @@ from caseforge.compare.outcomes import RunOutcomes, metric_value
 from caseforge.compare.pairing import compare_runs
 from caseforge.errors import DatasetError, Problem, UsageError
 from caseforge.report.junit import JUnitCase, JUnitOutcome, junit_xml
+from caseforge.report.model import selection
 from caseforge.results import TrialStatus, trial_letters
 from caseforge.stats import bootstrap_paired_ratio
 
@@ -54,6 +55,21 @@ class RuleVerdict(BaseModel):
     detail: str
 
 
+class NewlyFailingCase(BaseModel):
+    """A case that passed in the baseline and fails now (each side by a majority of its
+    trials, as ``compare`` pairs them), where its file is, and why it fails."""
+
+    case_id: str
+    path: str | None = Field(
+        None, description="The case file, relative to the repository's top when in git."
+    )
+    line: int = Field(1, ge=1, description="The line of its first failing check, else 1.")
+    baseline: str = Field(description="Its baseline trials as letters (PPP).")
+    now: str = Field(description="Its trials in this run as letters (FFP).")
+    checks: list[str] = Field(default_factory=list, description="The checks that flipped.")
+    reason: str = Field("", description="Why it fails now: its first failing check or error.")
+
+
 class GateResult(BaseModel):
     """The gate's overall verdict (the worst rule's) and every rule's."""
 
@@ -62,6 +78,10 @@ class GateResult(BaseModel):
     baseline_run_id: str | None
     rules: list[RuleVerdict]
     notes: list[str] = Field(default_factory=list)
+    newly_failing: list[NewlyFailingCase] = Field(
+        default_factory=list,
+        description="The cases that passed in the baseline and fail now, with their files.",
+    )
 
     @property
     def exit_code(self) -> int:
@@ -229,30 +249,29 @@ def check_rules(
         raise DatasetError(found)
 
 
-def selection(options: Mapping[str, object]) -> str | None:
-    """How a run was narrowed to some cases (``--case a --tag t``), from its recorded
-    options, or None for a run of the whole suite (``--split`` is not a selection)."""
-    flags = []
-    for key, flag in (("case_ids", "--case"), ("tags", "--tag")):
-        values = options.get(key)
-        flags += [f"{flag} {value}" for value in values] if isinstance(values, list) else []
-    return " ".join(flags) or None
-
-
 def refuse_selection(run: RunOutcomes, options: Mapping[str, object], base: RunOutcomes) -> None:
-    """A selection gated against a baseline of more cases would blame the rules for the
+    """A selection gated against a baseline of other cases would blame the rules for the
     cases it left out (a must-pass tag none of its cases carries, a pass rate over a
-    handful of cases): refuse it, naming the selection and what of the baseline it lacks."""
+    handful of cases): refuse it, naming the selection and how its cases differ."""
     narrowed = selection(options)
     missing = sorted(set(base.cases) - set(run.cases))
-    if narrowed is None or not missing:
+    extra = sorted(set(run.cases) - set(base.cases))
+    if narrowed is None or not (missing or extra):
         return
-    shown = ", ".join(missing[:8]) + (f" … ({len(missing)} in all)" if len(missing) > 8 else "")
+    differ = []
+    if missing:
+        differ.append(f"it lacks {len(missing)} case(s) of the baseline ({_listed(missing)})")
+    if extra:
+        differ.append(f"it has {len(extra)} case(s) the baseline has not ({_listed(extra)})")
     raise UsageError(
-        f"run {run.run_id} is a selection ({narrowed}): it lacks {len(missing)} case(s) of the "
-        f"baseline ({shown}); gate a run of the whole suite (--split is fine), or against a "
-        "baseline made from the same selection"
+        f"run {run.run_id} is a selection ({narrowed}): {'; '.join(differ)}; gate a run of "
+        "the whole suite (--split is fine), or against a baseline made from the same selection"
     )
+
+
+def _listed(case_ids: list[str]) -> str:
+    shown = ", ".join(case_ids[:8])
+    return shown + (f" … ({len(case_ids)} in all)" if len(case_ids) > 8 else "")
 
 
 def gate(run: RunOutcomes, base: RunOutcomes, rules: list[GateRule]) -> GateResult:

@@ -116,8 +116,9 @@ def import_inspect(request: InspectImport, dry_run: bool = False) -> ImportRepor
     if with_choices:
         report.notes.append(
             f"choices ({with_choices} samples): handed to the agent as input.choices. Inspect's "
-            "multiple_choice() solver writes them into the prompt and expects the letter of "
-            "the answer (A, B, …) as the target; the check reads the reply as it is."
+            "multiple_choice() solver writes them into the prompt and asks for `ANSWER: X`; a "
+            "target that is one letter of the choices is checked that way (a regex for "
+            "`ANSWER: X` in the reply), any other target by --scorer."
         )
     return writer.write(dry_run)
 
@@ -148,7 +149,21 @@ def _case(record: Record, path: Path, fmt: str, scorer: Scorer, item: Item) -> d
         assert isinstance(inputs, dict)
         inputs["choices"] = choices
         item.map(f"choices: {len(choices)} -> input.choices")
-    case["expect"] = {CHECK_FIELD: _check(_targets(fields.get("target")), scorer, item)}
+    targets = _targets(fields.get("target"))
+    letter = _answer_letter(targets, choices) if scorer != "judge" else None
+    if letter is not None:
+        item.map(
+            f"target: the letter {letter} of {len(choices)} choices -> regex `ANSWER: {letter}`, "
+            "as Inspect's multiple_choice() solver asks for it and choice() reads it"
+        )
+        check: dict[str, object] = {
+            "mode": "regex",
+            "value": f"ANSWER\\s*:[\\s*$(]*{letter}(?![A-Za-z0-9])",
+            "case_sensitive": False,
+        }
+        case["expect"] = {CHECK_FIELD: check}
+    else:
+        case["expect"] = {CHECK_FIELD: _check(targets, scorer, item)}
     description = fields.get("description")
     if isinstance(description, str) and description.strip():
         case["note"] = description.strip()
@@ -274,6 +289,16 @@ def _choices(value: object) -> list[str]:
             parts = value.split()
         return [c.strip() for c in parts if c.strip()]
     return [str(value)]
+
+
+def _answer_letter(targets: Sequence[str], choices: Sequence[str]) -> str | None:
+    """The target of a multiple-choice sample, when it is one answer letter (``B``) among its
+    choices: a letter alone would match any reply holding that letter anywhere."""
+    if len(targets) != 1 or not choices:
+        return None
+    letter = targets[0].strip().upper()
+    letters = string.ascii_uppercase[: len(choices)]
+    return letter if len(letter) == 1 and letter in letters else None
 
 
 def _targets(value: object) -> list[str]:

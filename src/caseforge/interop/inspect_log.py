@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from caseforge._version import __version__
 from caseforge.errors import EnvError, UsageError
+from caseforge.files import file_mode
 from caseforge.interop.records import optional
 from caseforge.report.model import CaseResult, RunReport, TrialResult
 from caseforge.results import CheckStatus, RunStatus, TrialStatus
@@ -72,6 +73,7 @@ def export_inspect(report: RunReport, out: Path) -> int:
     os.close(fd)
     try:
         logs.write_eval_log(log, tmp, format=out.suffix.lstrip("."))
+        os.chmod(tmp, file_mode(out))  # mkstemp's 0600 would make the log private
         os.replace(tmp, out)
     except OSError as exc:
         raise EnvError(f"{out}: cannot write: {exc.strerror or exc}") from None
@@ -93,7 +95,6 @@ def eval_log(report: RunReport) -> EvalLog:
         EvalSpec,
         EvalStats,
     )
-    from inspect_ai.model import ModelUsage
 
     model = _model(report)
     samples = [
@@ -153,14 +154,7 @@ def eval_log(report: RunReport) -> EvalLog:
         stats=EvalStats(
             started_at=created,
             completed_at=_utc(report.finished_at) if report.finished_at else created,
-            model_usage={
-                model: ModelUsage(
-                    input_tokens=s.input_tokens,
-                    output_tokens=s.output_tokens,
-                    total_tokens=s.input_tokens + s.output_tokens,
-                    total_cost=s.cost_usd,
-                )
-            },
+            model_usage=_usage(model, s.input_tokens, s.output_tokens, s.cost_usd),
         ),
         samples=samples,
     )
@@ -214,7 +208,7 @@ def input_text(case: CaseResult) -> str:
 def _sample(report: RunReport, case: CaseResult, trial: TrialResult, model: str) -> EvalSample:
     from inspect_ai._util.error import EvalError
     from inspect_ai.log import EvalSample
-    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.model import ModelOutput
 
     scores = {TRIAL_SCORE: _trial_score(trial)}
     for check in trial.checks:
@@ -242,14 +236,7 @@ def _sample(report: RunReport, case: CaseResult, trial: TrialResult, model: str)
             "ended_by": trial.ended_by,
             "paused_for_approval": trial.paused_for_approval,
         },
-        model_usage={
-            model: ModelUsage(
-                input_tokens=trial.input_tokens,
-                output_tokens=trial.output_tokens,
-                total_tokens=trial.input_tokens + trial.output_tokens,
-                total_cost=trial.cost_usd,
-            )
-        },
+        model_usage=_usage(model, trial.input_tokens, trial.output_tokens, trial.cost_usd),
         total_time=trial.latency_s,
         working_time=trial.latency_s,
         error=error,
@@ -333,3 +320,17 @@ def _messages(case: CaseResult, trial: TrialResult, model: str) -> list[ChatMess
         text = json.dumps(trial.output, ensure_ascii=False, indent=2)
         messages.append(ChatMessageAssistant(content=f"output:\n{text}", model=model))
     return messages
+
+
+def _usage(model: str, input_tokens: int, output_tokens: int, cost: float | None) -> Any:
+    """Inspect's ``model_usage``: one model's tokens and cost."""
+    from inspect_ai.model import ModelUsage
+
+    return {
+        model: ModelUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=input_tokens + output_tokens,
+            total_cost=cost,
+        )
+    }

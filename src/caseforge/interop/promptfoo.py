@@ -36,7 +36,7 @@ from caseforge.case.load import load_config
 from caseforge.errors import CaseforgeError, DatasetError
 from caseforge.interop import promptfoo_agent
 from caseforge.interop.ids import join, slugify
-from caseforge.interop.promptfoo_asserts import JUDGE_NOTE
+from caseforge.interop.promptfoo_asserts import JUDGE_NOTE, judged
 from caseforge.interop.promptfoo_cases import Outcome, Setting, build, check_shape, merged
 from caseforge.interop.promptfoo_config import (
     Prompt,
@@ -198,26 +198,13 @@ def import_promptfoo(request: PromptfooImport, dry_run: bool = False) -> Promptf
             report.assertions += built.outcomes
             names.update(str(k) for k in _inputs(built.case) if k != "prompt")
             writer.add(item, join(prefix, built.slug) or "test", built.case, original)
-    if any(o.mapped and o.type in _JUDGED for o in report.assertions):
+    if any(o.mapped and judged(o.type) for o in report.assertions):
         report.notes.append(JUDGE_NOTE)
     if names:  # the rendered prompts repeat the template: near-duplicates are read in the vars
         writer.config["dedup"] = {"fields": sorted(names)}
     report.empty = all(item.case_id is None for item in report.items)
     writer.write(dry_run or report.empty)
     return report
-
-
-_JUDGED = {
-    "llm-rubric",
-    "model-graded-closedqa",
-    "search-rubric",
-    "factuality",
-    "model-graded-factuality",
-    "g-eval",
-    "answer-relevance",
-    "context-faithfulness",
-    "conversation-relevance",
-}
 
 
 def _inputs(case: dict[str, object]) -> dict[str, object]:

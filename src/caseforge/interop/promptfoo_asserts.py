@@ -61,7 +61,16 @@ from caseforge.interop.promptfoo_reported import NEGATED, no_check
 from caseforge.interop.promptfoo_scripts import code_check, copy_file
 from caseforge.interop.promptfoo_transform import NotComposable, compose
 
-__all__ = ["FIELD", "JUDGE_NOTE", "Context", "Mapped", "equals_code", "key_of", "map_assertion"]
+__all__ = [
+    "FIELD",
+    "JUDGE_NOTE",
+    "Context",
+    "Mapped",
+    "equals_code",
+    "judged",
+    "key_of",
+    "map_assertion",
+]
 
 JUDGE_NOTE = (
     "model-graded assertions (llm-rubric and the like) became `judge` checks with the rubric. "
@@ -148,13 +157,18 @@ _TRIM = re.compile(r"^\s*(return\s+)?output\s*\.\s*trim\s*\(\s*\)\s*;?\s*$")
 _PARSE = re.compile(r"^\s*(return\s+)?JSON\s*\.\s*parse\s*\(\s*output\s*\)\s*;?\s*$")
 
 
+def judged(kind: str) -> bool:
+    """Whether an assertion of this type is graded by a model (a judge check, if mapped)."""
+    return kind in _RUBRICS or kind.startswith("similar")
+
+
 def _moot(kind: str, transform: object) -> bool:
     """Whether ``transform`` changes nothing the assertion grades: white space trimmed
     before a model reads the reply, JSON parsed before ``is-json`` checks it is JSON."""
     if not isinstance(transform, str):
         return False
     if _TRIM.match(transform):
-        return kind in _RUBRICS or kind.startswith("similar")
+        return judged(kind)
     return bool(_PARSE.match(transform)) and kind in ("is-json", "contains-json")
 
 

@@ -153,7 +153,7 @@ def build(source: SourceTest, test: dict[str, object], setting: Setting) -> list
         return [_one(source.where, test, chosen_vars, setting, list(notes), "", own_vars)]
     built = []
     for number, combo in enumerate(combos, 1):
-        chosen = {k: v for k, v in combo.items() if isinstance(variables.get(k), list)}
+        chosen = {k: v for k, v in combo.items() if _expands(variables.get(k))}
         shown = ", ".join(f"{k}={text_of(v)[:30]}" for k, v in chosen.items())
         suffix = join(*(slugify(text_of(v), "") for v in chosen.values()))
         one = _one(f"{source.where} #{number}", test, combo, setting, list(notes), suffix, own_vars)
@@ -162,8 +162,14 @@ def build(source: SourceTest, test: dict[str, object], setting: Setting) -> list
     return built
 
 
+def _expands(value: object) -> bool:
+    """Whether promptfoo makes a test of each item of a var: a list whose first item is a
+    string (a list of numbers or objects is one value, as promptfoo passes it)."""
+    return isinstance(value, list) and bool(value) and isinstance(value[0], str)
+
+
 def _expand(variables: dict[str, object]) -> list[dict[str, object]]:
-    listed = {k: v for k, v in variables.items() if isinstance(v, list) and v}
+    listed = {k: v for k, v in variables.items() if isinstance(v, list) and _expands(v)}
     if not listed:
         return [variables]
     names = list(listed)

@@ -14,7 +14,7 @@ again with its positions, only then.
   :class:`Prompt` says why it has no template.
 - ``providers`` (or ``targets``): ids (``openai:gpt-4.1-mini``), ``{id, label, config}``
   mappings, the older ``{id: {config}}`` form, and ``file://`` files of them. A provider's
-  ``config`` is kept without its secrets (keys named like ``apiKey``, ``token``,
+  ``config`` is kept without its secrets (keys, at any depth, with a word like ``key``, ``token``,
   ``password``).
 """
 
@@ -32,7 +32,38 @@ from caseforge.errors import DatasetError, Problem, UsageError
 
 CONFIG_NAMES = ("promptfooconfig.yaml", "promptfooconfig.yml", "promptfooconfig.json")
 FUNCTION_SUFFIXES = (".py", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
-_SECRET = re.compile(r"key|token|secret|password|credential", re.I)
+# The words of a config key that make it a secret (apiKey, api_key, accessToken, password…);
+# a count of tokens (max_tokens, maxTokens) is not one.
+_SECRET_WORDS = frozenset(
+    {"key", "apikey", "token", "secret", "password", "passwd", "credential", "credentials",
+     "authorization", "bearer", "cookie"}
+)  # fmt: skip
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def is_secret(key: str) -> bool:
+    """Whether a provider config key names a secret, by its words (``apiKey``, ``api_key``,
+    ``accessToken``, ``AWS_SECRET_ACCESS_KEY``; not ``max_tokens`` or ``keywords``)."""
+    return any(word.lower() in _SECRET_WORDS for word in _WORD.findall(key))
+
+
+def _without_secrets(config: dict[str, object]) -> tuple[dict[str, object], list[str]]:
+    """``config`` without its secret keys, at any depth (``headers.Authorization``), and the
+    dotted names of those left out."""
+    kept: dict[str, object] = {}
+    dropped: list[str] = []
+    for key, value in config.items():
+        if is_secret(str(key)):
+            dropped.append(str(key))
+        elif isinstance(value, dict):
+            inner, gone = _without_secrets({str(k): v for k, v in value.items()})
+            kept[key] = inner
+            dropped += [f"{key}.{g}" for g in gone]
+        else:
+            kept[key] = value
+    return kept, dropped
+
+
 _KINDS = {
     "chat",
     "completion",
@@ -359,8 +390,8 @@ def read_providers(value: object, base: Path, path: Path) -> tuple[list[Provider
 def _provider(
     pid: str, label: object, config: dict[str, object], prompts: list[str] | None
 ) -> Provider:
-    kept = {k: v for k, v in config.items() if not _SECRET.search(k)}
-    dropped = tuple(sorted(k for k in config if _SECRET.search(k)))
+    kept, gone = _without_secrets(config)
+    dropped = tuple(sorted(gone))
     return Provider(
         pid,
         None if label is None else str(label),

@@ -113,6 +113,8 @@ def export_promptfoo(suite_dir: Path, out: Path) -> PromptfooExport:
     for loaded in suite.cases:
         where = _shown(loaded.path, suite.suite_dir)
         test = _test(loaded.case, where, suite.suite_dir, out.parent, templated, result)
+        if test is not None and templated:
+            _check_rendering(loaded.case, where, prompts, result)
         if test is not None:
             tests.append((str(test["description"]), loaded.case.id, test))
     # By description (an import keeps it; case ids it may change): a round trip keeps order.
@@ -121,6 +123,33 @@ def export_promptfoo(suite_dir: Path, out: Path) -> PromptfooExport:
     result.tests = len(tests)
     write_atomic(out, _header(suite.config.name, result) + yaml_text(config))
     return result
+
+
+def _check_rendering(
+    case: Case, where: str, prompts: list[object], result: PromptfooExport
+) -> None:
+    """A case's ``input.prompt`` that no prompt template renders from its vars is not what
+    promptfoo will send: it is listed, never dropped silently."""
+    from caseforge.interop.nunjucks import Unrenderable, render
+
+    sent = case.input.get("prompt")
+    if not isinstance(sent, str):
+        return
+    values = {k: v for k, v in case.input.items() if k != "prompt"}
+    for prompt in prompts:
+        template = prompt.get("raw") if isinstance(prompt, dict) else prompt
+        if not isinstance(template, str):
+            continue
+        try:
+            if render(template, values)[0] == sent:
+                return
+        except Unrenderable:
+            return  # a template promptfoo renders its own way: not ours to judge
+    shown = sent if len(sent) <= 40 else sent[:39] + "…"
+    result.lost.append(
+        f"{where}: input.prompt {shown!r} is not what the prompt template renders from the "
+        "case's vars; promptfoo sends the template's rendering"
+    )
 
 
 def _shown(path: Path, suite_dir: Path) -> str:

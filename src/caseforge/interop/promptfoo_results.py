@@ -162,6 +162,13 @@ def _usage(trial: TrialResult) -> dict[str, int]:
     }
 
 
+def _rendered(case: CaseResult, prompt: dict[str, object]) -> object:
+    """A result's prompt as sent, as promptfoo records it: the case's ``input.prompt`` (the
+    rendered prompt an imported case holds), else the configuration's template."""
+    sent = case.input.get("prompt") if isinstance(case.input, dict) else None
+    return sent if isinstance(sent, str) else prompt["raw"]
+
+
 def _component(check: CheckResult) -> dict[str, object]:
     passed = check.status is CheckStatus.PASS
     reason = check.reason or ("Assertion passed" if passed else str(check.status))
@@ -213,7 +220,7 @@ def _result(
         "testIdx": test_idx,
         "promptId": hashlib.sha256(str(prompt["raw"]).encode()).hexdigest(),
         "provider": provider,
-        "prompt": prompt,
+        "prompt": {**prompt, "raw": _rendered(case, prompt)},
         "testCase": test_case,
         "vars": case.input,
         "description": case.id,

@@ -292,9 +292,13 @@ def read_tests(value: object, base: Path, config: Path) -> list[Entry]:
             )
         elif isinstance(item, dict):
             entries.append(SourceTest(where, item, config, ["tests", index]))
-        else:
+        elif isinstance(value, list):
             raise failure(
                 config, ["tests", index], "a test is a mapping (vars, assert…) or a file:// path"
+            )
+        else:
+            raise failure(
+                config, ["tests"], "tests is a list of tests, a file:// path or a mapping"
             )
     return entries
 

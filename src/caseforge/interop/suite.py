@@ -9,6 +9,11 @@ the report keeps for it. The writer does the rest, the same for every format:
 - **Ownership.** Each case carries ``provenance.imported_from`` (format, source, the item's
   own id, where it was). Re-importing the same source rewrites the cases it made and touches
   no other file; a case of its own the source no longer has is left as it is, and listed.
+  A rewrite replaces ``input``, ``conversation`` and ``expect`` with what the source says,
+  and keeps every other key of the case file unless the import writes it too (``split``
+  always; ``group``, ``note``…; ``tags`` and ``provenance`` are merged), so ``caseforge
+  split --write`` and hand-added keys survive a re-import. An item whose case was retired
+  (``caseforge retire``) is skipped, and said so.
 - **Validation.** Each case is validated with the suite's check modes before anything is
   written: one that does not validate is written all the same, and named with its error.
   After writing, the whole suite goes through ``caseforge validate``; the result joins the
@@ -39,7 +44,7 @@ from caseforge.case.load import (
     suite_modes,
 )
 from caseforge.case.model import Case, case_model
-from caseforge.case.retire import retired_ids
+from caseforge.case.retire import retired_entries
 from caseforge.case.suite import SuiteConfig
 from caseforge.errors import CaseforgeError, Problem, UsageError
 from caseforge.files import write_all_atomic, yaml_text
@@ -61,6 +66,7 @@ class _Owned:
     case_id: str
     path: Path
     added: object
+    kept: dict[str, object]  # the case file's keys an import does not write, kept as they are
 
 
 @dataclass
@@ -104,8 +110,14 @@ class SuiteWriter:
         self._owned: dict[str, _Owned] = {}
         taken: set[str] = set()
         self._paths: set[Path] = set()
+        self._retired: dict[str, str] = {}  # an item's key -> the id its case was retired as
         if self.existing:
-            taken |= retired_ids(self.suite_dir)
+            for entry in retired_entries(self.suite_dir):
+                taken.add(entry.id)
+                mark = _mapping(_mapping(entry.case).get("provenance")).get(PROVENANCE_KEY)
+                if self._is_ours(mark):
+                    assert isinstance(mark, dict)
+                    self._retired[_key(mark.get("id"), str(mark.get("where")))] = entry.id
             lenient = case_model(lenient=True)
             # Read without the parse cache, which would write .caseforge/ (a dry run writes
             # nothing).
@@ -119,15 +131,10 @@ class SuiteWriter:
                 case = loaded.case
                 self._paths.add(loaded.path.resolve())
                 mark = case.provenance.get(PROVENANCE_KEY)
-                ours = (
-                    isinstance(mark, dict)
-                    and mark.get("format") == self.format
-                    and mark.get("source") == self.source
-                    and loaded.path.suffix != ".jsonl"
-                )
+                ours = self._is_ours(mark) and loaded.path.suffix != ".jsonl"
                 key = _key(mark.get("id"), str(mark.get("where"))) if isinstance(mark, dict) else ""
                 if ours and key not in self._owned:
-                    self._owned[key] = _Owned(case.id, loaded.path, case.added)
+                    self._owned[key] = _Owned(case.id, loaded.path, case.added, _kept(loaded.path))
                 else:
                     taken.add(case.id)
         self._ids = IdAllocator(taken)
@@ -136,18 +143,30 @@ class SuiteWriter:
         self._pending: list[_Pending] = []
         self._claimed: set[str] = set()
 
+    def _is_ours(self, mark: object) -> bool:
+        """Whether a case's ``provenance.imported_from`` says this import made it."""
+        return (
+            isinstance(mark, dict)
+            and mark.get("format") == self.format
+            and mark.get("source") == self.source
+        )
+
     def add(
         self, item: Item, slug: str, data: dict[str, object], original_id: object = None
-    ) -> str:
+    ) -> str | None:
         """Add the case ``data`` (no ``id``, ``source`` or ``added``) made from ``item``,
         wanting the id ``slug``. ``original_id`` is the item's own id in its source, which a
         re-import finds the case by (an item without one is found by where it is).
-        Returns the case's id."""
+        Returns the case's id (None: its case was retired, and the item is skipped)."""
         key = _key(original_id, item.where)
         if key in self._claimed:  # two items with one id: the second is known by place
             item.note(f"id {original_id!r} is used by an earlier item too")
             key = _key(None, item.where)
         self._claimed.add(key)
+        retired = self._retired.get(key)
+        if retired is not None and key not in self._owned:
+            item.skip(f"its case {retired!r} was retired (retired.yaml); not imported again")
+            return None
         owned = self._owned.get(key)
         if owned is not None:
             case_id, path, added = owned.case_id, owned.path, owned.added
@@ -161,7 +180,14 @@ class SuiteWriter:
         if case_id != slug and owned is None:
             item.map(f"id: {slug!r} is taken, so the case is {case_id!r}")
         data = _fresh(data)  # no shared values: YAML would write them as anchors and aliases
-        provenance = dict(_mapping(data.get("provenance")))
+        kept = _fresh(owned.kept) if owned is not None else {}
+        provenance = {**_mapping(kept.pop("provenance", None)), **_mapping(data.get("provenance"))}
+        tags = kept.pop("tags", None)
+        if isinstance(tags, list) and tags:  # the import's tags, and those added by hand
+            new = data.get("tags") if isinstance(data.get("tags"), list) else []
+            assert isinstance(new, list)
+            data["tags"] = [*new, *(t for t in tags if t not in new)]
+        data = {**{k: v for k, v in kept.items() if k not in data}, **data}
         mark: dict[str, object] = {"format": self.format, "source": self.source}
         if original_id is not None and key == _key(original_id, item.where):
             mark["id"] = original_id
@@ -272,6 +298,23 @@ def _fresh(value: object) -> dict[str, object]:
 def _key(original_id: object, where: str) -> str:
     """How a re-import knows an item again: by its own id, else by where it is."""
     return f"id:{original_id}" if original_id is not None else f"at:{where}"
+
+
+# What a re-import writes afresh, from the source alone: the rest of the file is kept.
+_WRITTEN = frozenset({"id", "source", "added", "input", "conversation", "expect"})
+
+
+def _kept(path: Path) -> dict[str, object]:
+    """A case file's keys a re-import keeps unless the import writes them too (``split``,
+    ``group``, ``note``…; ``tags`` and ``provenance`` are merged); {} for a file that is not
+    one YAML mapping."""
+    from caseforge.case.load import read_yaml
+
+    try:
+        _, data = read_yaml(path)
+    except CaseforgeError:
+        return {}
+    return {k: v for k, v in _mapping(data).items() if k not in _WRITTEN}
 
 
 def _mapping(value: object) -> dict[str, object]:

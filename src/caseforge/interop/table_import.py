@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from caseforge.case.load import load_config
+from caseforge.case.load import load_config, suite_modes
 from caseforge.errors import CaseforgeError, DatasetError, UsageError
 from caseforge.interop.ids import join, slugify
 from caseforge.interop.records import Record, file_format, read_records
@@ -120,6 +120,24 @@ class TableImport:
         return cls(table, suite, mapped, parsed, id_column, prefix)
 
 
+def _known_modes(request: TableImport) -> None:
+    """An ``--expect`` mode neither built in nor the suite's own is a usage error (2), said
+    before anything is read further or written."""
+    if not request.expects:
+        return
+    try:
+        modes = suite_modes(request.suite)
+    except CaseforgeError:
+        return  # the suite's own config is broken: validating after the import says so
+    for expectation in request.expects:
+        if expectation.mode not in modes:
+            known = ", ".join(sorted(modes))
+            raise UsageError(
+                f"--expect {expectation.field}={expectation.mode}:…: no check mode "
+                f"{expectation.mode!r} (the modes: {known})"
+            )
+
+
 def import_table(request: TableImport, dry_run: bool = False) -> ImportReport:
     """Read the table, write the suite (unless ``dry_run``), return the report.
 
@@ -140,6 +158,7 @@ def import_table(request: TableImport, dry_run: bool = False) -> ImportReport:
             raise UsageError(
                 f"{path}: no column {column!r}; the columns are {', '.join(sorted(columns))}"
             )
+    _known_modes(request)
     report = ImportReport(FORMAT, str(path), str(request.suite))
     writer = SuiteWriter(
         request.suite,

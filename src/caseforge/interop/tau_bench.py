@@ -1,15 +1,19 @@
 """``caseforge import tau-bench``: a tau-bench-style agent benchmark's domain as a suite.
 
-The checkout is read as tau-bench lays a domain out, under ``PATH/envs/DOMAIN`` (or
-``PATH/DOMAIN``):
+The checkout is read as tau-bench lays a domain out, under ``PATH/tau_bench/envs/DOMAIN``
+(tau-bench's own checkout), ``PATH/envs/DOMAIN`` or ``PATH/DOMAIN``:
 
 - ``data/*.json``: the database, one table a file (``orders.json``: ``{key: record}``);
+  ``data/__init__.py`` (tau-bench's loader) is not needed;
 - ``tools/*.py``: the tools, each a class with ``invoke(data, **kwargs)`` and ``get_info()``
   (its function schema), as tau-bench writes them (``from tau_bench.envs.tool import Tool``
-  works without tau-bench installed: the import finds a stand-in);
-- ``tasks.json``: the tasks, each ``{user_id, instruction, actions: [{name, kwargs}],
-  outputs: [...]}`` (tau-bench keeps its tasks in Python; dump them to this JSON first);
-- ``wiki.md``, the policy (optional), and ``LICENSE`` at ``PATH`` (or the domain folder).
+  works without tau-bench installed: the import finds a stand-in); ``tools/__init__.py``,
+  which only gathers them, is not read;
+- the tasks: ``tasks_test.py`` (or ``tasks_train.py``, ``tasks_dev.py``: ``--tasks``), a list
+  of tau-bench's ``Task(user_id, instruction, actions=[Action(name, kwargs)], outputs)``
+  read in a process of its own with ``tau_bench.types`` stood in, or ``tasks.json``, the
+  same as JSON objects;
+- ``wiki.md``, the policy (optional), and ``LICENSE`` at ``PATH`` (or above the domain).
 
 What the suite gets:
 
@@ -50,21 +54,53 @@ MAX_TURNS = 30
 
 @dataclass(frozen=True)
 class TauImport:
-    """What ``caseforge import tau-bench`` was asked for."""
+    """What ``caseforge import tau-bench`` was asked for (``tasks``: ``test``, ``train``,
+    ``dev`` or a file of the domain; None: ``tasks.json``, else ``tasks_test.py``)."""
 
     path: Path
     domain: str
     suite: Path
+    tasks: str | None = None
+
+
+def tool_files(folder: Path) -> list[Path]:
+    """The domain's tool modules: ``tools/*.py`` but ``__init__.py`` (which only gathers
+    them, with relative imports)."""
+    return sorted(p for p in (folder / "tools").glob("*.py") if not p.name.startswith("_"))
+
+
+def task_file(folder: Path, chosen: str | None) -> Path:
+    """Where the tasks are: ``chosen`` (a split's name or a file of the domain), else
+    ``tasks.json``, else ``tasks_test.py``."""
+    if chosen is not None:
+        named = folder / (f"tasks_{chosen}.py" if "." not in chosen else chosen)
+        if not named.is_file():
+            found = ", ".join(sorted(p.name for p in _task_files(folder))) or "none"
+            raise UsageError(f"--tasks {chosen}: no {named} (the domain's task files: {found})")
+        return named
+    for name in ("tasks.json", "tasks_test.py"):
+        if (folder / name).is_file():
+            return folder / name
+    return _task_files(folder)[0]
+
+
+def _task_files(folder: Path) -> list[Path]:
+    return sorted([*folder.glob("tasks.json"), *folder.glob("tasks_*.py")])
 
 
 def domain_folder(path: Path, domain: str) -> Path:
     """Where the domain is in the checkout: ``envs/DOMAIN``, ``DOMAIN``, or ``path``."""
-    for folder in (path / "envs" / domain, path / domain, path):
-        if (folder / "tasks.json").is_file() and (folder / "data").is_dir():
+    for folder in (
+        path / "tau_bench" / "envs" / domain,
+        path / "envs" / domain,
+        path / domain,
+        path,
+    ):
+        if _task_files(folder) and (folder / "data").is_dir():
             return folder
     raise UsageError(
-        f"{path}: no tau-bench domain {domain!r} here (looked for envs/{domain}/ and {domain}/ "
-        "holding data/ and tasks.json)"
+        f"{path}: no tau-bench domain {domain!r} here (looked for tau_bench/envs/{domain}/, "
+        f"envs/{domain}/ and {domain}/ holding data/ and tasks_test.py or tasks.json)"
     )
 
 
@@ -80,11 +116,12 @@ def import_tau_bench(request: TauImport, dry_run: bool = False) -> ImportReport:
         raise UsageError(f"{request.path}: not found, or not a folder; check the path")
     domain = slugify(request.domain).replace("-", "_")
     folder = domain_folder(request.path, request.domain)
-    tasks = _tasks(folder / "tasks.json")
+    source = task_file(folder, request.tasks)
+    tasks = _tasks(source)
     tables = {
         p.stem: p.read_text(encoding="utf-8") for p in sorted((folder / "data").glob("*.json"))
     }
-    tools = {p.name: p.read_text(encoding="utf-8") for p in sorted((folder / "tools").glob("*.py"))}
+    tools = {p.name: p.read_text(encoding="utf-8") for p in tool_files(folder)}
     if not tools:
         raise UsageError(f"{folder / 'tools'}: no tools (*.py) here")
     replayed = _replay(folder, tasks)
@@ -98,15 +135,17 @@ def import_tau_bench(request: TauImport, dry_run: bool = False) -> ImportReport:
     files[f"context/tau-{domain}-tools.json"] = json.dumps(replayed["tools"], indent=2) + "\n"
     if (folder / "wiki.md").is_file():
         files[f"context/tau-{domain}-policy.md"] = (folder / "wiki.md").read_text(encoding="utf-8")
-    licence = next((p for p in (request.path / "LICENSE", folder / "LICENSE") if p.is_file()), None)
+    above = [folder, *folder.parents][: len(folder.relative_to(request.path).parts) + 1]
+    licence = next((p / "LICENSE" for p in reversed(above) if (p / "LICENSE").is_file()), None)
     if licence is not None:
         files[f"tau/{domain}/LICENSE"] = licence.read_text(encoding="utf-8")
     else:
         report.notes.append("no LICENSE in the checkout: check the benchmark's terms yourself")
+    policy = " and the policy" if (folder / "wiki.md").is_file() else ""
     report.notes.append(
-        f"the database, tools and licence are in tau/{domain}/, the hooks in {module}.py, the "
-        f"tool schemas and the policy in context/; agents call a tool with "
-        f"{module}.call(ctx.workspace, name, **kwargs)"
+        f"tasks from {source.name}; the database, tools and licence are in tau/{domain}/, the "
+        f"hooks in {module}.py, the tool schemas{policy} in context/; agents call a tool "
+        f"with {module}.call(ctx.workspace, name, **kwargs)"
     )
     report.notes.append(
         "the user is scripted: it says the instruction, then stops. For tau-bench's "
@@ -142,10 +181,14 @@ def import_tau_bench(request: TauImport, dry_run: bool = False) -> ImportReport:
             expect["tool_calls"] = {
                 "must_call": [{"name": a["name"], "args": a.get("kwargs", {})} for a in writes]
             }
-        reads = len(task["actions"]) - len(writes)
+        others = len(task["actions"]) - len(writes)
         wrote = f"{len(writes)} write(s) -> must_call with their arguments" if writes else ""
-        read = f"{reads} read(s), not required (the end state does not depend on them)"
-        item.map("actions: " + "; ".join(p for p in (wrote, read if reads else "") if p))
+        rest = (
+            f"{others} that change nothing (reads, or refused), not required: the end state "
+            "does not depend on them"
+        )
+        parts = [p for p in (wrote, rest if others else "") if p]
+        item.map("actions: " + "; ".join(parts) if parts else "actions: none")
         outputs = [str(o) for o in task.get("outputs") or []]
         if outputs:
             # tau-bench accepts an output said in any agent reply, and only there: not the
@@ -176,10 +219,13 @@ def import_tau_bench(request: TauImport, dry_run: bool = False) -> ImportReport:
 
 
 def _tasks(path: Path) -> list[dict[str, Any]]:
-    try:
-        tasks = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    if path.suffix == ".py":
+        tasks: object = _python_tasks(path)
+    else:
+        try:
+            tasks = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     if not isinstance(tasks, list):
         raise DatasetError(f"{path}: expected an array of tasks")
     for number, task in enumerate(tasks):
@@ -192,6 +238,70 @@ def _tasks(path: Path) -> list[dict[str, Any]]:
             if not (isinstance(action, dict) and isinstance(action.get("name"), str)):
                 raise DatasetError(f"{path}: task {number}: actions.{index}: needs a name")
     return tasks
+
+
+def _python_tasks(path: Path) -> object:
+    """tau-bench's tasks module, as JSON objects: read in a process of its own, with
+    ``tau_bench.types``' ``Task`` and ``Action`` stood in."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_TASKS, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["it failed"])[-1]
+        raise DatasetError(f"{path}: reading its tasks failed: {last}")
+    return json.loads(done.stdout)
+
+
+# Run in a child process: a tasks_*.py module's first list of tasks, as JSON.
+LOAD_TASKS = textwrap.dedent(
+    """
+    import importlib.util, json, sys, types
+    from pathlib import Path
+
+    path = Path(sys.argv[1])
+
+    class _Record:
+        def __init__(self, **fields):
+            self.fields = fields
+
+    class Action(_Record):
+        pass
+
+    class Task(_Record):
+        pass
+
+    for name in ("tau_bench", "tau_bench.types"):
+        sys.modules.setdefault(name, types.ModuleType(name))
+    sys.modules["tau_bench.types"].Action = Action
+    sys.modules["tau_bench.types"].Task = Task
+    spec = importlib.util.spec_from_file_location("tau_tasks", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        sys.exit(f"{type(exc).__name__}: {exc}")
+
+    def plain(value):
+        if isinstance(value, _Record):
+            return {k: plain(v) for k, v in value.fields.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        return value
+
+    for name, value in vars(module).items():
+        if isinstance(value, list) and value and all(isinstance(v, Task) for v in value):
+            json.dump(plain(value), sys.stdout)
+            break
+    else:
+        sys.exit("no list of Task(...) in it")
+    """
+)
 
 
 def _replay(folder: Path, tasks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -229,9 +339,14 @@ REPLAY = textwrap.dedent(
 
     tools = {}
     for path in sorted((folder / "tools").glob("*.py")):
+        if path.name.startswith("_"):  # tools/__init__.py only gathers them
+            continue
         spec = importlib.util.spec_from_file_location(f"tau_tool_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.exit(f"{path}: {type(exc).__name__}: {exc}")
         for value in vars(module).values():
             if isinstance(value, type) and hasattr(value, "invoke") and hasattr(value, "get_info"):
                 info = value.get_info()
@@ -300,6 +415,8 @@ def tools():
             sys.modules.setdefault("tau_bench.envs.tool", base)
             found = {}
             for path in sorted((HERE / "tools").glob("*.py")):
+                if path.name.startswith("_"):  # tools/__init__.py only gathers them
+                    continue
                 spec = importlib.util.spec_from_file_location(f"tau_DOMAIN_{path.stem}", path)
                 module = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(module)

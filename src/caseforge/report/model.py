@@ -8,6 +8,7 @@ the same :class:`~caseforge.results.CheckResult` records grading produced.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -295,6 +296,31 @@ class RunReport(_Model):
     def label(self) -> str:
         """The configuration's name, else the run id."""
         return self.config or self.run_id
+
+    @property
+    def selection(self) -> str | None:
+        """How the run was narrowed to some of the suite's cases, or None (see
+        :func:`selection`)."""
+        return selection(self.options)
+
+
+SHOWN_CASE_IDS = 3  # a selection of more cases is named by its first few and its size
+
+
+def selection(options: Mapping[str, object]) -> str | None:
+    """How a run was narrowed to some cases (``--case a --tag t``; a pytest run's ``-k`` is
+    recorded as the ``--case`` of each case it kept), from its recorded options, or None for
+    a run of the whole suite (``--split`` is not a selection)."""
+    flags: list[str] = []
+    for key, flag in (("case_ids", "--case"), ("tags", "--tag")):
+        values = options.get(key)
+        if not isinstance(values, list) or not values:
+            continue
+        shown = [f"{flag} {value}" for value in values[:SHOWN_CASE_IDS]]
+        if len(values) > SHOWN_CASE_IDS:
+            shown.append(f"… ({len(values)} {'cases' if key == 'case_ids' else 'tags'})")
+        flags += shown
+    return " ".join(flags) or None
 
 
 def report_json_schema() -> JSONObject:

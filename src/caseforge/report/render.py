@@ -30,8 +30,11 @@ def headline(report: RunReport) -> list[tuple[str, str]]:
     stored = f"{len(report.cases)} × {report.trials} = {planned}"
     if s.case_trials != planned:  # a stopped or killed run: say what is missing
         stored += f", {s.case_trials} stored"
-    rows = [
-        ("status", _status(report)),
+    rows = [("status", _status(report))]
+    narrowed = report.selection
+    if narrowed is not None:
+        rows.append(("selection", f"{narrowed}: some of the suite's cases, not all"))
+    rows += [
         ("cases × trials", stored),
         (
             "pass rate",

@@ -165,14 +165,7 @@ def trial_text(view: TrialView) -> str:
             lines += [f"  {kind}: {request}" for request in requests]
     if view.checks:
         lines.append("checks:")
-        for check in view.checks:
-            why = f" — {check.reason}" if check.reason else ""
-            lines.append(f"  [{check.status.value}] {check.name} ({check.mode}){why}")
-            if check.actual_bytes is not None:
-                lines.append(
-                    f"      (graded {check.actual_bytes:,} bytes of {check.actual_ref}; "
-                    "the result keeps 2 KB of it)"
-                )
+        lines += check_lines(view.checks)
     if view.log:
         dropped = (
             f", {view.log_dropped:,} bytes dropped between head and tail"
@@ -181,6 +174,21 @@ def trial_text(view: TrialView) -> str:
         )
         lines += [f"log (what the agent's side wrote{dropped}):", block(view.log)]
     return "\n".join(lines)
+
+
+def check_lines(checks: list[CheckResult], indent: str = "  ") -> list[str]:
+    """Each check's verdict, name, mode and reason, a line each, as ``caseforge show``
+    prints them (the pytest plugin's failure messages too)."""
+    lines = []
+    for check in checks:
+        why = f" — {check.reason}" if check.reason else ""
+        lines.append(f"{indent}[{check.status.value}] {check.name} ({check.mode}){why}")
+        if check.actual_bytes is not None:
+            lines.append(
+                f"{indent}    (graded {check.actual_bytes:,} bytes of {check.actual_ref}; "
+                "the result keeps 2 KB of it)"
+            )
+    return lines
 
 
 def _fixture_lists(use: FixtureUse) -> list[tuple[str, list[str]]]:

@@ -63,7 +63,7 @@ class RunPlan:
         """Whether :meth:`planned` and :attr:`skipped` estimate a shard's share rather than
         count it: a shard's share is a hash per case-trial, and counting stays O(cases)
         only up to SHARD_COUNTED case-trials."""
-        if self.shard is None:
+        if self.shard is None or self.shard.cases is not None:
             return False
         return sum(len(h.cases) for h in self.handles) * self.trials > SHARD_COUNTED
 
@@ -94,10 +94,15 @@ class RunPlan:
 @dataclass(frozen=True)
 class Shard:
     """Shard ``index`` (1-based) of ``count``: a stable share of the case-trials by hash of
-    (case id, trial), the same on every machine, so N shards cover a run exactly once."""
+    (case id, trial), the same on every machine, so N shards cover a run exactly once.
+
+    ``cases`` names the share instead, every trial of each case named: the pytest plugin's
+    workers (``-n``) each run the cases of the test items they were given, a share that the
+    callers of all N shards must agree on between them."""
 
     index: int
     count: int
+    cases: frozenset[str] | None = None
 
     @classmethod
     def parse(cls, text: str) -> Shard:
@@ -110,6 +115,8 @@ class Shard:
         return cls(index, count)
 
     def holds(self, case_id: str, trial: int) -> bool:
+        if self.cases is not None:
+            return case_id in self.cases
         digest = hashlib.sha256(f"{case_id}/{trial}".encode()).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 

@@ -43,6 +43,7 @@ from caseforge.run.conversation import Users, check_users
 from caseforge.run.executor import (
     Executor,
     ExecutorSettings,
+    TrialOutcome,
     TrialTask,
     build_executor,
     check_executor_name,
@@ -194,6 +195,7 @@ class Runner:
         on_result: Callable[[Progress, TrialRecord], None] | None = None,
         judge_client: ModelClient | None = None,
         cancellation: Cancellation | None = None,
+        on_trial: Callable[[TrialOutcome, TrialRecord], None] | None = None,
     ) -> None:
         self.options = options
         self.judge_client = judge_client
@@ -203,6 +205,7 @@ class Runner:
         self.executor = executor
         self.on_start = on_start
         self.on_result = on_result
+        self.on_trial = on_trial
         self._agent: Agent | None = None
         self._user_players: Users | None = None  # who plays simulated users
         self._user_client: ModelClient | None = None
@@ -391,6 +394,7 @@ class Runner:
             concurrency=concurrency,
             judge=judge,
             on_result=self.on_result,
+            on_trial=self.on_trial,
             cancellation=self.cancellation,
         )
         if opts.max_cost is not None:
@@ -413,7 +417,13 @@ class Runner:
             threads=concurrency,
             timeout_s=opts.timeout_s or config.timeout_s,
             retry=opts.retry,
-            work_dir=paths.work / plan.handles[0].run_id,
+            # A shard's own folder: the shards of a run on one machine (pytest -n) end at
+            # different times, and each removes its folder when it ends.
+            work_dir=paths.work
+            / (
+                plan.handles[0].run_id
+                + (f"-shard{plan.shard.index}" if plan.shard is not None else "")
+            ),
             fixture_mode=opts.fixtures or FixtureStore.default_mode(suite.suite_dir),
             keep_workspaces=opts.keep_workspaces,
             no_cache=opts.no_cache,

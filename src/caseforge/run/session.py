@@ -62,6 +62,9 @@ class RunSession:
     budget: CostBudget | None = None  # --max-cost
     shard: Shard | None = None  # --shard I/N: the ledger says when the whole run is finished
     on_result: Callable[[Progress, TrialRecord], None] | None = None
+    # Each graded case-trial with what the agent answered (its run, its reply), once stored
+    # in the buffer: the pytest plugin reports a case's item from it.
+    on_trial: Callable[[TrialOutcome, TrialRecord], None] | None = None
     cancellation: Cancellation | None = None  # set: no case-trial starts any more
 
     status: str = "finished"
@@ -183,6 +186,8 @@ class RunSession:
         progress.cost_usd += record.cost_usd
         if self.on_result:
             self.on_result(progress, record)
+        if self.on_trial:
+            self.on_trial(outcome, record)
 
     def _within_budget(
         self, execute: Callable[[TrialTask], Awaitable[TrialOutcome]], budget: CostBudget
