@@ -317,7 +317,8 @@ async def judge_record(
     A rejected key or an unknown model raises (the run stops: nothing would be judged);
     a judge that stays unavailable or answers nonsense leaves the check ``not_judged``.
     """
-    from caseforge.grade.trial import MISSING, lookup
+    from caseforge.case.model import REPLIES
+    from caseforge.grade.trial import MISSING, lookup, replies_text
     from caseforge.llm.client import (
         ModelAuthError,
         ModelError,
@@ -344,9 +345,12 @@ async def judge_record(
                 f"no field {check.field!r} in the output to judge",
             )
             continue
-        text = (
-            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        )
+        if check.field == REPLIES and isinstance(value, list):
+            text = replies_text([str(reply) for reply in value])  # every reply, numbered
+        elif isinstance(value, str):
+            text = value
+        else:
+            text = json.dumps(value, ensure_ascii=False, default=str)
         try:
             verdict = await judge.judge(check, text, case.input)
         except (ModelAuthError, ModelNotFoundError):
