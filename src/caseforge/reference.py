@@ -174,10 +174,16 @@ def modes_reference() -> str:
     lines = []
     for name, spec in mode_table().items():
         lines += [f"### `{name}`", "", _help(spec.model.__doc__), ""]
+        on_replies = (
+            " · not on `replies` (it compares a whole list)"
+            if spec.reads.value == "field" and not spec.model.per_reply
+            else ""
+        )
         lines.append(
             f"Strength {spec.strength} (the criteria audit's order: a change to a weaker mode "
             f"loosens the case) · reads {spec.reads.value}"
             + (f" · item metrics over `{spec.items_field}`" if spec.feeds_items else "")
+            + on_replies
             + "."
         )
         # A text option the mode refuses (``word`` on ``exact``) is inherited, not offered.
@@ -195,7 +201,47 @@ def modes_reference() -> str:
                     f"{_cell(_field_default(info))} | {_cell(info.description or '')} |"
                 )
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n" + tool_calls_reference()
+
+
+def tool_calls_reference() -> str:
+    """The ``tool_calls`` form: its fields, and those of a call matcher and a count."""
+    from caseforge.checks.builtin import TOOL_CALLS_STRENGTH
+    from caseforge.checks.grammar import Count
+    from caseforge.checks.tools import CallMatcher, ToolCallsCheck
+
+    def rows(model: type[BaseModel]) -> list[str]:
+        return [
+            f"| `{key}` | {_cell(type_name(info.annotation))} | {_cell(_field_default(info))} "
+            f"| {_cell(info.description or '')} |"
+            for key, info in model.model_fields.items()
+        ]
+
+    head = ["| field | type | default | meaning |", "|---|---|---|---|"]
+    lines = [
+        "### `tool_calls`",
+        "",
+        _help(ToolCallsCheck.__doc__),
+        "",
+        f"Strength {TOOL_CALLS_STRENGTH} (the criteria audit's order) · reads the tool calls, "
+        "each with its arguments.",
+        "",
+        *head,
+        '| `mode` | `"tool_calls"` |  | Says what the check is, as `field: tool_calls` does. |',
+        *rows(ToolCallsCheck),
+        "",
+        f"A call (in `must_call`, `must_not_call`, `order`): {_help(CallMatcher.__doc__)} A "
+        "plain name is a call of that tool with any arguments.",
+        "",
+        *head,
+        *rows(CallMatcher),
+        "",
+        f"A `count`: {_help(Count.__doc__)} `count: 2` is `{{min: 2, max: 2}}`.",
+        "",
+        *head,
+        *rows(Count),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def exit_codes_reference() -> str:

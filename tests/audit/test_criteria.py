@@ -858,3 +858,131 @@ expect:
     assert brief(loosenings(repo.suite)) == [
         ("a", "turn1.reply.must_include", "case-insensitive", True, False)
     ]
+
+
+# --- several tool-call checks, and an order of several chains ------------------------------
+
+TWO_TOOL_CHECKS = """
+    tool_calls: {must_call: [find_user], must_not_call: [delete_user]}
+    writes:
+      field: tool_calls
+      must_call: [{name: cancel_order, args: {order_id: "#W1"}}, refund]
+      order: [[cancel_order, refund], [update_address, notify]]
+"""
+
+
+def test_two_tool_call_checks_with_a_partial_order_loosened(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", TWO_TOOL_CHECKS)})
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        tool_calls: {must_call: [find_user]}
+        writes:
+          mode: tool_calls
+          must_call: [cancel_order]
+          order: [[cancel_order, refund]]
+    """,
+            )
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "tool_calls.must_not_call", "must-not-call-removed", ["delete_user"], []),
+        ("a", "writes.must_call", "must-call-removed",
+         [{"name": "cancel_order", "args": {"order_id": "#W1"}}, "refund"], ["cancel_order"]),
+        ("a", "writes.must_call", "tool-args-dropped", {"order_id": "#W1"}, {}),
+        ("a", "writes.order", "order-removed",
+         [["cancel_order", "refund"], ["update_address", "notify"]], ["cancel_order", "refund"]),
+    ]  # fmt: skip
+    assert loosenings(repo.suite)[-1].to_json()["after"] == ["cancel_order", "refund"]
+
+
+def test_a_chain_split_in_two_is_a_loosening_and_one_reordered_is_not(repo: Repo) -> None:
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", "tool_calls: {order: [cancel, refund, notify]}"),
+            "cases/b.yaml": case("b", "tool_calls: {order: [cancel, refund]}"),
+        },
+    )
+    repo.commit(
+        "change",
+        {
+            # each half may hold on calls the whole chain would refuse (notify, cancel, refund…)
+            "cases/a.yaml": case("a", "tool_calls: {order: [[cancel, refund], [refund, notify]]}"),
+            "cases/b.yaml": case("b", "tool_calls: {order: [refund, cancel]}"),  # a new criterion
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "tool_calls.order", "order-removed", ["cancel", "refund", "notify"],
+         [["cancel", "refund"], ["refund", "notify"]]),
+    ]  # fmt: skip
+
+
+def test_expectations_moved_between_tool_call_checks_are_kept(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", TWO_TOOL_CHECKS)})
+    repo.commit(
+        "reorganise",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        tool_calls:
+          must_call: [find_user, refund, {name: cancel_order, args: {order_id: "#W1"}, count: 1}]
+          order: [update_address, notify]
+        guard: {field: tool_calls, must_not_call: [delete_user], max_calls: 9}
+        ordering: {field: tool_calls, order: [[find_user, cancel_order, refund]]}
+    """,
+            )
+        },
+    )
+    assert loosenings(repo.suite) == []
+    # the same checks on another turn hold nothing the case-level ones dropped
+    repo.commit(
+        "pin to a turn",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        tool_calls: {must_call: [find_user, refund], turn: 1}
+        guard: {field: tool_calls, must_not_call: [delete_user]}
+    """,
+            )
+        },
+    )
+    assert [(f.field, f.kind) for f in loosenings(repo.suite)] == [
+        ("tool_calls.must_call", "must-call-removed"),
+        ("tool_calls.order", "order-removed"),
+        ("guard.max_calls", "max-calls-raised"),
+        ("ordering.order", "order-removed"),
+    ]
+
+
+def test_a_tool_call_check_removed_outright_is_still_reported(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", TWO_TOOL_CHECKS)})
+    repo.commit(
+        "drop",
+        {"cases/a.yaml": case("a", "tool_calls: {must_call: [find_user, cancel_order]}")},
+    )
+    assert [(f.field, f.kind) for f in loosenings(repo.suite)] == [
+        ("tool_calls.must_not_call", "must-not-call-removed"),
+        ("writes.must_call", "must-call-removed"),
+        ("writes.must_call", "tool-args-dropped"),
+        ("writes.order", "order-removed"),
+    ]
+    repo.commit("drop all", {"cases/a.yaml": case("a", "category: {mode: exact, value: x}")})
+    assert [(f.field, f.kind, f.before) for f in loosenings(repo.suite, "HEAD~1")] == [
+        ("tool_calls", "check-removed", "tool_calls")
+    ]
+
+
+def test_an_exact_set_that_stops_counting_repeats_is_loosened(repo: Repo) -> None:
+    counted = "refunds: {mode: exact_set, values: [r1, r1], duplicates: keep}"
+    repo.commit("add", {"cases/a.yaml": case("a", "refunds: {mode: exact_set, values: [r1]}")})
+    repo.commit("count", {"cases/a.yaml": case("a", counted)})  # stricter: not flagged
+    repo.commit("stop counting", {"cases/a.yaml": case("a", counted.replace("keep", "ignore"))})
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "refunds", "duplicates-ignored", "keep", "ignore")
+    ]

@@ -205,3 +205,44 @@ def test_a_jsonl_line_that_is_not_utf8_is_named_and_the_others_load(
     [error] = errors
     assert (error["line"], error["col"]) == (2, 33)  # the é, in characters
     assert error["message"].startswith("not UTF-8 text: byte 0xe9")
+
+
+@pytest.mark.parametrize(
+    ("check", "line_col_field", "says"),
+    [
+        ("{must_call: [refund]}", (6, 11, "expect.writes"), "say so with `field: tool_calls`"),
+        (
+            "{field: reply, must_call: [refund]}",
+            (6, 19, "expect.writes.field"),
+            "`field` is `tool_calls` (got 'reply')",
+        ),
+        (
+            "{mode: tool_call, must_call: [refund]}",
+            (6, 18, "expect.writes.mode"),
+            "unknown mode 'tool_call'",
+        ),
+        (
+            "{field: tool_calls, order: [refund, [cancel, notify]]}",
+            (6, 38, "expect.writes.order"),
+            "not a mix of calls and chains",
+        ),
+        (
+            "{field: tool_calls, order: [[cancel, refund], [{nme: notify}]]}",
+            (6, 64, "expect.writes.order.1.0.nme"),
+            "unknown field",
+        ),
+        (
+            "{mode: exact_set, field: replies, values: [a]}",
+            (6, 18, "expect.writes.mode"),
+            "compares a whole list",
+        ),
+    ],
+)
+def test_tool_call_and_replies_mistakes_are_named_where_they_are(
+    make_suite: SuiteFactory, check: str, line_col_field: tuple[int, int, str], says: str
+) -> None:
+    text = good_case("a").replace("expect:\n", f"expect:\n  writes: {check}\n")
+    code, errors = validate(make_suite({"cases/a.yaml": text}))
+    assert code == 1
+    found = [(e["line"], e["col"], e["field"]) for e in errors if says in str(e["message"])]
+    assert found == [line_col_field], errors

@@ -103,9 +103,17 @@ def test_bad_checks_are_rejected(check: dict[str, object], fragment: str) -> Non
     assert fragment in str(info.value)
 
 
-def test_tool_call_expectations_belong_under_tool_calls() -> None:
-    with pytest.raises(ValidationError, match="belong under `tool_calls`"):
+def test_tool_call_expectations_under_another_key_say_they_read_the_calls() -> None:
+    with pytest.raises(ValidationError, match="say so with `field: tool_calls`"):
         make({"tools": {"must_call": ["a"]}})
+    for said in ({"field": "tool_calls"}, {"mode": "tool_calls"}):
+        case = make({"tools": {**said, "must_call": ["a"]}, "tool_calls": {"must_call": ["b"]}})
+        assert [(name, field) for name, field, _ in case.checks()] == [
+            ("tools", "tool_calls"),
+            ("tool_calls", "tool_calls"),
+        ]
+    with pytest.raises(ValidationError, match="`field` is `tool_calls` \\(got 'reply'\\)"):
+        make({"tools": {"field": "reply", "must_call": ["a"]}})
     with pytest.raises(ValidationError, match="in both"):
         make({"tool_calls": {"must_call": ["a"], "must_not_call": ["a"]}})
 
@@ -161,3 +169,26 @@ def test_exact_set_pins_the_set_not_the_count() -> None:
     assert isinstance(judge, JudgeCheck)
     number = make({"f": {"mode": "number", "value": 1}}).expect["f"]
     assert isinstance(number, NumberCheck) and number.tolerance == 0.0
+
+
+def test_the_json_schema_takes_several_tool_call_checks_and_chains() -> None:
+    import jsonschema
+
+    case = {
+        "id": "a",
+        "input": {},
+        "expect": {
+            "tool_calls": {"must_call": [{"name": "find_user"}], "order": []},
+            "writes": {
+                "mode": "tool_calls",
+                "order": [[{"name": "a"}, {"name": "b"}], [{"name": "c"}]],
+            },
+            "reads": {"field": "tool_calls", "order": [{"name": "find_user"}, {"name": "a"}]},
+            "flags": {"mode": "exact_set", "values": ["x", "x"], "duplicates": "keep"},
+        },
+    }
+    make(case["expect"])  # the model takes it
+    jsonschema.validate(case, case_json_schema())  # and so does an editor
+    case["expect"]["flags"]["duplicates"] = "count"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(case, case_json_schema())

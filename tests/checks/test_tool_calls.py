@@ -152,3 +152,91 @@ def test_graded_with_the_recorded_arguments_and_rendered_in_one_line() -> None:
         'tool_calls: call get_subscription, create_refund_request(invoice_id="INV-2026-0090") '
         "1×; max_calls 4"
     )
+
+
+# --- several chains (a partial order) and several tool-call checks per case --------------------
+
+WRITES = [
+    {"name": "cancel_order", "args": {"order_id": "#W1"}},
+    {"name": "update_address", "args": {"order_id": "#W2"}},
+    {"name": "refund", "args": {"order_id": "#W1"}},
+    {"name": "notify", "args": {"order_id": "#W2"}},
+]
+
+
+def test_each_chain_of_a_partial_order_holds_on_its_own() -> None:
+    chains = {"order": [["cancel_order", "refund"], ["update_address", "notify"]]}
+    assert verdict(chains, WRITES) == ("pass", "")  # interleaved: each chain holds
+    # one chain written out would demand one total order the agent need not follow
+    total = {"order": ["update_address", "notify", "cancel_order", "refund"]}
+    assert verdict(total, WRITES)[0] == "fail"
+    swapped = [WRITES[2], WRITES[1], WRITES[0], WRITES[3]]
+    assert verdict(chains, swapped) == (
+        "fail",
+        "not in order cancel_order -> refund (calls: refund, update_address, cancel_order, notify)",
+    )
+    both = [WRITES[3], WRITES[2], WRITES[1], WRITES[0]]
+    status, reason = verdict(chains, both)
+    assert reason.startswith(
+        "not in order cancel_order -> refund; not in order update_address -> notify (calls: "
+    )
+    cancel = {"name": "cancel_order", "args": {"order_id": "#W1"}}
+    update = {"name": "update_address", "args": {"order_id": "#W9"}}
+    with_args = {"order": [[cancel, "refund"], [update, "notify"]]}
+    status, reason = verdict(with_args, WRITES)
+    assert status == "fail" and reason.startswith(
+        'not in order update_address(order_id="#W9") -> notify (calls:'
+    )
+
+
+@pytest.mark.parametrize(
+    ("order", "says"),
+    [
+        (["a", ["b", "c"]], "not a mix of calls and chains"),
+        ([["a", "b"], []], "`order` holds an empty chain"),
+        ([["a", {"nme": "b"}]], "Extra inputs"),
+    ],
+)
+def test_a_malformed_order_is_refused(order: list[Any], says: str) -> None:
+    with pytest.raises(ValidationError, match=re.escape(says)):
+        ToolCallsCheck.model_validate({"order": order})
+
+
+def test_one_chain_is_kept_as_written_and_several_read_back() -> None:
+    a, b, c = ({"name": name} for name in "abc")
+    one = ToolCallsCheck.model_validate({"order": ["a", "b"]})
+    assert one.chains == [one.order]
+    assert one.expected == {"order": [a, b]}
+    several = ToolCallsCheck.model_validate({"mode": "tool_calls", "order": [["a", "b"], ["c"]]})
+    assert several.expected == {"field": "tool_calls", "order": [[a, b], [c]]}
+    assert ToolCallsCheck.model_validate(several.expected) == several
+    assert several.render() == "tool_calls: in order a, b; in order c"
+
+
+def test_a_case_with_two_tool_call_checks_grades_each() -> None:
+    case = Case.model_validate(
+        {
+            "id": "t",
+            "input": {},
+            "expect": {
+                "tool_calls": {"must_call": ["cancel_order"], "must_not_call": ["delete_user"]},
+                "writes": {
+                    "field": "tool_calls",
+                    "order": [["cancel_order", "refund"], ["update_address", "notify"]],
+                },
+                "lookups": {"mode": "tool_calls", "must_call": ["find_user"], "turn": 1},
+            },
+        }
+    )
+    calls = [{**call, "turn": 2} for call in WRITES]
+    result = AgentResult.model_validate({"tool_calls": calls})
+    _, checks = grade_trial(case, result)
+    found = {c.name: (c.status.value, c.reason) for c in checks}
+    assert found["tool_calls"] == ("pass", "")
+    assert found["writes"] == ("pass", "")
+    assert found["lookups"] == ("fail", "not called: find_user (calls: none)")  # not in turn 1
+    chains = [["cancel_order", "refund"], ["update_address", "notify"]]
+    assert next(c for c in checks if c.name == "writes").expected == {
+        "field": "tool_calls",
+        "order": [[{"name": name} for name in chain] for chain in chains],
+    }

@@ -75,7 +75,9 @@ def test_the_suite_holds_the_domain(suite: Path) -> None:
         ]
     }  # fmt: skip
     assert case["expect"]["end_state"]["value"]["orders"]["#R100"]["status"] == "cancelled"
-    assert case["expect"]["reply"]["values"] == ["18.00"]
+    assert case["expect"]["replies"] == {
+        "mode": "must_include", "values": ["18.00"], "normalize": True, "case_sensitive": False
+    }  # fmt: skip
     assert cli("validate", suite).exit_code == 0
 
 
@@ -234,3 +236,41 @@ def test_a_tool_that_does_not_load_is_named(tmp_path: Path) -> None:
     done = cli("import", "tau-bench", root, "--domain", "railshop", "--out", tmp_path / "s")
     assert done.exit_code == 1
     assert "tasks_test.py: reading its tasks failed: SyntaxError" in done.output, done.output
+
+
+CHATTY_USER = """
+def user(messages, instruction, facts):
+    \"\"\"Says the instruction, then asks one more thing before it stops.\"\"\"
+    if not messages:
+        return instruction
+    return "Anything else I should know?" if len(messages) == 2 else None
+"""
+TALKATIVE = AGENT.replace(
+    "def run(input, ctx):\n",
+    """def run(input, ctx):
+    if len(ctx.messages) > 1:  # the user's second message: the outputs were said already
+        return {"output": {}, "reply": "No, that is all. Goodbye!", "done": True}
+""",
+).replace('"tool_calls": calls, "done": True}', '"tool_calls": calls}')
+
+
+def test_an_output_said_in_the_first_of_several_replies_passes_as_tau_bench_has_it(
+    suite: Path, tmp_path: Path
+) -> None:
+    """tau-bench's reward takes an output from any agent reply: the agent says it in its
+    first reply and only says goodbye in its last, and the case passes."""
+    copy = tmp_path / "chatty"
+    shutil.copytree(suite, copy)
+    (copy / "chatty_user.py").write_text(CHATTY_USER, encoding="utf-8")
+    (copy / "talkative_agent.py").write_text(TALKATIVE, encoding="utf-8")
+    for path in (copy / "cases").glob("*.yaml"):
+        path.write_text(path.read_text().replace("tau_railshop:user", "chatty_user:user"))
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    [report] = run_suite(copy, agent="talkative_agent:run", trials=1, judge=False, store=store)
+    said = {
+        (c.id, k.name): (k.status, k.reason)
+        for c in report.cases for t in c.trials for k in t.checks if k.name == "replies"
+    }  # fmt: skip
+    assert said[("railshop-0", "replies")] == ("pass", '"18.00" in reply 1')
+    assert report.summary.pass_rate == 1.0
+    assert all(len(t.transcript) == 4 for c in report.cases for t in c.trials)  # two turns

@@ -308,3 +308,27 @@ def test_calibration_without_recordings_or_labels_says_what_to_do(tmp_path: Path
     page = web.get("/api/suites/0/calibration").json()
     assert page["state"] == "no_labels" and "caseforge label RUN" in page["message"]
     assert "caseforge label RUN" in web.get("/suites/0/calibration").text
+
+
+def test_the_suite_page_caps_its_near_duplicates_as_validate_does(tmp_path: Path) -> None:
+    suite = tmp_path / "tickets"
+    (suite / "cases").mkdir(parents=True)
+    (suite / "caseforge.yaml").write_text("name: tickets\nagent: {callable: 'a:run'}\n")
+    ticket = {"ticket": "My walnut desk lamp arrived broken"}
+    expect = {"c": {"mode": "exact", "value": 1}}
+    lines = [
+        json.dumps(
+            {"id": f"t{n}", "input": ticket, "expect": expect, "split": ["dev", "test"][n % 2]}
+        )
+        for n in range(8)
+    ]
+    (suite / "cases" / "t.jsonl").write_text("\n".join(lines) + "\n")  # 28 identical pairs
+    catalog = Catalog.open([suite], f"sqlite:///{tmp_path / 'none.db'}", reviewer="r")
+    web = TestClient(create_app(catalog), base_url="http://127.0.0.1:8471")
+    page = web.get("/api/suites/0").json()
+    assert page["warnings_total"] == 28
+    assert len(page["warnings"]) == 21
+    assert page["warnings"][-1] == (
+        "and 8 more near-duplicate pairs; `caseforge validate --json` lists them"
+    )
+    assert "28 warning(s)" in web.get("/suites/0").text

@@ -45,7 +45,13 @@ same case. Within a case each ``expect`` key is compared, and these are loosenin
     the check became ``exact``/``exact_set``, which pins the field outright.
 ``must-call-removed``, ``must-not-call-removed``, ``order-removed``
     an entry of ``tool_calls.must_call``, ``must_not_call`` or ``order`` is gone (the
-    lists; ``field``: ``tool_calls.must_call`` …).
+    lists; ``field``: ``tool_calls.must_call`` …). A case may hold several tool-call
+    checks (under keys of its own, with ``field: tool_calls``): an expectation one of them
+    drops counts only when no check of the case on the same turn still holds it, so moving
+    a call from one check to another, or renaming the key, loosens nothing. An ``order``
+    chain is gone when no chain still holds its calls: in the same relative order (others
+    between or around them: stricter), or in another order (a different criterion); a
+    chain split in two is gone, since each half may hold where the whole would not.
 ``tolerance-widened``
     a ``number`` check's tolerance grew (``before``/``after``: the tolerances).
 ``deleted-not-retired``
@@ -69,6 +75,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -91,7 +98,8 @@ from caseforge.checks import (
     UndeclaredCheck,
 )
 from caseforge.checks.builtin import TOOL_CALLS_STRENGTH
-from caseforge.checks.tools import CallMatcher, Count, ToolCallsCheck
+from caseforge.checks.grammar import Count, is_subchain
+from caseforge.checks.tools import CallMatcher, ToolCallsCheck
 from caseforge.errors import CaseforgeError
 from caseforge.jsontypes import JSONObject
 from caseforge.values import same
@@ -400,7 +408,7 @@ def _mode_part(name: str, check: BaseCheck) -> _Part:
 def _parts(key: str, check: Check) -> list[_Part]:
     if isinstance(check, ToolCallsCheck):
         parts = [
-            _Part(f"{key}.{name}", name, [_matcher(m) for m in getattr(check, name)], kind, True)
+            _Part(f"{key}.{name}", name, _tool_values(check, name), kind, True)
             for name, kind in _TOOL_KIND.items()
             if getattr(check, name)
         ]
@@ -446,8 +454,24 @@ class _Judge:
     def weaker(self, before: str, after: str) -> bool:
         return weaker(before, after, self.modes)
 
-    def compare_key(self, key: str, before: Check, after: Check | None) -> list[_Change]:
-        """``(field, kind, before, after, removed)`` for each way one key's check loosened."""
+    def compare_key(
+        self,
+        key: str,
+        before: Check,
+        after: Check | None,
+        pool: list[ToolCallsCheck] | None = None,
+    ) -> list[_Change]:
+        """``(field, kind, before, after, removed)`` for each way one key's check loosened.
+        ``pool``: the case's tool-call checks after the change that read the same turn's
+        calls as ``before`` (``after`` among them): what one of them still requires is
+        required, so an expectation moved from one such check to another is kept."""
+        pool = pool or []
+        if (
+            isinstance(before, ToolCallsCheck)
+            and pool
+            and (after is None or isinstance(after, ToolCallsCheck))
+        ):
+            return _tool_changes(key, before, after or _NO_CALLS, pool)
         if isinstance(before, UndeclaredCheck) or isinstance(after, UndeclaredCheck):
             # No declaration says how strict it is: any change may be a loosening.
             if after is None:
@@ -462,7 +486,7 @@ class _Judge:
         if after is None:
             return [] if bmode == "ignore" else [(key, "check-removed", bmode, None, None)]
         if isinstance(before, ToolCallsCheck) and isinstance(after, ToolCallsCheck):
-            return _tool_changes(key, before, after)
+            return _tool_changes(key, before, after, [after])
         aparts = _parts(key, after)
         amode = self.primary(after, aparts)
         # The shorthand and tool_calls kept in the same form are compared part by part, so
@@ -520,18 +544,40 @@ def _matcher(matcher: CallMatcher) -> object:
     return matcher.name if matcher.plain else matcher.model_dump(mode="json", exclude_defaults=True)
 
 
-def _tool_changes(key: str, before: ToolCallsCheck, after: ToolCallsCheck) -> list[_Change]:
+_NO_CALLS = ToolCallsCheck.model_validate({})
+
+
+def _tool_values(check: ToolCallsCheck, name: str) -> list[object]:
+    """A list of ``tool_calls`` as the audit reports it: ``order`` as written (one chain,
+    or several), the others matcher by matcher."""
+    if name == "order":
+        return _order_shown(check.chains)
+    return [_matcher(m) for m in getattr(check, name)]
+
+
+def _order_shown(chains: list[list[CallMatcher]]) -> list[object]:
+    shown = [[_matcher(m) for m in chain] for chain in chains]
+    return list(shown[0]) if len(shown) == 1 else list(shown)
+
+
+def _tool_changes(
+    key: str, before: ToolCallsCheck, after: ToolCallsCheck, pool: list[ToolCallsCheck]
+) -> list[_Change]:
     """How ``tool_calls`` loosened: a call no longer required or forbidden, or no longer in
-    the order; an argument dropped or changed; a count or ``max_calls`` raised."""
+    the order; an argument dropped or changed; a count or ``max_calls`` raised. What
+    ``before`` required is looked for in every check of ``pool`` (the case's tool-call
+    checks on the same turn, ``after`` among them); the lists reported are ``after``'s."""
     found: list[_Change] = []
+    must_call = [m for check in pool for m in check.must_call]
+    must_not_call = [m for check in pool for m in check.must_not_call]
     shown_before = [_matcher(m) for m in before.must_call]
     shown_after = [_matcher(m) for m in after.must_call]
-    gone = [m for m in before.must_call if not any(n.name == m.name for n in after.must_call)]
+    gone = [m for m in before.must_call if not any(n.name == m.name for n in must_call)]
     if gone:
         removed = [_matcher(m) for m in gone]
         found.append((f"{key}.must_call", "must-call-removed", shown_before, shown_after, removed))
     for old in before.must_call:
-        same_tool = [m for m in after.must_call if m.name == old.name]
+        same_tool = [m for m in must_call if m.name == old.name]
         if not same_tool:
             continue
         new = max(same_tool, key=lambda m: len(_kept_args(old, m)))
@@ -546,7 +592,7 @@ def _tool_changes(key: str, before: ToolCallsCheck, after: ToolCallsCheck) -> li
     gone = [
         old
         for old in before.must_not_call
-        if not any(m.name == old.name and _kept_args(m, old) == m.args for m in after.must_not_call)
+        if not any(m.name == old.name and _kept_args(m, old) == m.args for m in must_not_call)
     ]
     if gone:
         found.append(
@@ -554,19 +600,53 @@ def _tool_changes(key: str, before: ToolCallsCheck, after: ToolCallsCheck) -> li
              [_matcher(m) for m in before.must_not_call],
              [_matcher(m) for m in after.must_not_call], [_matcher(m) for m in gone])
         )  # fmt: skip
-    if before.order:
-        old_order = [_matcher(m) for m in before.order]
-        new_order = [_matcher(m) for m in after.order]
-        if old_order != new_order:
-            removed = _dropped(old_order, new_order)
-            if removed or len(new_order) < len(old_order):
-                found.append((f"{key}.order", "order-removed", old_order, new_order, removed))
-    old_limits, new_limits = _limits(before.max_calls), _limits(after.max_calls)
+    lost = _chains_lost(before.chains, [chain for check in pool for chain in check.chains])
+    if lost:
+        found.append(
+            (f"{key}.order", "order-removed", _order_shown(before.chains),
+             _order_shown(after.chains), _order_shown(lost))
+        )  # fmt: skip
+    old_limits = _limits(before.max_calls)
+    new_limits = _pooled_limits([check.max_calls for check in pool])
     for tool, limit in old_limits.items():
         raised = new_limits.get(tool)
         if raised is None or raised > limit:
             found.append((f"{key}.max_calls", "max-calls-raised", {tool: limit},
                           {tool: raised}, None))  # fmt: skip
+    return found
+
+
+def _chains_lost(
+    before: list[list[CallMatcher]], after: list[list[CallMatcher]]
+) -> list[list[CallMatcher]]:
+    """The chains of ``before`` no chain of ``after`` still holds. A chain holding the same
+    calls in the same relative order, with others between or around them, implies it; one
+    holding them in another order is a different criterion, not a looser one. A chain
+    split in two is lost: each half may hold on calls the whole would not accept."""
+    lost = []
+    for chain in before:
+        old = [_key(m) for m in chain]
+        kept = False
+        for other in after:
+            new = [_key(m) for m in other]
+            if is_subchain(old, new) or not Counter(old) - Counter(new):
+                kept = True
+                break
+        if not kept:
+            lost.append(chain)
+    return lost
+
+
+def _key(matcher: CallMatcher) -> str:
+    return json.dumps(_matcher(matcher), sort_keys=True, default=str)
+
+
+def _pooled_limits(values: list[int | dict[str, int] | None]) -> dict[str, int]:
+    """The tightest limit per tool the pooled checks set (each check's limit binds)."""
+    found: dict[str, int] = {}
+    for value in values:
+        for tool, limit in _limits(value).items():
+            found[tool] = min(limit, found.get(tool, limit))
     return found
 
 
@@ -622,12 +702,34 @@ def _dropped(before: list[object], after: list[object]) -> list[object]:
 
 def _compare_case(judge: _Judge, before: _CaseView, after: _CaseView, path: str) -> list[_Finding]:
     findings = []
+    tool_checks = [
+        (_turn_of(key, check), check)
+        for key, check in after.expect.items()
+        if isinstance(check, ToolCallsCheck)
+    ]
     for key, check in before.expect.items():
         if key in after.unknown:
             continue  # the new version of this check does not validate: not comparable
-        for name, kind, old, new, removed in judge.compare_key(key, check, after.expect.get(key)):
+        pool = None
+        if isinstance(check, ToolCallsCheck):
+            turn = _turn_of(key, check)
+            pool = [c for t, c in tool_checks if t == turn]
+        changes = judge.compare_key(key, check, after.expect.get(key), pool)
+        for name, kind, old, new, removed in changes:
             findings.append(_Finding(before.id, name, kind, old, new, path, removed))
     return findings
+
+
+_TURN_KEY = re.compile(r"^turn(\d+)\.")
+
+
+def _turn_of(key: str, check: ToolCallsCheck) -> int | None:
+    """The agent turn whose calls a tool-call check reads (a scripted message's checks,
+    keyed ``turnN.…``, read that turn's), ``None`` for every turn's."""
+    if check.turn is not None:
+        return check.turn
+    found = _TURN_KEY.match(key)
+    return int(found.group(1)) if found else None
 
 
 def _narrow(finding: _Finding, other: _Comparison) -> _Finding | None:

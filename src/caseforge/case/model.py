@@ -39,7 +39,10 @@ from caseforge.checks import (
     MustNotIncludeCheck,
     ToolCallsCheck,
 )
+from caseforge.checks.tools import TOOL_CALLS
 from caseforge.jsontypes import JSONObject
+
+REPLIES = "replies"  # reserved: every agent reply (grade/trial.py grades it reply by reply)
 
 if TYPE_CHECKING:
     from typing_extensions import TypeForm
@@ -94,11 +97,11 @@ class Case(BaseModel):
                 "(an ungradable field is `{mode: ignore, reason: ...}`)",
             )
         for key, check in expect.items():
-            if isinstance(check, ToolCallsCheck) and key != "tool_calls":
+            problem = placement_problem(key, check)
+            if problem is not None:
+                message, part = problem
                 raise PydanticCustomError(
-                    "tool_calls_misplaced",
-                    "must_call/must_not_call/order belong under `tool_calls`",
-                    {"field": key},
+                    "check_placement", message, {"field": key, "part": part or ""}
                 )
         return expect
 
@@ -122,6 +125,16 @@ class Case(BaseModel):
                     "conversation.script.{index}.expect.{where}: {message}",
                     {"index": index, "where": where, "message": first["msg"]},
                 ) from None
+            for key, check in step.expect.items():
+                problem = placement_problem(key, check, scripted=True)
+                if problem is not None:
+                    message, part = problem
+                    where = ".".join(p for p in (key, part) if p)
+                    raise PydanticCustomError(
+                        "turn_check",
+                        "conversation.script.{index}.expect.{where}: {message}",
+                        {"index": index, "where": where, "message": message},
+                    )
         return self
 
     def checks(self) -> list[tuple[str, str, Check]]:
@@ -134,8 +147,7 @@ class Case(BaseModel):
 
     def _expand(self) -> Iterator[tuple[str, str, Check]]:
         for key, check in self.expect.items():
-            field = getattr(check, "field", None) if not isinstance(check, ToolCallsCheck) else None
-            target = field if isinstance(field, str) and field else key
+            target = target_field(key, check)
             if isinstance(check, IncludeShorthand):
                 if check.must_include:
                     yield (
@@ -193,6 +205,55 @@ class Case(BaseModel):
         no content of it goes on caseforge's own exported spans, whatever the suite says."""
         marks = self.provenance
         return marks.get("sensitive") is True or marks.get("fictional_original") is True
+
+
+def target_field(key: str, check: Check) -> str:
+    """The field a check under ``key`` reads: its ``field``, else the key (a tool-call
+    check reads the tool calls whatever its key)."""
+    if isinstance(check, ToolCallsCheck):
+        return TOOL_CALLS
+    field = getattr(check, "field", None)
+    return field if isinstance(field, str) and field else key
+
+
+def placement_problem(
+    key: str, check: Check, scripted: bool = False
+) -> tuple[str, str | None] | None:
+    """Why a check cannot stand under ``key`` (and the part of it at fault), or ``None``: a
+    tool-call check under a key of its own that does not say it reads the calls, a check
+    on ``replies`` pinned to one turn, or a mode that cannot read replies one at a time.
+    ``scripted``: under a scripted message, whose checks read that message's answer."""
+    if isinstance(check, ToolCallsCheck):
+        if key != TOOL_CALLS and check.field is None:
+            return (
+                "must_call/must_not_call/order check the tool calls: under a key of your own, "
+                "say so with `field: tool_calls` (or `mode: tool_calls`)",
+                None,
+            )
+        return None
+    if target_field(key, check) != REPLIES:
+        return None
+    if scripted:
+        return (
+            "`replies` is every agent reply, and a check under a scripted message reads the "
+            "answer to that message: check its `reply` here, or `replies` under the case's "
+            "expect",
+            "field" if getattr(check, "field", None) else None,
+        )
+    if getattr(check, "turn", None) is not None:
+        return (
+            "`replies` is every agent reply: `turn` picks one (check `field: reply` with "
+            "`turn` for that)",
+            "turn",
+        )
+    if isinstance(check, BaseCheck) and not check.per_reply:
+        return (
+            f"mode {check.mode!r} compares a whole list, and `replies` is graded one reply at "
+            "a time (any reply passes a requirement, none may break a ban): use "
+            "must_include, regex or another text check",
+            "mode",
+        )
+    return None
 
 
 _MODELS: dict[tuple[ModeTable, bool], type[Case]] = {}

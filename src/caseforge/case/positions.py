@@ -22,6 +22,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
+from caseforge.checks.grammar import CHAIN_TAGS
 from caseforge.errors import Problem
 
 _FRIENDLY = {
@@ -205,8 +206,9 @@ def _message_and_loc(
     if error["type"] == "extra_forbidden" and not (len(loc) > 2 and loc[0] == "expect"):
         return _unknown_key(error, loc, model), loc
     if len(loc) > 2 and loc[0] == "expect":
-        # Below expect.KEY pydantic names the union member (the mode or form): drop it.
-        loc = loc[:2] + loc[3:]
+        # Below expect.KEY pydantic names the union member (the mode or form): drop it, and
+        # the form of an `order` (one chain or several) below it.
+        loc = loc[:2] + tuple(part for part in loc[3:] if part not in CHAIN_TAGS)
     kind = error["type"]
     ctx = error.get("ctx") or {}
     if kind == "check_mode":
@@ -219,11 +221,12 @@ def _message_and_loc(
                 near = difflib.get_close_matches(str(key), _CHECK_KEYS, n=1, cutoff=0.7)
                 if near and key not in _CHECK_KEYS:
                     return f"unknown key {key!r} (did you mean {near[0]!r}?)", (*loc, str(key))
-    if "field" in ctx and kind == "tool_calls_misplaced":
-        loc = (*loc, ctx["field"])
+    if "field" in ctx and kind == "check_placement":
+        loc = (*loc, ctx["field"], *([ctx["part"]] if ctx.get("part") else []))
     message = _FRIENDLY.get(kind, str(error["msg"]))
     message = re.sub(r"^(Value|Assertion) error, ", "", message)
-    if kind not in _FRIENDLY and kind not in {"value_error", "check_mode"} and "input" in error:
+    quiet = {"value_error", "check_mode", "check_placement"}
+    if kind not in _FRIENDLY and kind not in quiet and "input" in error:
         shown = repr(error["input"])
         if len(shown) <= 60:
             message = f"{message} (got {shown})"

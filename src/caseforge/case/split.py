@@ -12,6 +12,9 @@ A ``group:`` keeps a family of near-identical cases on one side: the group's sid
 the hash of its name (or from a member pinned by hand, or from members already split
 alike), every unpinned member goes there, and the per-category fix-ups move only
 ungrouped cases. ``validate`` warns about a family split today; ``--reassign`` joins it.
+When a category's cases are all in groups on one side, no fix-up can reach the other:
+``validate`` names the groups to move (:func:`groups_to_move`), or the suite accepts the
+category as dev-only (``split.dev_only``), whose ungrouped cases then go to dev.
 
 ``--write`` edits only the ``split:`` line of each YAML file (or the one JSONL line), so
 comments and formatting stay and the diff is minimal.
@@ -79,25 +82,32 @@ class SplitChange:
 
 
 def plan_split(
-    cases: list[SplitCase], test_fraction: float = 0.3, reassign: bool = False
+    cases: list[SplitCase],
+    test_fraction: float = 0.3,
+    reassign: bool = False,
+    dev_only: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
     """The split of every case: kept, or from the hash of the id, then one move per side a
-    category lacks (among the cases being assigned)."""
+    category lacks (among the cases being assigned). A ``dev_only`` category's cases
+    without a group go to dev, and none is moved to test for it."""
     by_category: dict[str, list[SplitCase]] = defaultdict(list)
     for case in cases:
         by_category[case.category].append(case)
     sides = _group_sides(cases, test_fraction, reassign)
     result: dict[str, str] = {}
-    for items in by_category.values():
+    for category, items in by_category.items():
+        only_dev = category in dev_only
         assigned = {
             c.id: sides[c.group]
             if c.group in sides and not c.pinned
-            else c.initial(test_fraction, reassign)
+            else (
+                "dev" if only_dev and not c.keeps(reassign) else c.initial(test_fraction, reassign)
+            )
             for c in items
         }
         if len(items) >= 2:
             for side in ("test", "dev"):
-                if side in assigned.values():
+                if side in assigned.values() or (side == "test" and only_dev):
                     continue
                 movable = [c for c in items if not c.keeps(reassign) and c.group is None]
                 if not movable:
@@ -128,6 +138,48 @@ def _group_sides(cases: list[SplitCase], test_fraction: float, reassign: bool) -
         elif not kept:
             sides[group] = "test" if id_hash("group:" + group) < test_fraction else "dev"
     return sides
+
+
+@dataclass(frozen=True)
+class GroupMove:
+    """A group whose move to the other side would give a category a case there."""
+
+    group: str
+    cases: int  # every member of the group
+    in_category: int  # its members in the category that lacks the side
+    empties: tuple[str, ...]  # categories the move would leave with none on the side left
+
+
+def groups_to_move(
+    cases: list[tuple[str, str | None, str]], category: str, side: str
+) -> list[GroupMove]:
+    """The groups that could give ``category`` a case in ``side`` (``dev`` or ``test``),
+    from ``(category, group, split)`` of every case that has a split: each group holding
+    some of the category's cases, with what moving all its members to ``side`` would cost.
+    Moves that leave no other category (nor this one) without a case on the side they
+    leave come first, then the smaller; ties by name."""
+    other = "test" if side == "dev" else "dev"
+    left: dict[str, int] = defaultdict(int)  # cases per category on the side moved from
+    totals: dict[str, int] = defaultdict(int)
+    members: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for case_category, group, split in cases:
+        totals[case_category] += 1
+        if split == other:
+            left[case_category] += 1
+        if group is not None:
+            members[group].append((case_category, split))
+    found = []
+    for group, family in members.items():
+        here = sum(1 for c, split in family if c == category and split == other)
+        if not here:
+            continue
+        leaving: dict[str, int] = defaultdict(int)
+        for c, split in family:
+            if split == other:
+                leaving[c] += 1
+        empties = tuple(sorted(c for c, n in leaving.items() if n == left[c] and totals[c] >= 2))
+        found.append(GroupMove(group, len(family), here, empties))
+    return sorted(found, key=lambda m: (bool(m.empties), m.cases, m.group))
 
 
 def split_groups(cases: list[tuple[str, str | None, str | None]]) -> dict[str, list[str]]:
@@ -161,6 +213,7 @@ def split_changes(
         ],
         suite.config.split.test_fraction,
         reassign,
+        frozenset(suite.config.split.dev_only),
     )
     changes = [
         SplitChange(case_id, item.case.split, new, item.path, item.line)

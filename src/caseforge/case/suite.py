@@ -78,6 +78,23 @@ class SplitConfig(BaseModel):
     test_fraction: float = Field(
         default=0.3, gt=0.0, lt=1.0, description="The share of cases (by id hash) in test."
     )
+    dev_only: list[str] = Field(
+        default_factory=list,
+        description="Categories accepted with no case in test (one family that cannot be "
+        "split, say): `validate` does not warn that they lack one, and `caseforge split` "
+        "keeps their cases without a group in dev.",
+    )
+
+    @field_validator("dev_only")
+    @classmethod
+    def _named_once(cls, value: list[str]) -> list[str]:
+        blank = [c for c in value if not c.strip()]
+        if blank:
+            raise ValueError("a dev-only category is a category's name, not empty")
+        twice = sorted({c for c in value if value.count(c) > 1})
+        if twice:
+            raise ValueError(f"named twice: {', '.join(twice)}")
+        return value
 
 
 class GateRule(BaseModel):

@@ -26,9 +26,9 @@ from caseforge.case.model import Case, case_model
 from caseforge.case.neardup import near_duplicates
 from caseforge.case.positions import locate_in_yaml
 from caseforge.case.retire import RETIRED_FILE, retired_ids
-from caseforge.case.split import split_groups
+from caseforge.case.split import groups_to_move, split_groups
 from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
-from caseforge.checks import BaseCheck, ExactSetCheck
+from caseforge.checks import BaseCheck, CallMatcher, ExactSetCheck, ToolCallsCheck
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.jsontypes import JSONValue
 from caseforge.oracle.cache import OracleCache
@@ -51,6 +51,7 @@ class CaseRecord:
     source: str
     text: str
     group: str | None = None
+    conversation: bool = False  # compared by what its user says
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class DuplicatePair:
     a: str
     b: str
     similarity: float
+
+
+NEAR_DUPLICATES_SHOWN = 20  # the pairs `validate` prints; `--json` lists every one
 
 
 @dataclass
@@ -74,6 +78,7 @@ class ValidationReport:
     distribution: dict[str, dict[str, int]] = field(default_factory=dict)
     sources: dict[str, int] = field(default_factory=dict)
     near_duplicates: list[DuplicatePair] = field(default_factory=list)
+    near_duplicate_warnings: list[Problem] = field(default_factory=list)  # also in warnings
     oracle_checks: int = 0
     oracle_cached: int = 0  # of those, answered from the cache (oracle/cache.py)
     oracle_output: list[OracleOutput] = field(default_factory=list)  # what oracles printed
@@ -81,6 +86,25 @@ class ValidationReport:
     def ok(self, strict: bool = False) -> bool:
         """No errors (and, when ``strict``, no warnings)."""
         return not self.errors and not (strict and self.warnings)
+
+    def shown_warnings(self, near_duplicates: int = NEAR_DUPLICATES_SHOWN) -> list[Problem]:
+        """The warnings to print: all but the near-duplicates, then the ``near_duplicates``
+        most similar pairs (``to_json`` lists every one; :meth:`hidden_pairs` counts the
+        rest)."""
+        near = {id(p) for p in self.near_duplicate_warnings}
+        others = [p for p in self.warnings if id(p) not in near]
+        return others + self._most_similar()[:near_duplicates]
+
+    def hidden_pairs(self, near_duplicates: int = NEAR_DUPLICATES_SHOWN) -> int:
+        """How many near-duplicate pairs :meth:`shown_warnings` leaves out."""
+        return max(0, len(self.near_duplicate_warnings) - near_duplicates)
+
+    def _most_similar(self) -> list[Problem]:
+        ranked = sorted(
+            zip(self.near_duplicates, self.near_duplicate_warnings, strict=True),
+            key=lambda pair: -pair[0].similarity,
+        )
+        return [problem for _, problem in ranked]
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready mapping of the report."""
@@ -103,9 +127,32 @@ class ValidationReport:
 
 
 def case_text(case: Case, fields: list[str] | None) -> str:
-    """The text compared for near-duplicates: the named input fields, else every string."""
+    """The text compared for near-duplicates: the named input fields, else every string of
+    the input. A conversation case is compared by what its user says (the scripted
+    messages, or the simulated user's instruction and facts), with the named input fields
+    when ``dedup.fields`` names some: its input is mostly what every conversation shares
+    (a channel, a domain)."""
+    said = _user_side(case)
     if fields:
-        return "\n".join(str(case.input[f]) for f in fields if case.input.get(f) is not None)
+        named = [str(case.input[f]) for f in fields if case.input.get(f) is not None]
+        return "\n".join([*named, *said])
+    if said:
+        return "\n".join(said)
+    return "\n".join(_strings(case.input))
+
+
+def _user_side(case: Case) -> list[str]:
+    """What the user of a conversation case says or is told to say (empty: not one)."""
+    conversation = case.conversation
+    if conversation is None:
+        return []
+    if conversation.user is not None:
+        return [conversation.user.instruction, *_strings(conversation.user.facts)]
+    return [step.say for step in conversation.script]
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in a value, depth first."""
     parts: list[str] = []
 
     def walk(value: object) -> None:
@@ -118,8 +165,8 @@ def case_text(case: Case, fields: list[str] | None) -> str:
             for item in value:
                 walk(item)
 
-    walk(case.input)
-    return "\n".join(parts)
+    walk(value)
+    return parts
 
 
 def _normalise(value: object, as_set: bool = False) -> object:
@@ -330,7 +377,7 @@ class _OracleChecker:
         )
 
 
-def _position(loaded: LoadedCase, loc: tuple[str, ...]) -> tuple[int, int]:
+def _position(loaded: LoadedCase, loc: tuple[str | int, ...]) -> tuple[int, int]:
     if loaded.path.suffix == ".jsonl":
         return loaded.line, 1
     return locate_in_yaml(loaded.path, loc)
@@ -403,6 +450,7 @@ def validate_suite(
             source=case.source,
             text=case_text(case, dedup_fields),
             group=case.group,
+            conversation=case.conversation is not None,
         )
         line, col = (item.line, 1) if item.path.suffix == ".jsonl" else (1, 1)
         if case.id in first_seen:
@@ -432,6 +480,7 @@ def validate_suite(
                 )
             )
         oracles.check(item)
+        report.warnings.extend(_repeated_items(item))
         if config.outcome_probe is None:
             for key, check in case.expect.items():
                 if getattr(check, "mode", None) == "outcome":
@@ -487,13 +536,75 @@ def validate_suite(
                 "the suite has no cases: add a case file (`caseforge init` shows one)",
             )
         )
-    _distribution(report, records)
+    _distribution(report, records, config)
     _near_duplicates(report, records, config, threshold)
     report.errors.sort(key=lambda p: (str(p.path), p.line, p.col))
     return report
 
 
 LARGE_CASE_BYTES = 1_000_000  # a case file above this gets a warning
+
+
+def _repeated_items(loaded: LoadedCase) -> list[Problem]:
+    """An ``exact_set`` whose ``values`` repeat an item compares sets, so ``[a, a]`` is
+    ``[a]``: a warning, unless it keeps duplicates. Read under ``expect``, under each
+    scripted message's ``expect``, and in the argument checks of tool-call matchers."""
+    case = loaded.case
+    places: list[tuple[tuple[str | int, ...], object]] = [
+        (("expect", key), check) for key, check in case.expect.items()
+    ]
+    if case.conversation is not None:
+        for index, step in enumerate(case.conversation.script):
+            where = ("conversation", "script", index, "expect")
+            places += [((*where, key), check) for key, check in step.expect.items()]
+    found = []
+    for loc, check in places:
+        for at, inner in _exact_sets(loc, check):
+            repeated = inner.repeated()
+            if not repeated or inner.duplicates == "keep":
+                continue
+            line, col = _position(loaded, (*at, "values"))
+            items = ", ".join(json.dumps(v, ensure_ascii=False, default=str) for v in repeated)
+            found.append(
+                Problem(
+                    loaded.path,
+                    line,
+                    col,
+                    ".".join(str(part) for part in (*at, "values")),
+                    f"exact_set values repeat {items}: a set holds each item once, so the "
+                    "repeat checks nothing; write each item once, or add `duplicates: keep` "
+                    "to count repeats",
+                    severity="warning",
+                    case_id=case.id,
+                )
+            )
+    return found
+
+
+def _exact_sets(
+    loc: tuple[str | int, ...], check: object
+) -> list[tuple[tuple[str | int, ...], ExactSetCheck]]:
+    """The ``exact_set`` checks in one check: itself, or its tool-call argument checks."""
+    if isinstance(check, ExactSetCheck):
+        return [(loc, check)]
+    if not isinstance(check, ToolCallsCheck):
+        return []
+    found = []
+    lists: list[tuple[tuple[str | int, ...], list[CallMatcher]]] = [
+        (("must_call",), check.must_call),
+        (("must_not_call",), check.must_not_call),
+    ]
+    several = len(check.chains) > 1
+    lists += [
+        (("order", n) if several else ("order",), chain) for n, chain in enumerate(check.chains)
+    ]
+    for path, matchers in lists:
+        for index, matcher in enumerate(matchers):
+            for arg, value in matcher.args.items():
+                if isinstance(value, dict) and value.get("mode") == "exact_set":
+                    inner = ExactSetCheck.model_validate(value)
+                    found.append(((*loc, *path, index, "args", arg), inner))
+    return found
 
 
 def _gate_problems(
@@ -509,7 +620,7 @@ def _gate_problems(
     return found
 
 
-def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:
+def _distribution(report: ValidationReport, records: list[CaseRecord], config: SuiteConfig) -> None:
     table: dict[str, dict[str, int]] = defaultdict(lambda: {"dev": 0, "test": 0, "unassigned": 0})
     for r in records:
         table[r.category][r.split or "unassigned"] += 1
@@ -543,20 +654,85 @@ def _distribution(report: ValidationReport, records: list[CaseRecord]) -> None:
                 severity="warning",
             )
         )
+    dev_only = config.split.dev_only
+    placed = [(r.category, r.group, r.split) for r in records if r.split]
     for category, row in report.distribution.items():
         total = row["dev"] + row["test"] + row["unassigned"]
         for split in SPLITS:
+            if split == "test" and category in dev_only:
+                continue  # accepted: the suite says so
             if total >= 2 and row[split] == 0 and row["unassigned"] == 0:
-                report.warnings.append(
-                    Problem(
-                        suite_file,
-                        0,
-                        0,
-                        "split",
-                        f"category {category!r} has no case in {split}",
-                        severity="warning",
-                    )
+                grouped = all(r.group for r in records if r.category == category)
+                message = (
+                    _groups_to_move(category, split, placed)
+                    if grouped
+                    else f"category {category!r} has no case in {split}: give one of its cases "
+                    f"without a group `split: {split}`"
                 )
+                if split == "test":
+                    message += (
+                        f", or accept it as dev-only (`split: {{dev_only: [{category}]}}` in "
+                        "caseforge.yaml)"
+                    )
+                report.warnings.append(
+                    Problem(suite_file, 0, 0, "split", message, severity="warning")
+                )
+    for index, category in enumerate(dev_only):
+        counts = report.distribution.get(category)
+        if counts is not None and not counts["test"]:
+            continue
+        line, col = locate_in_yaml(suite_file, ("split", "dev_only", index))
+        why = (
+            "no case has it"
+            if counts is None
+            else f"{counts['test']} of its cases are in test: move them to dev, or take it out "
+            "of dev_only"
+        )
+        report.warnings.append(
+            Problem(
+                suite_file,
+                line,
+                col,
+                f"split.dev_only.{index}",
+                f"dev-only category {category!r}: {why}",
+                severity="warning",
+            )
+        )
+
+
+def _groups_to_move(category: str, side: str, placed: list[tuple[str, str | None, str]]) -> str:
+    """Why a category whose cases are all in groups lacks ``side``, and which groups to move
+    there (at most three, those that leave no other category without a case first)."""
+    other = "test" if side == "dev" else "dev"
+    start = (
+        f"category {category!r} has no case in {side}, and its cases are all in groups, which "
+        "stay on one side"
+    )
+    moves = groups_to_move(placed, category, side)
+    fine = [move for move in moves if not move.empties]
+    if fine:
+        named = " or ".join(
+            f"group {m.group!r} ({m.cases} case{'s' if m.cases != 1 else ''}, {m.in_category} "
+            f"in {category})"
+            for m in fine[:GROUPS_NAMED]
+        )
+        more = f" (or one of {len(fine) - GROUPS_NAMED} more)" if len(fine) > GROUPS_NAMED else ""
+        return (
+            f"{start}: move {named}{more} to {side} (give one of its cases `split: {side}` and "
+            "a `note` saying why, then run `caseforge split SUITE --write`)"
+        )
+    if not moves:
+        return start
+    first = moves[0]
+    emptied = ", ".join(repr(c) for c in first.empties)
+    others = f", and so would the other {len(moves) - 1}" if len(moves) > 1 else ""
+    return (
+        f"{start}; moving group {first.group!r} to {side} would leave {emptied} with no case "
+        f"in {other}{others}"
+    )
+
+
+GROUPS_NAMED = 3  # the groups a warning about a category without a side names
 
 
 def _near_duplicates(
@@ -572,15 +748,15 @@ def _near_duplicates(
     for pair in pairs:
         a, b = records[pair.a], records[pair.b]
         report.near_duplicates.append(DuplicatePair(a.id, b.id, pair.similarity))
-        report.warnings.append(
-            Problem(
-                b.path,
-                b.line,
-                1,
-                "input",
-                f"near-duplicate of {a.id} ({a.path}:{a.line}): "
-                f"{config.dedup.ngram}-gram Jaccard {pair.similarity:.2f} >= {limit:.2f}",
-                severity="warning",
-                case_id=b.id,
-            )
+        problem = Problem(
+            b.path,
+            b.line,
+            1,
+            "conversation" if b.conversation else "input",
+            f"near-duplicate of {a.id} ({a.path}:{a.line}): "
+            f"{config.dedup.ngram}-gram Jaccard {pair.similarity:.2f} >= {limit:.2f}",
+            severity="warning",
+            case_id=b.id,
         )
+        report.warnings.append(problem)
+        report.near_duplicate_warnings.append(problem)

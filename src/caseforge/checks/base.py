@@ -19,6 +19,12 @@ A mode declares:
 ``alternatives_field``
     the field of other right values (``any_of``), if any: one added is a loosening.
 
+On the reserved field ``replies`` (every agent reply of a conversation, in order) a check is
+graded reply by reply in ``grade_replies``: one that requires something passes when any
+reply passes it, one that ``forbids`` something (``must_not_include``, ``negate: true``)
+when every reply does; ``must_include`` looks for each value in any reply. A mode that
+compares a whole list (``exact_set``) sets ``per_reply = False`` and may not read it.
+
 A mode that reads more of the case-trial than the graded value (the case's input for a
 script's ``context``, the agent's cost and latency) sets ``uses_trial`` and grades in
 ``grade_in(actual, trial)``, handed a :class:`TrialFacts`; a mode that reads only what the
@@ -154,6 +160,14 @@ class TrialFacts:
         return prompt if isinstance(prompt, str) else None
 
 
+REASONS_SHOWN = 5  # a failed check on ``replies`` gives the reasons of this many replies
+
+
+def replies_count(replies: Sequence[object]) -> str:
+    """``1 reply``, ``3 replies``: how many a reason on ``replies`` looked at."""
+    return f"{len(replies)} repl{'y' if len(replies) == 1 else 'ies'}"
+
+
 class SuiteFileError(DatasetError):
     """A file a check names (``field``: the check's field holding its path) is missing or
     not what the check reads; raised by ``bind`` and reported against the case."""
@@ -213,6 +227,8 @@ class BaseCheck(BaseModel):
     alternatives_field: ClassVar[str | None] = None
     # Grades with the case-trial's facts too: the grader calls ``grade_in``.
     uses_trial: ClassVar[bool] = False
+    # May read ``replies`` one reply at a time (a mode comparing a whole list may not).
+    per_reply: ClassVar[bool] = True
 
     @property
     def expected(self) -> object:
@@ -243,6 +259,47 @@ class BaseCheck(BaseModel):
     def grade_in(self, actual: object, trial: TrialFacts) -> Verdict:
         """Grade with the case-trial's facts (for a mode with ``uses_trial``)."""
         return self.grade(actual)
+
+    @property
+    def forbids(self) -> bool:
+        """Whether this check only forbids something (``must_not_include``, ``negate:
+        true``): on ``replies`` it then holds when every reply passes it, not just one."""
+        return False
+
+    def grade_replies(self, replies: Sequence[str], trial: TrialFacts | None = None) -> Verdict:
+        """Grade every agent reply of a conversation (the reserved field ``replies``), one
+        at a time: a check that requires something passes when any reply passes it, one
+        that :attr:`forbids` something when every reply does. The reason names the reply
+        (``reply 2``: the second agent turn). ``trial`` is handed to ``grade_in``."""
+
+        def one(reply: str) -> Verdict:
+            if trial is not None and self.uses_trial:
+                return self.grade_in(reply, trial)
+            return self.grade(reply)
+
+        failures: list[str] = []
+        for number, reply in enumerate(replies, start=1):
+            verdict = one(reply)
+            if not isinstance(verdict, tuple) or len(verdict) != 2:
+                return verdict  # not a Verdict: the grader reports it as this mode's error
+            status = CheckStatus(verdict[0])
+            why = f"reply {number}: {verdict[1]}" if verdict[1] else f"reply {number}"
+            if status is CheckStatus.FAIL:
+                if self.forbids:
+                    return failed(why)
+                failures.append(why)
+            elif status is not CheckStatus.PASS:
+                return Verdict(status, why)  # undecided (an error): so is the check
+            elif not self.forbids:
+                return passed(why)
+        if self.forbids:
+            return passed()
+        if not replies:
+            return failed("no agent reply")
+        shown = failures[:REASONS_SHOWN]
+        more = len(failures) - len(shown)
+        rest = f"; and {more} more" if more else ""
+        return failed(f"no reply passes ({replies_count(replies)}): {'; '.join(shown)}{rest}")
 
     def measured(self, trial: TrialFacts) -> object:
         """What a ``Reads.TRIAL`` mode grades, read from the case-trial's facts."""

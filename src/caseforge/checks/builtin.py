@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
+from collections.abc import Sequence
 from functools import cached_property
 from typing import ClassVar, Literal, SupportsFloat, SupportsIndex
 
@@ -18,9 +20,11 @@ from caseforge.checks.base import (
     BaseCheck,
     OptionOrder,
     Reads,
+    TrialFacts,
     Verdict,
     failed,
     passed,
+    replies_count,
     show,
 )
 from caseforge.checks.json_mode import JsonCheck
@@ -101,6 +105,10 @@ class ExactCheck(BaseCheck, TextOptions):
             return passed()
         return failed(_mismatch(self.value, self.any_of, actual))
 
+    @property
+    def forbids(self) -> bool:
+        return self.negate
+
     def render(self) -> str:
         extra = f" (or any of {show(self.any_of)})" if self.any_of else ""
         strict = " (strict types)" if self.strict_types else ""
@@ -126,20 +134,32 @@ def whole(value: object) -> str:
 
 
 class ExactSetCheck(BaseCheck):
-    """The field, as a set, equals ``values`` (the set, not the count)."""
+    """The field, as a set, equals ``values`` (the set, not the count); with ``duplicates:
+    keep``, as a multiset: each item as many times as ``values`` holds it."""
 
     expected_field: ClassVar[str | None] = "values"
     strength: ClassVar[int] = 70
     items_field: ClassVar[str | None] = "values"
     feeds_items: ClassVar[bool] = True
     pins: ClassVar[bool] = True
+    per_reply: ClassVar[bool] = False  # it compares a whole list, not one reply
+    options: ClassVar[dict[str, OptionOrder]] = {
+        "duplicates": OptionOrder("later", kind="duplicates-ignored", ranks=("keep", "ignore"))
+    }
 
     mode: Literal["exact_set"]
     values: list[object]
+    duplicates: Literal["ignore", "keep"] = Field(
+        "ignore",
+        description="`ignore`: a set, `[a, a]` is `[a]`; `keep`: a multiset, the field holds "
+        "each item as many times as `values` does.",
+    )
 
     def grade(self, actual: object) -> Verdict:
         if not isinstance(actual, list | tuple | set):
             return failed(f"expected a list, got {show(actual)}")
+        if self.duplicates == "keep":
+            return self._grade_counted(actual)
         want = {item_key(v): v for v in self.values}
         got = {item_key(v): v for v in actual}
         if want.keys() == got.keys():
@@ -156,6 +176,56 @@ class ExactSetCheck(BaseCheck):
         if got.keys() - want.keys():
             parts.append(f"unexpected {listed(got, got.keys() - want.keys())}")
         return failed("; ".join(parts))
+
+    def _grade_counted(self, actual: list[object] | tuple[object, ...] | set[object]) -> Verdict:
+        items = {item_key(v): v for v in (*self.values, *actual)}
+        want, got = Counter(map(item_key, self.values)), Counter(map(item_key, actual))
+        if want == got:
+            return passed()
+        parts = []
+        missing = sorted(want.keys() - got.keys())
+        if missing:
+            parts.append(f"missing {', '.join(_counted(items[k], want[k]) for k in missing)}")
+        unexpected = sorted(got.keys() - want.keys())
+        if unexpected:
+            parts.append(f"unexpected {', '.join(_counted(items[k], got[k]) for k in unexpected)}")
+        parts += [
+            f"{_item_text(items[k])} {got[k]}× (expected {want[k]}×)"
+            for k in sorted(want.keys() & got.keys())
+            if want[k] != got[k]
+        ]
+        return failed("; ".join(parts))
+
+    def repeated(self) -> list[object]:
+        """The items ``values`` holds more than once (each once, in order)."""
+        counts = Counter(map(item_key, self.values))
+        seen: set[str] = set()
+        found = []
+        for value in self.values:
+            key = item_key(value)
+            if counts[key] > 1 and key not in seen:
+                seen.add(key)
+                found.append(value)
+        return found
+
+    def render(self) -> str:
+        counted = " (duplicates kept)" if self.duplicates == "keep" else ""
+        return f"exact_set {show(self.values)}{counted}"
+
+
+def _item_text(value: object) -> str:
+    """An item in a reason: text as it is, unless it would read as another value (``"1"``)."""
+    if not isinstance(value, str):
+        return show(value)
+    try:
+        json.loads(value)
+    except ValueError:
+        return value
+    return show(value)
+
+
+def _counted(value: object, times: int) -> str:
+    return _item_text(value) + (f" ×{times}" if times > 1 else "")
 
 
 class MustIncludeCheck(BaseCheck, TextOptions):
@@ -189,6 +259,32 @@ class MustIncludeCheck(BaseCheck, TextOptions):
             return failed(f"does not include {show(missing)}{self.options_text()}")
         return passed()
 
+    def grade_replies(self, replies: Sequence[str], trial: TrialFacts | None = None) -> Verdict:
+        """Each value in any reply (not necessarily the same one); with ``match: any``, one
+        value in one reply. The reason says which reply held each value."""
+        found: list[tuple[object, int]] = []  # (value, the first reply holding it)
+        missing: list[object] = []
+        for value in self.values:
+            number = next(
+                (n for n, reply in enumerate(replies, start=1) if contains(reply, value, self)),
+                None,
+            )
+            if number is None:
+                missing.append(value)
+            else:
+                found.append((value, number))
+                if self.match == "any":
+                    break
+        where = ", ".join(f"{show(value)} in reply {number}" for value, number in found)
+        count = f" ({replies_count(replies)}){self.options_text()}"
+        if self.match == "any":
+            if found:
+                return passed(where)
+            return failed(f"no reply includes any of {show(self.values)}{count}")
+        if missing:
+            return failed(f"no reply includes {show(missing)}{count}")
+        return passed(where)
+
     def render(self) -> str:
         which = " (any of them)" if self.match == "any" else ""
         return f"must_include {show(self.values)}{which}{self.options_text()}"
@@ -214,6 +310,10 @@ class MustNotIncludeCheck(BaseCheck, TextOptions):
         if found:
             return failed(f"includes {show(found)}{self.options_text()}")
         return passed()
+
+    @property
+    def forbids(self) -> bool:
+        return True
 
     def render(self) -> str:
         return f"must_not_include {show(self.values)}{self.options_text()}"
@@ -258,6 +358,10 @@ class RegexCheck(BaseCheck, TextOptions):
         if found:
             return passed()
         return failed(f"{show(text)} does not match /{self.value}/{self.options_text()}")
+
+    @property
+    def forbids(self) -> bool:
+        return self.negate
 
     def render(self) -> str:
         negated = "not " if self.negate else ""

@@ -50,7 +50,9 @@ class CheckMode(BaseCheck):
     Declare ``mode: Literal["name"]``, the fields of the expectation, ``strength`` (0–100,
     required) and a ``grade(self, actual) -> Verdict`` method; optionally ``reads``
     (``Reads.FIELD`` or ``Reads.WORKSPACE``), ``expected_field`` (the field an oracle
-    computes), ``items_field`` and ``feeds_items``, and ``options``.
+    computes), ``items_field`` and ``feeds_items``, and ``options``. On ``replies`` the mode
+    is graded reply by reply: a ``forbids`` property returning ``True`` makes it pass only
+    when every reply passes, and ``per_reply = False`` refuses ``replies``.
     """
 
     # The field an oracle may compute (``validate`` recomputes it); none unless declared.

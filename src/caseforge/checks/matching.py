@@ -59,12 +59,3 @@ def outcome_matches(expected: object, actual: object) -> bool:
     """Outcome equality (:func:`caseforge.values.same`): mappings key by key, numbers as
     numbers. Alternatives are a check's ``any_of``, never keys of the value."""
     return same(expected, actual)
-
-
-def in_order(calls: list[str], order: list[str]) -> bool:
-    """``order`` appears in ``calls`` as a subsequence."""
-    position = 0
-    for name in calls:
-        if position < len(order) and name == order[position]:
-            position += 1
-    return position == len(order)

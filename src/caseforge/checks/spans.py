@@ -1,5 +1,5 @@
 """``spans``: expectations on the agent's OpenTelemetry spans, kept with the case-trial, in
-the grammar ``tool_calls`` uses (``checks.matcher``): a span by name (exact, or a glob:
+the grammar ``tool_calls`` uses (``checks/grammar.py``): a span by name (exact, or a glob:
 ``*`` any text, ``?`` one character) with partial ``attributes``, a ``count``, an
 ``order``; and, for spans only, a longest duration per span and a most error spans.
 
@@ -31,12 +31,12 @@ from typing import ClassVar, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from caseforge.checks.base import OptionOrder, TrialFacts, Verdict, failed, passed
-from caseforge.checks.matcher import (
+from caseforge.checks.grammar import (
     VALUE_MODES,
     Count,
     Matcher,
     check_values,
-    in_order,
+    holds,
     plain_name,
     value_differences,
 )
@@ -227,7 +227,7 @@ class SpansCheck(_TrialLimit):
             if hits:
                 names = ", ".join(dict.fromkeys(s["name"] for s in hits))
                 problems.append(f"forbidden span {matcher.text()}: {len(hits)}× ({names})")
-        if self.order and not in_order(spans, self.order, SpanMatcher.matches):
+        if self.order and not holds(spans, self.order, SpanMatcher.matches):
             wanted = " -> ".join(m.text() for m in self.order)
             problems.append(f"not in order {wanted} (spans: {_names(spans)})")
         problems += self._over_error_limits(spans)

@@ -145,7 +145,7 @@ class ModeTable(Mapping[str, ModeSpec]):
         ]
         if lenient:
             members.append(Annotated[UndeclaredCheck, Tag("undeclared")])
-        names = ", ".join(self._specs)
+        names = ", ".join([*self._specs, "tool_calls"])
         union = _annotated(
             _union(members),
             Discriminator(
@@ -191,6 +191,8 @@ def _discriminator(names: frozenset[str], lenient: bool) -> typing.Callable[[obj
             mode = data["mode"]
             if isinstance(mode, str) and mode in names:
                 return mode
+            if mode == "tool_calls":  # the form, named as a mode
+                return "tool_calls"
             return "undeclared" if lenient and isinstance(mode, str) else "unknown-mode"
         if {"must_call", "must_not_call", "order"} & data.keys():
             return "tool_calls"
@@ -201,7 +203,7 @@ def _discriminator(names: frozenset[str], lenient: bool) -> typing.Callable[[obj
     return kind
 
 
-# ``spans`` builds on the value checks of ``builtin`` (through ``checks.matcher``), so it
+# ``spans`` builds on the value checks of ``builtin`` (through ``checks.grammar``), so it
 # joins them here rather than in BUILTIN_CHECKS.
 _MODELS: tuple[type[BaseCheck], ...] = (*BUILTIN_CHECKS, SpansCheck)
 BUILTIN_MODES = ModeTable(ModeSpec.of(model) for model in _MODELS)

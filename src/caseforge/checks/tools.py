@@ -8,9 +8,15 @@ tool_calls:
     - {name: create_refund_request, args: {invoice_id: INV-2026-0091}, count: 1}
     - {name: list_invoices, count: {min: 1, max: 2}}
   must_not_call: [delete_account, {name: create_refund_request, args: {invoice_id: INV-2026-0090}}]
-  order: [get_subscription, create_refund_request]
+  order: [get_subscription, create_refund_request]      # or several chains: [[a, b], [c, d]]
   max_calls: 6                                           # or {"*": 6, list_invoices: 2}
+writes:                                                  # more checks, under keys of your own
+  field: tool_calls                                      # (or mode: tool_calls)
+  order: [[cancel_order, refund], [update_address, notify]]
 ```
+
+The matchers, the count and the order are ``checks/grammar.py``'s, which ``spans``
+(``checks/spans.py``) shares.
 """
 
 from __future__ import annotations
@@ -18,25 +24,26 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.config import JsonDict
 
 from caseforge.checks.base import Verdict, failed, passed, show
-from caseforge.checks.matcher import (
+from caseforge.checks.grammar import (
     VALUE_MODES,
     Count,
     Matcher,
-    ValueCheck,
-    ValueCheckModel,
+    as_chains,
+    broken_chains,
+    chains_of,
+    check_order_form,
     check_values,
+    order_any_of,
     plain_name,
     value_differences,
 )
-from caseforge.checks.matching import in_order
 
-# The grammar is checks.matcher's, shared with the spans check; these names stay here too.
-__all__ = ["VALUE_MODES", "CallMatcher", "Count", "ToolCallsCheck", "ValueCheck", "ValueCheckModel"]
 # A recorded tool call as the grader hands it over: at least ``name`` and ``args``.
 Call = Mapping[str, object]
 
@@ -47,7 +54,7 @@ class CallMatcher(Matcher, BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
     values_field: ClassVar[str] = "args"
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, description="The tool's name.")
     args: dict[str, object] = Field(
         default_factory=dict,
         description="Each argument a plain value (equal), or a value check "
@@ -75,16 +82,53 @@ class CallMatcher(Matcher, BaseModel):
         return not self.differences(call)
 
 
+TOOL_CALLS = "tool_calls"  # the field a tool-call check reads, and its form's name
+
+
+def _schema_extra(schema: JsonDict) -> None:
+    """``mode: tool_calls`` in the schema (the validator takes it before the fields do),
+    and ``order``'s two forms as ``anyOf``: an empty list is both."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    properties["mode"] = {
+        "const": TOOL_CALLS,
+        "description": "`tool_calls`: says what the check is (as `field: tool_calls` does).",
+    }
+    order_any_of(schema)
+
+
 class ToolCallsCheck(BaseModel):
-    """Expectations on the recorded tool calls."""
+    """Expectations on the recorded tool calls. Under the key `tool_calls`, or under a key
+    of your own with `field: tool_calls` (or `mode: tool_calls`): a case may hold several."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
-
-    must_call: list[CallMatcher] = Field(default_factory=list)
-    must_not_call: list[CallMatcher] = Field(default_factory=list)
-    order: list[CallMatcher] = Field(
-        default_factory=list, description="Calls matching these, in this relative order."
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        ser_json_inf_nan="constants",
+        json_schema_extra=_schema_extra,
     )
+
+    field: str | None = Field(
+        None,
+        description="`tool_calls` (what the check reads): needed under a key of your own, "
+        "unless `mode: tool_calls` says it.",
+    )
+    must_call: list[CallMatcher] = Field(
+        default_factory=list,
+        description="Calls that must be made (at least once, or `count` times).",
+    )
+    must_not_call: list[CallMatcher] = Field(
+        default_factory=list, description="Calls that must not be made (no count)."
+    )
+    if TYPE_CHECKING:
+        order: list[CallMatcher] | list[list[CallMatcher]]
+    else:
+        order: chains_of(CallMatcher) = Field(
+            default_factory=list,
+            description="Calls matching these, in this relative order; or several such "
+            "chains ([[a, b], [c, d]]), each holding on its own (a partial order).",
+        )
     max_calls: int | dict[str, int] | None = Field(
         None, description='At most N calls in all, or {"*": N, tool: M, …} per tool.'
     )
@@ -92,9 +136,42 @@ class ToolCallsCheck(BaseModel):
         default=None, ge=1, description="In a conversation: only this agent turn's calls."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mode_says_the_field(cls, data: object) -> object:
+        """``mode: tool_calls`` (the form named, as other checks name their mode) says what
+        ``field: tool_calls`` says; it is kept as the field, so the check reads back."""
+        if not isinstance(data, dict) or "mode" not in data:
+            return data
+        rest = {k: v for k, v in data.items() if k != "mode"}
+        if data["mode"] != TOOL_CALLS:
+            raise ValueError(f"mode {data['mode']!r} with must_call/must_not_call/order")
+        rest.setdefault("field", TOOL_CALLS)
+        return rest
+
+    @field_validator("field")
+    @classmethod
+    def _reads_the_calls(cls, value: str | None) -> str | None:
+        if value is not None and value != TOOL_CALLS:
+            raise ValueError(
+                f"a tool-call check reads the tool calls: `field` is `tool_calls` (got "
+                f"{value!r}); to check another field, give the check a `mode`"
+            )
+        return value
+
+    @field_validator("order", mode="before")
+    @classmethod
+    def _order_form(cls, value: object) -> object:
+        return check_order_form(value, "calls")
+
     @property
     def mode(self) -> Literal["tool_calls"]:
         return "tool_calls"
+
+    @cached_property
+    def chains(self) -> list[list[CallMatcher]]:
+        """``order`` as chains: one, or the several written."""
+        return as_chains(self.order)
 
     @cached_property
     def expected(self) -> dict[str, object]:  # once per check: it is read on every grade
@@ -134,9 +211,10 @@ class ToolCallsCheck(BaseModel):
             if hits:
                 shown = matcher.text() if matcher.args else matcher.name
                 problems.append(f"called but forbidden: {shown}")
-        if self.order and not _in_order(calls, self.order):
-            wanted = " -> ".join(m.text() for m in self.order)
+        broken = broken_chains(calls, self.chains, CallMatcher.matches)
+        if broken:
             names = ", ".join(str(c.get("name")) for c in calls)
+            wanted = "; not in order ".join(" -> ".join(m.text() for m in c) for c in broken)
             problems.append(f"not in order {wanted} (calls: {names})")
         problems += self._over_limits(calls)
         return failed("; ".join(problems)) if problems else passed()
@@ -144,7 +222,8 @@ class ToolCallsCheck(BaseModel):
     @cached_property
     def _by_name_only(self) -> bool:
         return self.max_calls is None and all(
-            m.plain for m in (*self.must_call, *self.must_not_call, *self.order)
+            m.plain
+            for m in (*self.must_call, *self.must_not_call, *(m for c in self.chains for m in c))
         )
 
     def _grade_names(self, names: list[str]) -> Verdict:
@@ -158,8 +237,9 @@ class ToolCallsCheck(BaseModel):
         forbidden = [m.name for m in self.must_not_call if m.name in names]
         if forbidden:
             problems.append(f"called but forbidden: {', '.join(forbidden)}")
-        if self.order and not in_order(names, [m.name for m in self.order]):
-            wanted = " -> ".join(m.name for m in self.order)
+        broken = broken_chains(names, self.chains, _same_name)
+        if broken:
+            wanted = "; not in order ".join(" -> ".join(m.name for m in c) for c in broken)
             problems.append(f"not in order {wanted} (calls: {', '.join(names)})")
         return failed("; ".join(problems)) if problems else passed()
 
@@ -183,7 +263,7 @@ class ToolCallsCheck(BaseModel):
             for label, matchers in (
                 ("call", self.must_call),
                 ("never call", self.must_not_call),
-                ("in order", self.order),
+                *(("in order", chain) for chain in self.chains),
             )
             if matchers
         ]
@@ -225,10 +305,5 @@ def _closest(matcher: CallMatcher, calls: list[Call]) -> str:
     return f" — closest: {matcher.name}({args}): {how}"
 
 
-def _in_order(calls: list[Call], order: list[CallMatcher]) -> bool:
-    """``order`` matches a subsequence of ``calls``."""
-    position = 0
-    for call in calls:
-        if position < len(order) and order[position].matches(call):
-            position += 1
-    return position == len(order)
+def _same_name(matcher: CallMatcher, name: str) -> bool:
+    return matcher.name == name

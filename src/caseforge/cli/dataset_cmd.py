@@ -83,8 +83,14 @@ def _distribution_table(title: str, rows: dict[str, dict[str, int]]) -> Table:
 def _print_validation(report: ValidationReport, strict: bool) -> None:
     for problem in report.errors:
         err.print(problem.format(), markup=False)
-    for problem in report.warnings:
+    for problem in report.shown_warnings():
         err.print(f"warning: {problem.format()}", markup=False)
+    hidden = report.hidden_pairs()
+    if hidden:
+        err.print(
+            f"warning: and {hidden:,} more near-duplicate pairs; `validate --json` lists them",
+            markup=False,
+        )
     out.print(f"suite [bold]{report.suite}[/bold]: {report.cases} cases ({report.suite_dir})")
     if report.distribution:
         out.print(_distribution_table("category × split", report.distribution))

@@ -324,7 +324,8 @@ async def judge_record(
     ``traceparent`` is the case-trial's span in caseforge's own trace, when it exports one:
     each judge call is a span under it.
     """
-    from caseforge.grade.trial import MISSING, lookup
+    from caseforge.case.model import REPLIES
+    from caseforge.grade.trial import MISSING, lookup, replies_text
     from caseforge.llm.client import (
         ModelAuthError,
         ModelError,
@@ -351,9 +352,12 @@ async def judge_record(
                 f"no field {check.field!r} in the output to judge",
             )
             continue
-        text = (
-            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        )
+        if check.field == REPLIES and isinstance(value, list):
+            text = replies_text([str(reply) for reply in value])  # every reply, numbered
+        elif isinstance(value, str):
+            text = value
+        else:
+            text = json.dumps(value, ensure_ascii=False, default=str)
         try:
             with own.span(
                 f"caseforge judge {check_result.name}",

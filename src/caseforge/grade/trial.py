@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from caseforge.agent.protocol import AgentResult
-from caseforge.case.model import Case
+from caseforge.case.model import REPLIES, Case
 from caseforge.checks import (
     BaseCheck,
     Check,
@@ -37,6 +37,7 @@ _FAIL = CheckStatus.FAIL
 MISSING = object()  # what lookup() returns for a field the output lacks
 TRANSCRIPT = "transcript"  # reserved: a conversation's messages, as text
 TURN_COUNT = "turn_count"  # reserved: how many agent turns a conversation took
+RESERVED_FIELDS = ("reply", "tool_calls", TRANSCRIPT, TURN_COUNT, REPLIES)
 MAX_TURNS_CHECK = "max_turns"
 
 
@@ -54,8 +55,8 @@ class GradeOptions:
 def lookup(result: AgentResult, path: str, turn: int | None = None) -> object:
     """The value of a dotted field path in the agent's output (``reply``, ``tool_calls`` are
     the reply text and the called tool names). In a conversation, ``transcript`` is every
-    message as text, ``turn_count`` the number of agent turns, and ``turn`` picks one agent
-    turn instead of the last."""
+    message as text, ``replies`` every agent reply (a list, in order), ``turn_count`` the
+    number of agent turns, and ``turn`` picks one agent turn instead of the last."""
     if turn is None:  # the common case first: a single-turn case's fields
         if path == "reply":
             return result.reply
@@ -67,6 +68,8 @@ def lookup(result: AgentResult, path: str, turn: int | None = None) -> object:
             return "\n".join(f"{t.role}: {t.content}" for t in result.transcript)
         if path == TURN_COUNT:
             return sum(1 for t in result.transcript if t.role == "agent") or 1
+        if path == REPLIES:
+            return agent_replies(result)
         return _dotted(result.output, path)
     said = next((t for t in result.transcript if t.role == "agent" and t.turn == turn), None)
     if said is None:
@@ -76,6 +79,18 @@ def lookup(result: AgentResult, path: str, turn: int | None = None) -> object:
     if path == "tool_calls":
         return [call.name for call in said.tool_calls]
     return _dotted(said.output or {}, path)
+
+
+def agent_replies(result: AgentResult) -> list[str]:
+    """Every agent reply, in order: a conversation's agent turns, else the one reply."""
+    if not result.transcript:
+        return [result.reply]
+    return [t.content for t in result.transcript if t.role == "agent"]
+
+
+def replies_text(replies: list[str]) -> str:
+    """The replies as one text for a reader (the judge): each numbered, apart."""
+    return "\n\n".join(f"[reply {n}] {reply}" for n, reply in enumerate(replies, start=1))
 
 
 def _dotted(output: dict[str, object], path: str) -> object:
@@ -182,6 +197,8 @@ def _grade_one(
     mode = check.mode
     if paused and (isinstance(check, ToolCallsCheck) or _earlier_turn(check, result)):
         paused = False  # the calls were made, and an earlier agent turn has its reply
+    if field == REPLIES and isinstance(check, BaseCheck) and check.reads is _FIELD:
+        return _grade_replies(name, check, result, paused, facts)
     # The common case first, with as little work as it can be done with: one case-trial
     # grades several checks and a run grades tens of thousands of case-trials.
     if not paused and (check.reads if isinstance(check, BaseCheck) else _FIELD) is _FIELD:
@@ -272,6 +289,26 @@ def _from_spans(
     return result
 
 
+def _grade_replies(
+    name: str, check: BaseCheck, result: AgentResult, paused: bool, facts: TrialFacts | None
+) -> CheckResult:
+    """A check on ``replies``: every agent reply, one at a time (``BaseCheck.grade_replies``).
+    After an approval pause the turn that paused has no reply: what the earlier replies
+    decide stands (a pass, or a forbidden thing said), and a requirement none of them meets
+    cannot be judged, since the reply never written might have met it."""
+    replies = agent_replies(result)
+    if paused:
+        replies = replies[:-1]
+    expected = check.expected
+    graded = _verdict(name, check.mode, check, expected, replies, REPLIES, None, facts, each=True)
+    if paused and graded.status is _FAIL and not check.forbids:
+        return CheckResult(
+            name, check.mode, CheckStatus.CANNOT_JUDGE, expected, replies, f"{_PAUSED}; "
+            f"no earlier reply meets it ({graded.reason})"
+        )  # fmt: skip
+    return graded
+
+
 def _earlier_turn(check: Check, result: AgentResult) -> bool:
     """A check pinned to an agent turn before the last one (whose reply the pause lacks)."""
     turn = getattr(check, "turn", None)
@@ -295,7 +332,7 @@ def response_ref(field: str, turn: int | None = None) -> str:
         where = field
     elif field == "reply":
         where = "reply" if turn is None else "content"
-    elif field in (TRANSCRIPT, TURN_COUNT):
+    elif field in (TRANSCRIPT, TURN_COUNT, REPLIES):
         return "transcript"
     else:
         where = f"output.{field}"
@@ -311,12 +348,13 @@ def _verdict(
     field: str,
     turn: int | None = None,
     facts: TrialFacts | None = None,
+    each: bool = False,
 ) -> CheckResult:
-    result = _graded(name, mode, check, expected, actual, facts)
+    result = _graded(name, mode, check, expected, actual, facts, each)
     kept = result.actual
     if type(kept) is str and len(kept) <= ACTUAL_BYTES // 4:  # the common case: it fits
         return result
-    if getattr(check, "items_field", None) is not None:
+    if not each and getattr(check, "items_field", None) is not None:
         # An item check's actual is the list its precision and recall are counted from
         # (the summary, compare, baselines): it is kept whole, never cut into text.
         return result
@@ -332,9 +370,12 @@ def _graded(
     expected: object,
     actual: object,
     facts: TrialFacts | None = None,
+    each: bool = False,
 ) -> CheckResult:
     try:
-        if facts is not None and isinstance(check, BaseCheck) and check.uses_trial:
+        if each and isinstance(check, BaseCheck) and isinstance(actual, list):
+            verdict = check.grade_replies(actual, facts)
+        elif facts is not None and isinstance(check, BaseCheck) and check.uses_trial:
             verdict = check.grade_in(actual, facts)
         else:
             verdict = check.grade(actual)

@@ -27,7 +27,8 @@ What the suite gets:
   check on ``end_state`` (the records the task changes, compared field by field); the
   actions that changed the database become argument-level ``must_call``s (only those: a
   read the end state does not depend on is not required); the expected outputs a
-  normalised, case-insensitive ``must_include`` on the reply; the instruction is said by
+  normalised, case-insensitive ``must_include`` on ``replies`` (each output said in any
+  agent reply, as tau-bench accepts it); the instruction is said by
   the scripted user; ``group`` is the benchmark user, so one user's tasks stay on one side
   of the split.
 """
@@ -190,13 +191,15 @@ def import_tau_bench(request: TauImport, dry_run: bool = False) -> ImportReport:
         item.map("actions: " + "; ".join(parts) if parts else "actions: none")
         outputs = [str(o) for o in task.get("outputs") or []]
         if outputs:
-            expect["reply"] = {
+            # tau-bench accepts an output said in any agent reply, and only there: not the
+            # last reply alone, nor the transcript, which holds the user's instruction too.
+            expect["replies"] = {
                 "mode": "must_include",
                 "values": outputs,
                 "normalize": True,
                 "case_sensitive": False,
             }
-            item.map(f"outputs: {len(outputs)} -> must_include on the reply, normalised")
+            item.map(f"outputs: {len(outputs)} -> must_include on every agent reply, normalised")
         case: dict[str, object] = {
             "input": {},
             "conversation": {

@@ -25,7 +25,7 @@ from caseforge.case.model import Case
 from caseforge.checks import BaseCheck, Reads, ToolCallsCheck
 from caseforge.checks.spans import SpansCheck
 from caseforge.errors import CaseforgeError, SuiteExit, suite_exit
-from caseforge.grade.trial import TRANSCRIPT, TURN_COUNT
+from caseforge.grade.trial import RESERVED_FIELDS
 from caseforge.jsontypes import JSONObject
 from caseforge.llm.budget import SpendMeter
 from caseforge.llm.cache import LLMCache
@@ -365,7 +365,7 @@ def output_checks(case: Case) -> list[str]:
         for name, field, check in case.checks()
         if isinstance(check, BaseCheck)
         and check.reads is Reads.FIELD
-        and field not in ("reply", "tool_calls", TRANSCRIPT, TURN_COUNT)
+        and field not in RESERVED_FIELDS
     ]
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from caseforge.calibrate.queue import LabelTask, label_tasks, save_label
 from caseforge.case.identity import suite_identity
 from caseforge.case.load import load_config, load_suite
-from caseforge.case.validate import validate_suite
+from caseforge.case.validate import ValidationReport, validate_suite
 from caseforge.compare.baseline import load_baseline
 from caseforge.compare.digest import (
     CaseCells,
@@ -395,7 +395,8 @@ class Catalog:
             folder=str(suite_dir),
             cases=rows,
             errors=[p.format() for p in report.errors],
-            warnings=[p.format() for p in report.warnings],
+            warnings=_shown_warnings(report),
+            warnings_total=len(report.warnings),
             distribution=report.distribution,
             history=past,
             holdout=holdout,
@@ -616,3 +617,14 @@ def _case_file(suite_dir: Path, case_id: str) -> tuple[str | None, str | None, d
             lines = {}
         return str(path.relative_to(suite_dir.resolve())), text, lines
     return None, None, {}
+
+
+def _shown_warnings(report: ValidationReport) -> list[str]:
+    """The warnings the suite page lists: the near-duplicates capped as `validate` caps them."""
+    shown = [p.format() for p in report.shown_warnings()]
+    hidden = report.hidden_pairs()
+    if hidden:
+        shown.append(
+            f"and {hidden:,} more near-duplicate pairs; `caseforge validate --json` lists them"
+        )
+    return shown

@@ -180,7 +180,11 @@ class SuitePage(BaseModel):
     folder: str
     cases: list[CaseRow]
     errors: list[str] = Field(description="Validation problems, `file:line:col: field: …`.")
-    warnings: list[str]
+    warnings: list[str] = Field(
+        description="The warnings shown: all but the near-duplicate pairs past the most "
+        "similar 20, which the last line counts (`caseforge validate --json` lists them)."
+    )
+    warnings_total: int = Field(0, description="Every warning, the near-duplicates included.")
     distribution: dict[str, dict[str, int]] = Field(description="category × split")
     history: History
     holdout: Holdout | None = Field(None, description="From the suite's newest finished run.")
