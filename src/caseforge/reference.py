@@ -194,14 +194,41 @@ def modes_reference() -> str:
             if k != "mode" and not (k in TextOptions.model_fields and k not in offered)
         ]
         if fields:
-            lines += ["", "| field | type | default | meaning |", "|---|---|---|---|"]
+            lines += ["", *_HEAD]
             for key, info in fields:
                 lines.append(
                     f"| `{key}` | {_cell(type_name(info.annotation))} | "
                     f"{_cell(_field_default(info))} | {_cell(info.description or '')} |"
                 )
+        if name == "spans":
+            lines += ["", *_span_matcher_reference()]
         lines.append("")
     return "\n".join(lines) + "\n" + tool_calls_reference()
+
+
+_HEAD = ["| field | type | default | meaning |", "|---|---|---|---|"]
+
+
+def _rows(model: type[BaseModel]) -> list[str]:
+    return [
+        f"| `{key}` | {_cell(type_name(info.annotation))} | {_cell(_field_default(info))} "
+        f"| {_cell(info.description or '')} |"
+        for key, info in model.model_fields.items()
+    ]
+
+
+def _span_matcher_reference() -> list[str]:
+    """A span matcher of ``spans``, in the grammar ``tool_calls``' call matcher shares."""
+    from caseforge.checks.spans import SpanMatcher
+
+    return [
+        f"A span (in `must_have`, `must_not_have`, `order`): {_help(SpanMatcher.__doc__)} A "
+        "plain name (or glob) is that span with any attributes; a `count` is as in "
+        "`tool_calls` below, and so is `order`, one chain or several.",
+        "",
+        *_HEAD,
+        *_rows(SpanMatcher),
+    ]
 
 
 def tool_calls_reference() -> str:
@@ -210,14 +237,7 @@ def tool_calls_reference() -> str:
     from caseforge.checks.grammar import Count
     from caseforge.checks.tools import CallMatcher, ToolCallsCheck
 
-    def rows(model: type[BaseModel]) -> list[str]:
-        return [
-            f"| `{key}` | {_cell(type_name(info.annotation))} | {_cell(_field_default(info))} "
-            f"| {_cell(info.description or '')} |"
-            for key, info in model.model_fields.items()
-        ]
-
-    head = ["| field | type | default | meaning |", "|---|---|---|---|"]
+    rows, head = _rows, _HEAD
     lines = [
         "### `tool_calls`",
         "",

@@ -232,13 +232,23 @@ def test_a_jsonl_line_that_is_not_utf8_is_named_and_the_others_load(
             "unknown field",
         ),
         (
+            "{mode: spans, order: [retrieve, [chat, tool]]}",
+            (6, 32, "expect.writes.order"),
+            "not a mix of spans and chains",
+        ),
+        (
+            "{mode: spans, order: [[retrieve, chat], [{nme: tool}]]}",
+            (6, 58, "expect.writes.order.1.0.nme"),
+            "unknown field",
+        ),
+        (
             "{mode: exact_set, field: replies, values: [a]}",
             (6, 18, "expect.writes.mode"),
             "compares a whole list",
         ),
     ],
 )
-def test_tool_call_and_replies_mistakes_are_named_where_they_are(
+def test_tool_call_spans_and_replies_mistakes_are_named_where_they_are(
     make_suite: SuiteFactory, check: str, line_col_field: tuple[int, int, str], says: str
 ) -> None:
     text = good_case("a").replace("expect:\n", f"expect:\n  writes: {check}\n")

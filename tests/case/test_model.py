@@ -185,6 +185,11 @@ def test_the_json_schema_takes_several_tool_call_checks_and_chains() -> None:
             },
             "reads": {"field": "tool_calls", "order": [{"name": "find_user"}, {"name": "a"}]},
             "flags": {"mode": "exact_set", "values": ["x", "x"], "duplicates": "keep"},
+            "trace": {
+                "mode": "spans",
+                "order": [[{"name": "retrieve"}, {"name": "chat *"}], [{"name": "x"}]],
+            },
+            "spans": {"mode": "spans", "must_have": [{"name": "*"}], "order": []},
         },
     }
     make(case["expect"])  # the model takes it

@@ -64,6 +64,32 @@ def test_order_is_by_start_time_whatever_order_the_spans_came_in() -> None:
     assert reason.startswith("not in order chat * -> retrieve (spans: agent workflow, retrieve,")
 
 
+def test_order_takes_several_chains_each_holding_on_its_own() -> None:
+    """A partial order, as in ``tool_calls``: the workflow starts before the retrieval, the
+    tool call before the model call, and nothing is said between the two pairs."""
+    chains = [["agent workflow", "retrieve"], ["execute_tool *", "chat *"]]
+    assert verdict({"order": chains}) == ("pass", "")
+    # the same entries as one chain say more (the tool call after the retrieval too)
+    assert verdict({"order": [*chains[1], *chains[0]]})[0] == "fail"
+    # only the broken chain is named, each on its own
+    status, reason = verdict({"order": [["retrieve", "chat *"], ["chat *", "retrieve"]]})
+    assert status == "fail"
+    assert reason.startswith("not in order chat * -> retrieve (spans: ")
+    assert "retrieve -> chat *" not in reason
+    both = [["chat *", "retrieve"], [{"name": "execute_tool *", "count": 1}, "agent workflow"]]
+    status, reason = verdict({"order": both})
+    assert reason.startswith(
+        "not in order chat * -> retrieve; not in order execute_tool * 1× -> agent workflow "
+        "(spans: agent workflow, retrieve, execute_tool lookup_order, chat gpt-fake)"
+    )
+    check = SpansCheck.model_validate({"mode": "spans", "order": chains})
+    assert check.render() == (
+        "spans: in order agent workflow, retrieve; in order execute_tool *, chat *"
+    )
+    written = [[{"name": name} for name in chain] for chain in chains]
+    assert check.expected == {"order": written}  # two chains, as written
+
+
 def test_a_longest_duration_per_span_or_for_a_percentile() -> None:
     assert verdict({"must_have": [{"name": "chat *", "max_duration_ms": 40}]}) == ("pass", "")
     assert verdict({"must_have": [{"name": "*", "max_duration_ms": 20}]}) == (
@@ -115,6 +141,8 @@ def test_no_spans_at_all_is_not_judged_and_says_how_to_instrument() -> None:
             "attributes.a: mode 'judge' is not a value check",
         ),
         ({"must_have": [{"name": "x"}], "field": "reply"}, "reads the whole case-trial"),
+        ({"order": ["a", ["b", "c"]]}, "not a mix of spans and chains"),
+        ({"order": [["a", "b"], []]}, "`order` holds an empty chain"),
     ],
 )
 def test_mistakes_are_refused_naming_what(spec: dict[str, Any], message: str) -> None:

@@ -1,7 +1,8 @@
 """``spans``: expectations on the agent's OpenTelemetry spans, kept with the case-trial, in
 the grammar ``tool_calls`` uses (``checks/grammar.py``): a span by name (exact, or a glob:
 ``*`` any text, ``?`` one character) with partial ``attributes``, a ``count``, an
-``order``; and, for spans only, a longest duration per span and a most error spans.
+``order`` of one chain or several (a partial order); and, for spans only, a longest
+duration per span and a most error spans.
 
 ```yaml
 trace:
@@ -12,7 +13,7 @@ trace:
     - {name: retrieve, max_duration_ms: 500}                     # each at most 500 ms
     - {name: "*", count: {max: 40}}                              # 40 spans at most
   must_not_have: ["*retry*"]
-  order: [retrieve, "chat *"]
+  order: [retrieve, "chat *"]                                    # or [[a, b], [c, d]]
   max_errors: 0                                                  # or {"*": 1, "chat *": 0}
 ```
 
@@ -26,17 +27,21 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import ClassVar, Literal, cast
+from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from caseforge.checks.base import OptionOrder, TrialFacts, Verdict, failed, passed
 from caseforge.checks.grammar import (
     VALUE_MODES,
     Count,
     Matcher,
+    as_chains,
+    broken_chains,
+    chains_of,
+    check_order_form,
     check_values,
-    holds,
+    order_any_of,
     plain_name,
     value_differences,
 )
@@ -150,6 +155,8 @@ class SpansCheck(_TrialLimit):
         "max_errors": OptionOrder("higher", kind="error-limit-raised")
     }
 
+    model_config = ConfigDict(json_schema_extra=order_any_of)
+
     mode: Literal["spans"]
     must_have: list[SpanMatcher] = Field(
         default_factory=list, description="Spans that must be there (each 1 or more times)."
@@ -157,13 +164,28 @@ class SpansCheck(_TrialLimit):
     must_not_have: list[SpanMatcher] = Field(
         default_factory=list, description="Spans that must not be there."
     )
-    order: list[SpanMatcher] = Field(
-        default_factory=list, description="Spans matching these, in this relative order."
-    )
+    if TYPE_CHECKING:
+        order: list[SpanMatcher] | list[list[SpanMatcher]]
+    else:
+        order: chains_of(SpanMatcher) = Field(
+            default_factory=list,
+            description="Spans matching these, in this relative order (by start time); or "
+            "several such chains ([[a, b], [c, d]]), each holding on its own (a partial order).",
+        )
     max_errors: int | dict[str, int] | None = Field(
         None,
         description='At most N spans with the status ERROR, or {"*": N, glob: M, …} per name.',
     )
+
+    @field_validator("order", mode="before")
+    @classmethod
+    def _order_form(cls, value: object) -> object:
+        return check_order_form(value, "spans")
+
+    @cached_property
+    def chains(self) -> list[list[SpanMatcher]]:
+        """``order`` as chains: one, or the several written."""
+        return as_chains(self.order)
 
     @model_validator(mode="after")
     def _something(self) -> SpansCheck:
@@ -227,8 +249,9 @@ class SpansCheck(_TrialLimit):
             if hits:
                 names = ", ".join(dict.fromkeys(s["name"] for s in hits))
                 problems.append(f"forbidden span {matcher.text()}: {len(hits)}× ({names})")
-        if self.order and not holds(spans, self.order, SpanMatcher.matches):
-            wanted = " -> ".join(m.text() for m in self.order)
+        broken = broken_chains(spans, self.chains, SpanMatcher.matches)
+        if broken:
+            wanted = "; not in order ".join(" -> ".join(m.text() for m in c) for c in broken)
             problems.append(f"not in order {wanted} (spans: {_names(spans)})")
         problems += self._over_error_limits(spans)
         return failed("; ".join(problems)) if problems else passed()
@@ -254,7 +277,7 @@ class SpansCheck(_TrialLimit):
             for label, matchers in (
                 ("have", self.must_have),
                 ("never", self.must_not_have),
-                ("in order", self.order),
+                *(("in order", chain) for chain in self.chains),
             )
             if matchers
         ]
