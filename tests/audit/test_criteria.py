@@ -978,6 +978,56 @@ def test_a_tool_call_check_removed_outright_is_still_reported(repo: Repo) -> Non
     ]
 
 
+def test_a_spans_checks_chains_are_audited_as_tool_calls_chains_are(repo: Repo) -> None:
+    trace = """
+        trace:
+          mode: spans
+          must_have: ["chat *"]
+          order: [[retrieve, "chat *"], [{name: "execute_tool *", count: 1}, "chat *"]]
+        budget: {mode: spans, max_errors: 0}
+    """
+    repo.commit("add", {"cases/a.yaml": case("a", trace)})
+    # a chain moved to another spans check, and one made longer: nothing loosened
+    repo.commit(
+        "reorganise",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        trace: {mode: spans, must_have: ["chat *"], order: [agent, retrieve, "chat *"]}
+        budget:
+          mode: spans
+          max_errors: 0
+          order: [[{name: "execute_tool *", count: 1}, "chat *"]]
+    """,
+            )
+        },
+    )
+    assert loosenings(repo.suite) == []
+    # a chain split in two is lost, as in tool_calls; one dropped outright too
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        trace:
+          mode: spans
+          must_have: ["chat *"]
+          order: [[agent, retrieve], [retrieve, "chat *"]]
+        budget: {mode: spans, max_errors: 0}
+    """,
+            )
+        },
+    )
+    assert brief(loosenings(repo.suite, "HEAD~1")) == [
+        ("a", "trace.order", "order-removed", ["agent", "retrieve", "chat *"],
+         [["agent", "retrieve"], ["retrieve", "chat *"]]),
+        ("a", "budget.order", "order-removed",
+         [{"name": "execute_tool *", "count": {"min": 1, "max": 1}}, "chat *"], []),
+    ]  # fmt: skip
+
+
 def test_an_exact_set_that_stops_counting_repeats_is_loosened(repo: Repo) -> None:
     counted = "refunds: {mode: exact_set, values: [r1, r1], duplicates: keep}"
     repo.commit("add", {"cases/a.yaml": case("a", "refunds: {mode: exact_set, values: [r1]}")})

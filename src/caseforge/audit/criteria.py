@@ -51,7 +51,10 @@ same case. Within a case each ``expect`` key is compared, and these are loosenin
     a call from one check to another, or renaming the key, loosens nothing. An ``order``
     chain is gone when no chain still holds its calls: in the same relative order (others
     between or around them: stricter), or in another order (a different criterion); a
-    chain split in two is gone, since each half may hold where the whole would not.
+    chain split in two is gone, since each half may hold where the whole would not. A
+    ``spans`` check's ``order`` is read the same way, against the chains of every spans
+    check the case still has (``field``: ``trace.order``); its other parts are compared as
+    any mode's are (its mode and ``max_errors``).
 ``tolerance-widened``
     a ``number`` check's tolerance grew (``before``/``after``: the tolerances).
 ``deleted-not-retired``
@@ -78,6 +81,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 from ruamel.yaml import YAML
@@ -99,6 +103,7 @@ from caseforge.checks import (
 )
 from caseforge.checks.builtin import TOOL_CALLS_STRENGTH
 from caseforge.checks.grammar import Count, is_subchain
+from caseforge.checks.spans import SpanMatcher, SpansCheck
 from caseforge.checks.tools import CallMatcher, ToolCallsCheck
 from caseforge.errors import CaseforgeError
 from caseforge.jsontypes import JSONObject
@@ -539,8 +544,13 @@ class _Judge:
         return found
 
 
-def _matcher(matcher: CallMatcher) -> object:
-    """A call matcher as the audit reports it: its name alone when that is all it says."""
+#: A matcher of the shared grammar (``checks/grammar.py``): a tool call's or a span's.
+_Matcher = CallMatcher | SpanMatcher
+_M = TypeVar("_M", CallMatcher, SpanMatcher)
+
+
+def _matcher(matcher: _Matcher) -> object:
+    """A matcher as the audit reports it: its name alone when that is all it says."""
     return matcher.name if matcher.plain else matcher.model_dump(mode="json", exclude_defaults=True)
 
 
@@ -555,7 +565,7 @@ def _tool_values(check: ToolCallsCheck, name: str) -> list[object]:
     return [_matcher(m) for m in getattr(check, name)]
 
 
-def _order_shown(chains: list[list[CallMatcher]]) -> list[object]:
+def _order_shown(chains: list[list[CallMatcher]] | list[list[SpanMatcher]]) -> list[object]:
     shown = [[_matcher(m) for m in chain] for chain in chains]
     return list(shown[0]) if len(shown) == 1 else list(shown)
 
@@ -616,13 +626,12 @@ def _tool_changes(
     return found
 
 
-def _chains_lost(
-    before: list[list[CallMatcher]], after: list[list[CallMatcher]]
-) -> list[list[CallMatcher]]:
+def _chains_lost(before: list[list[_M]], after: list[list[_M]]) -> list[list[_M]]:
     """The chains of ``before`` no chain of ``after`` still holds. A chain holding the same
-    calls in the same relative order, with others between or around them, implies it; one
-    holding them in another order is a different criterion, not a looser one. A chain
-    split in two is lost: each half may hold on calls the whole would not accept."""
+    entries (calls, spans) in the same relative order, with others between or around them,
+    implies it; one holding them in another order is a different criterion, not a looser
+    one. A chain split in two is lost: each half may hold on items the whole would not
+    accept."""
     lost = []
     for chain in before:
         old = [_key(m) for m in chain]
@@ -637,7 +646,19 @@ def _chains_lost(
     return lost
 
 
-def _key(matcher: CallMatcher) -> str:
+def _span_order_changes(key: str, before: SpansCheck, pool: list[SpansCheck]) -> list[_Change]:
+    """A ``spans`` check's ``order`` chains that no spans check of the case (``pool``, the
+    one now under ``key`` first) still holds, read as a tool-call check's are."""
+    lost = _chains_lost(before.chains, [chain for check in pool for chain in check.chains])
+    if not lost:
+        return []
+    return [
+        (f"{key}.order", "order-removed", _order_shown(before.chains),
+         _order_shown(pool[0].chains), _order_shown(lost))
+    ]  # fmt: skip
+
+
+def _key(matcher: _Matcher) -> str:
     return json.dumps(_matcher(matcher), sort_keys=True, default=str)
 
 
@@ -707,6 +728,7 @@ def _compare_case(judge: _Judge, before: _CaseView, after: _CaseView, path: str)
         for key, check in after.expect.items()
         if isinstance(check, ToolCallsCheck)
     ]
+    span_checks = [check for check in after.expect.values() if isinstance(check, SpansCheck)]
     for key, check in before.expect.items():
         if key in after.unknown:
             continue  # the new version of this check does not validate: not comparable
@@ -715,6 +737,12 @@ def _compare_case(judge: _Judge, before: _CaseView, after: _CaseView, path: str)
             turn = _turn_of(key, check)
             pool = [c for t, c in tool_checks if t == turn]
         changes = judge.compare_key(key, check, after.expect.get(key), pool)
+        now = after.expect.get(key)
+        if isinstance(check, SpansCheck) and isinstance(now, SpansCheck):
+            # Kept a spans check: its chains, as a tool-call check's (a removed or weakened
+            # check is reported as such above).
+            others = [c for c in span_checks if c is not now]
+            changes = changes + _span_order_changes(key, check, [now, *others])
         for name, kind, old, new, removed in changes:
             findings.append(_Finding(before.id, name, kind, old, new, path, removed))
     return findings
