@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -185,11 +186,8 @@ def test_the_json_schema_takes_several_tool_call_checks_and_chains() -> None:
             },
             "reads": {"field": "tool_calls", "order": [{"name": "find_user"}, {"name": "a"}]},
             "flags": {"mode": "exact_set", "values": ["x", "x"], "duplicates": "keep"},
-            "trace": {
-                "mode": "spans",
-                "order": [[{"name": "retrieve"}, {"name": "chat *"}], [{"name": "x"}]],
-            },
-            "spans": {"mode": "spans", "must_have": [{"name": "*"}], "order": []},
+            "trace": {"mode": "spans", "order": [["retrieve", "chat *"], [{"name": "x"}]]},
+            "spans": {"mode": "spans", "must_have": ["*"], "order": []},
         },
     }
     make(case["expect"])  # the model takes it
@@ -197,3 +195,23 @@ def test_the_json_schema_takes_several_tool_call_checks_and_chains() -> None:
     case["expect"]["flags"]["duplicates"] = "count"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(case, case_json_schema())
+
+
+def test_the_json_schema_takes_a_matchers_shorthands() -> None:
+    """A bare name for a call or a span, and an integer count, as the model takes them."""
+    import jsonschema
+
+    schema = case_json_schema()
+    expect: dict[str, Any] = {
+        "tool_calls": {"must_call": ["find_user", {"name": "refund", "count": 1}]},
+        "trace": {"mode": "spans", "must_have": ["chat *", {"name": "retrieve", "count": 2}]},
+    }
+    case = {"id": "a", "input": {}, "expect": expect}
+    make(expect)
+    jsonschema.validate(case, schema)
+    for wrong in ("", {"name": "refund", "count": -1}, {"name": "refund", "cont": 1}):
+        expect["tool_calls"]["must_call"] = [wrong]
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(case, schema)
+        with pytest.raises(ValidationError):
+            make(expect)

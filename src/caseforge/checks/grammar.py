@@ -144,10 +144,24 @@ def plain_name(data: object) -> object:
     return data
 
 
+def matcher_schema(schema: JsonDict) -> None:
+    """A matcher's JSON Schema (its ``json_schema_extra``) with the shorthands
+    :func:`plain_name` takes: a bare name for the whole matcher, an integer ``count``."""
+    properties = schema.get("properties")
+    count = properties.get("count") if isinstance(properties, dict) else None
+    forms = count.get("anyOf") if isinstance(count, dict) else None
+    if isinstance(forms, list):
+        forms.insert(0, {"type": "integer", "minimum": 0})
+    whole = dict(schema)
+    schema.clear()
+    schema["anyOf"] = [{"type": "string", "minLength": 1, "description": "A name alone."}, whole]
+
+
 class Matcher:
     """What every matcher of the grammar does, given its ``name``, its ``count`` and the
     partial mapping it matches (``values_field``: ``args``, ``attributes``). A subclass is
-    also a ``BaseModel`` declaring those fields, and defines ``matches``."""
+    also a ``BaseModel`` declaring those fields (its config's ``json_schema_extra``:
+    :func:`matcher_schema`), and defines ``matches``."""
 
     values_field: ClassVar[str]
     if TYPE_CHECKING:  # the model's own fields (declared here, pydantic would reorder them)

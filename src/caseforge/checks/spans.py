@@ -41,6 +41,7 @@ from caseforge.checks.grammar import (
     chains_of,
     check_order_form,
     check_values,
+    matcher_schema,
     order_any_of,
     plain_name,
     value_differences,
@@ -69,7 +70,12 @@ class SpanMatcher(Matcher, BaseModel):
     """Spans by ``name`` (exact, or a glob) with ``attributes`` that must match (others may
     be there too), how many (``count``) and how long each may take."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        ser_json_inf_nan="constants",
+        json_schema_extra=matcher_schema,
+    )
     values_field: ClassVar[str] = "attributes"
 
     name: str = Field(min_length=1, description="A span name, or a glob: `*` any text, `?` one.")

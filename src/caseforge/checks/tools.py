@@ -39,6 +39,7 @@ from caseforge.checks.grammar import (
     chains_of,
     check_order_form,
     check_values,
+    matcher_schema,
     order_any_of,
     plain_name,
     value_differences,
@@ -51,7 +52,12 @@ Call = Mapping[str, object]
 class CallMatcher(Matcher, BaseModel):
     """A tool call by ``name``, with ``args`` that must match (others may be there too)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        ser_json_inf_nan="constants",
+        json_schema_extra=matcher_schema,
+    )
     values_field: ClassVar[str] = "args"
 
     name: str = Field(min_length=1, description="The tool's name.")
