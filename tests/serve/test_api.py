@@ -45,10 +45,12 @@ def test_the_openapi_spec_names_every_endpoint_and_its_models(api: TestClient) -
         "/api/suites/{index}/review",
         "/api/suites/{index}/review/{draft_id}",
         "/api/suites/{index}/calibration",
+        "/api/suites/{index}/trends",
     }
     schemas = set(spec["components"]["schemas"])
     assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage", "LabelIn"} <= schemas
     assert {"ReviewPage", "DecisionIn", "DecisionOut", "DraftView", "CalibrationPage"} <= schemas
+    assert {"TrendsPage", "ValidationState", "CostSplit", "TextDiff"} <= schemas
     assert set(spec["paths"]["/api/runs/{run_id}/labels"]) == {"get", "post"}
 
 
