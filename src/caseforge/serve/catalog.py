@@ -513,14 +513,12 @@ class Catalog:
         suite_dir = self.suite_dir(index)
         name = load_config(suite_dir).name
         cases = self.suite_index(index)
-        state = cases.state()
         offset = (max(1, page) - 1) * SUITE_PAGE
-        total, rows, _ = cases.page(offset, SUITE_PAGE, q)
+        state, total, rows, done = cases.page(offset, SUITE_PAGE, q)
         pages = max(1, -(-total // SUITE_PAGE))
         if page > pages:
             page = pages
-            total, rows, _ = cases.page((page - 1) * SUITE_PAGE, SUITE_PAGE, q)
-        done = cases.result()
+            state, total, rows, done = cases.page((page - 1) * SUITE_PAGE, SUITE_PAGE, q)
         store = self._suite_store(suite_dir)
         runs = store.list_runs(name, limit=10) if store else []
         ids = [r.id for r in runs]

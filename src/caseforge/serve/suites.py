@@ -21,14 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.case.load import (
+    CASE_SUFFIXES,
+    CASES_DIR,
     LoadedCase,
-    case_files,
+    is_editor_file,
     iter_case_file,
     load_config,
     suite_modes,
 )
 from caseforge.case.model import case_model
-from caseforge.case.parsed import ParsedCases
 from caseforge.case.validate import validate_suite
 from caseforge.errors import CaseforgeError, Problem
 from caseforge.serve.views import CaseRow, ValidationState
@@ -39,31 +40,40 @@ PROBLEMS_SHOWN = 200
 log = logging.getLogger(__name__)
 
 Fingerprint = tuple[tuple[str, int, int], ...]
+SUFFIXES = tuple(CASE_SUFFIXES)
 
 
 class Abandoned(Exception):
     """Nobody looks at the validation any more: it stops."""
 
 
-def fingerprint(suite_dir: Path) -> Fingerprint:
-    """What a validation of the suite reads: its config, its case files and the suite's
-    other files at the top (oracles, retired ids, checks), each by size and mtime."""
+def scan(suite_dir: Path) -> tuple[Fingerprint, list[str]]:
+    """What a validation of the suite reads, each file by size and mtime (its config and
+    the other files at its top, and every file under ``cases/``), and its case files,
+    relative to the suite, in the order the screen lists them. One walk of plain strings:
+    about 20 ms for 10,000 files."""
     found: list[tuple[str, int, int]] = []
+    cases: list[str] = []
+    top = str(suite_dir)
+    folder = os.path.join(top, CASES_DIR)
 
-    def walk(folder: Path, deep: bool) -> None:
-        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+    def walk(where: str, deep: bool) -> None:
+        with contextlib.suppress(OSError), os.scandir(where) as entries:
             for entry in entries:
                 with contextlib.suppress(OSError):
                     if entry.is_dir(follow_symlinks=False):
                         if deep:
-                            walk(Path(entry.path), True)
+                            walk(entry.path, True)
                         continue
                     stat = entry.stat()
                     found.append((entry.path, stat.st_size, stat.st_mtime_ns))
+                    name = entry.name
+                    if deep and name.endswith(SUFFIXES) and not is_editor_file(name):
+                        cases.append(entry.path[len(top) + 1 :])
 
-    walk(suite_dir, False)
-    walk(suite_dir / "cases", True)
-    return tuple(sorted(found))
+    walk(top, False)
+    walk(folder, True)
+    return tuple(sorted(found)), sorted(cases)
 
 
 def case_row(item: LoadedCase, suite_dir: Path) -> CaseRow:
@@ -81,12 +91,12 @@ def case_row(item: LoadedCase, suite_dir: Path) -> CaseRow:
     )
 
 
-def _count(path: Path) -> int:
+def _count(path: str) -> int:
     """How many cases a file holds, without parsing it (a JSONL file's non-blank lines)."""
-    if path.suffix != ".jsonl":
+    if not path.endswith(".jsonl"):
         return 1
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             return sum(1 for line in handle if line.strip())
     except OSError:
         return 1
@@ -123,13 +133,16 @@ class SuiteIndex:
         self._lock = threading.Lock()
         self._done: _Done | None = None
         self._job: _Job | None = None
+        self._lines: dict[tuple[str, int, int], int] = {}  # a JSONL file's cases, by stat
 
     # -- the background validation --------------------------------------------------------
 
     def state(self, start: bool = True) -> ValidationState:
         """How far the validation is; starts it (or again, when a file changed) unless
         ``start`` is false. Asking counts as looking."""
-        mark = fingerprint(self.suite_dir)
+        return self._state(*scan(self.suite_dir), start)
+
+    def _state(self, mark: Fingerprint, files: list[str], start: bool) -> ValidationState:
         with self._lock:
             done, job = self._done, self._job
             if done is not None and done.mark == mark:
@@ -139,13 +152,28 @@ class SuiteIndex:
                 return self._job_state(job)
             if not start:
                 return ValidationState(state="not started", done=0, total=0)
-            total = sum(_count(Path(p)) for p, _, _ in mark if _in_cases(self.suite_dir, p))
+            total = sum(self._counts(mark, files))
             job = self._job = _Job(mark=mark, total=total)
         thread = threading.Thread(
             target=self._run, args=(job,), name=f"validate {self.suite_dir.name}", daemon=True
         )
         thread.start()
         return self._job_state(job)
+
+    def _counts(self, mark: Fingerprint, files: list[str]) -> list[int]:
+        """Each case file's number of cases; a JSONL file's is kept while it is unchanged."""
+        keys = {path: (size, mtime) for path, size, mtime in mark}
+        counts = []
+        for name in files:
+            if not name.endswith(".jsonl"):
+                counts.append(1)
+                continue
+            path = os.path.join(str(self.suite_dir), name)
+            key = (path, *keys.get(path, (0, 0)))
+            if key not in self._lines:
+                self._lines[key] = _count(path)
+            counts.append(self._lines[key])
+        return counts
 
     def wait(self, timeout: float) -> bool:
         """Wait until the current job ends (for tests and the benchmark)."""
@@ -204,61 +232,55 @@ class SuiteIndex:
 
     # -- what the page reads ---------------------------------------------------------------
 
-    def result(self) -> _Done | None:
+    def result(self, mark: Fingerprint | None = None) -> _Done | None:
         """The validation's result while it is current, else None."""
         with self._lock:
             done = self._done
-        if done is None or done.mark != fingerprint(self.suite_dir):
+        if done is None or done.mark != (mark if mark is not None else scan(self.suite_dir)[0]):
             return None
         return done
 
-    def page(self, offset: int, limit: int, q: str = "") -> tuple[int, list[CaseRow], bool]:
-        """``(matching, rows, whole)``: the cases from ``offset``, from the validation when it
-        is done (``whole``: filtered by ``q`` over id, file, category, tags and source), else
-        read from their files (and ``q`` matched against the file names only)."""
-        done = self.result()
+    def page(
+        self, offset: int, limit: int, q: str = ""
+    ) -> tuple[ValidationState, int, list[CaseRow], _Done | None]:
+        """The validation's state (started when it is not current), how many cases match,
+        the ``limit`` from ``offset``, and the validation's result when it is current. The
+        cases come from the result (``q`` found in id, file, category, tags or source), else
+        from their files (``q`` found in the file names)."""
+        mark, files = scan(self.suite_dir)
+        state = self._state(mark, files, True)
+        done = self.result(mark)
         needle = q.lower()
         if done is not None:
             rows = done.rows
             if needle:
                 rows = [r for r in rows if needle in _haystack(r)]
-            return len(rows), rows[offset : offset + limit], True
-        return (*self._quick(offset, limit, needle), False)
-
-    def _quick(self, offset: int, limit: int, needle: str) -> tuple[int, list[CaseRow]]:
-        files = case_files(self.suite_dir)
+            return state, len(rows), rows[offset : offset + limit], done
         if needle:
-            files = [p for p in files if needle in str(p.relative_to(self.suite_dir)).lower()]
-        counts = [_count(p) for p in files]
-        total = sum(counts)
+            files = [name for name in files if needle in name.lower()]
+        counts = self._counts(mark, files)
+        return state, sum(counts), self._quick(files, counts, offset, limit), None
+
+    def _quick(self, files: list[str], counts: list[int], offset: int, limit: int) -> list[CaseRow]:
         try:
             config = load_config(self.suite_dir)
             model = case_model(suite_modes(self.suite_dir, config))
         except CaseforgeError:
-            return total, []
-        parsed = ParsedCases.of(self.suite_dir)
+            return []
         rows: list[CaseRow] = []
         position = 0
-        for path, count in zip(files, counts, strict=True):
+        for name, count in zip(files, counts, strict=True):
             if position + count <= offset:
                 position += count
                 continue
-            for item in iter_case_file(path, model, parsed):
+            for item in iter_case_file(self.suite_dir / name, model):
                 position += 1
                 if position <= offset or isinstance(item, Problem):
                     continue
                 rows.append(case_row(item, self.suite_dir))
                 if len(rows) >= limit:
-                    return total, rows
-        return total, rows
-
-
-def _in_cases(suite_dir: Path, path: str) -> bool:
-    return Path(path).is_relative_to(suite_dir / "cases") and Path(path).suffix in (
-        ".yaml",
-        ".yml",
-        ".jsonl",
-    )
+                    return rows
+        return rows
 
 
 def _haystack(row: CaseRow) -> str:

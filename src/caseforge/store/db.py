@@ -714,6 +714,20 @@ class RunStore:
             ).scalar()
         return str(value) if value is not None else None
 
+    def all_runs(self) -> list[RunInfo]:
+        """Every run of the store, newest first."""
+        query = select(runs).order_by(runs.c.created_at.desc(), runs.c.id.desc())
+        with self.engine.connect() as conn:
+            return [_run_info(r) for r in conn.execute(query).mappings()]
+
+    def delete_run(self, run_id: str) -> None:
+        """Remove a run and everything stored of it, in one transaction (its results are
+        deleted along the primary key, however many there are)."""
+        with self.engine.begin() as conn:
+            for table in (results, run_digest_cases, run_digests, run_cases, run_shards):
+                conn.execute(delete(table).where(table.c.run_id == run_id))
+            conn.execute(delete(runs).where(runs.c.id == run_id))
+
     def update_options(self, run_id: str, extra: JSONObject) -> None:
         """Merge ``extra`` into a run's recorded options (e.g. the judge used and its cost)."""
         info = self.get_run(run_id)
