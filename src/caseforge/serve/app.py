@@ -95,6 +95,7 @@ DOCS_PAGE = """<!doctype html>
 <head>
 <meta charset="utf-8">
 <title>caseforge API</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/swagger/swagger-ui.css">
 </head>
 <body>

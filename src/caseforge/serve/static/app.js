@@ -3,7 +3,8 @@
 (function () {
   function typing(event) {
     var t = event.target;
-    return t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName);
+    if (t.tagName === "INPUT") return !/^(radio|checkbox|button|submit|reset)$/.test(t.type);
+    return t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName);
   }
 
   // j/k: the current row of the page's table of rows (runs, grid, suite cases); Enter opens
