@@ -320,8 +320,8 @@ def compare_stored(store: RunStore, a: RunDigest, b: RunDigest) -> Comparison:
                     _counts(both[0]) if both else None, _counts(both[1]) if both else None,
                 )
             )  # fmt: skip
-    side_a, side_b = run_outcomes(a.report, {}), run_outcomes(b.report, {})
-    return compare_pairs(side_a, side_b, pairs, found.added, found.removed)
+        side_a, side_b = run_outcomes(a.report, {}), run_outcomes(b.report, {})
+        return compare_pairs(side_a, side_b, pairs, found.added, found.removed)
 
 
 def _counts(checks: dict[str, list[int]]) -> dict[str, tuple[int, int]]:

@@ -154,6 +154,9 @@ class Catalog:
     _names: list[tuple[int, str]] | None = field(default=None, repr=False)
     _rows: dict[str, RunRow] = field(default_factory=dict, repr=False)  # finished runs' lines
     _indexes: dict[Path, SuiteIndex] = field(default_factory=dict, repr=False)
+    _comparisons: OrderedDict[tuple[str, str, str, str], Comparison] = field(
+        default_factory=OrderedDict, repr=False
+    )
 
     @classmethod
     def open(
@@ -730,7 +733,21 @@ class Catalog:
 
     @reads_store
     def _compared(self, store: RunStore, a: RunDigest, b: RunDigest) -> Comparison:
-        return compare_stored(store, a, b)
+        """Two finished runs do not change (a resumed one finishes again later): their
+        comparison is kept, the newest 4."""
+        key = (
+            a.report.run_id, b.report.run_id, a.report.finished_at or "", b.report.finished_at or ""
+        )  # fmt: skip
+        with self._lock:
+            if key in self._comparisons:
+                self._comparisons.move_to_end(key)
+                return self._comparisons[key]
+        found = compare_stored(store, a, b)
+        with self._lock:
+            self._comparisons[key] = found
+            while len(self._comparisons) > 4:
+                self._comparisons.popitem(last=False)
+        return found
 
     def compare_choices(self, run_id: str) -> list[RunChoice]:
         """The runs of ``run_id``'s suite to compare it with, the default first: the run the

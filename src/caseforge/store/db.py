@@ -662,7 +662,7 @@ class RunStore:
 
         def side(conn: Connection, run_id: str) -> list[tuple[str, str, str | None, str]]:
             query = select(*columns).where(t.c.run_id == run_id).order_by(t.c.position)
-            return [(r[0], r[1], r[2], r[3]) for r in conn.execute(query)]
+            return [(r[0], r[1], r[2], r[3]) for r in conn.execute(query).all()]
 
         with self.engine.connect() as conn:
             rows_a, rows_b = side(conn, run_a), side(conn, run_b)
