@@ -154,6 +154,9 @@ class Catalog:
     _names: list[tuple[int, str]] | None = field(default=None, repr=False)
     _rows: dict[str, RunRow] = field(default_factory=dict, repr=False)  # finished runs' lines
     _indexes: dict[Path, SuiteIndex] = field(default_factory=dict, repr=False)
+    _baseline_runs: dict[Path, tuple[tuple[int, int], str | bool | None]] = field(
+        default_factory=dict, repr=False
+    )
     _comparisons: OrderedDict[tuple[str, str, str, str], Comparison] = field(
         default_factory=OrderedDict, repr=False
     )
@@ -783,12 +786,30 @@ class Catalog:
         that reads as a baseline) and the run it was made from."""
         names = sorted(suite_dir.glob("*.json"), key=lambda p: (p.name != "baseline.json", p))
         for path in names:
-            try:
-                found = load_baseline(path)
-            except CaseforgeError:
-                continue
-            return str(path.relative_to(suite_dir)), found.run_id
+            run_id = self._baseline_run(path)
+            if run_id is None or isinstance(run_id, str):
+                return str(path.relative_to(suite_dir)), run_id
         return None, None
+
+    def _baseline_run(self, path: Path) -> str | bool | None:
+        """The run a baseline file was made from (False: the file is no baseline), kept
+        while the file is unchanged: a baseline of 100,000 cases takes a while to read."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        key = (stat.st_size, stat.st_mtime_ns)
+        with self._lock:
+            kept = self._baseline_runs.get(path)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        try:
+            found: str | bool | None = load_baseline(path).run_id
+        except CaseforgeError:
+            found = False
+        with self._lock:
+            self._baseline_runs[path] = (key, found)
+        return found
 
     def pair_trials(
         self, run_a: str, run_b: str, case_id: str
