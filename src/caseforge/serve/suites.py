@@ -43,8 +43,9 @@ Fingerprint = tuple[tuple[str, int, int], ...]
 SUFFIXES = tuple(CASE_SUFFIXES)
 
 
-class Abandoned(Exception):
-    """Nobody looks at the validation any more: it stops."""
+class Abandoned(CaseforgeError):
+    """Nobody looks at the validation any more: it stops (caught in :meth:`SuiteIndex._run`,
+    never shown)."""
 
 
 def scan(suite_dir: Path) -> tuple[Fingerprint, list[str]]:
