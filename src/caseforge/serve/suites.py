@@ -193,7 +193,7 @@ class SuiteIndex:
         class Watch:
             def seen(self, item: LoadedCase | None) -> None:
                 if time.monotonic() - job.seen_at > index.abandon_s:
-                    raise Abandoned
+                    raise Abandoned("nobody has looked at the validation for a while")
                 job.done += 1
                 if item is not None:
                     job.rows.append(case_row(item, suite_dir))
