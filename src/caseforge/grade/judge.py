@@ -368,5 +368,6 @@ async def judge_record(
             check_result.expected,
             verdict.actual(),
             verdict.reason,
+            cost_usd=verdict.cost_usd,
         )
     record.status = trial_status(record.checks)
