@@ -109,7 +109,7 @@ bench-inspect: $(STAMP)
 ## screenshots: refresh docs/screenshots/ from the browser tests (Debian's chromium): the
 # web app's screens and the docs site's home, a how-to and the CLI reference
 screenshots: $(STAMP)
-	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py tests/serve/test_live.py tests/docs/test_browser.py
+	CASEFORGE_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q -p no:randomly tests/serve/test_browser.py tests/serve/test_browser_daily.py tests/serve/test_live.py tests/docs/test_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist site

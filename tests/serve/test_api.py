@@ -45,10 +45,12 @@ def test_the_openapi_spec_names_every_endpoint_and_its_models(api: TestClient) -
         "/api/suites/{index}/review",
         "/api/suites/{index}/review/{draft_id}",
         "/api/suites/{index}/calibration",
+        "/api/suites/{index}/trends",
     }
     schemas = set(spec["components"]["schemas"])
     assert {"RunList", "RunReport", "GridPage", "TrialPage", "ComparePage", "LabelIn"} <= schemas
     assert {"ReviewPage", "DecisionIn", "DecisionOut", "DraftView", "CalibrationPage"} <= schemas
+    assert {"TrendsPage", "ValidationState", "CostSplit", "TextDiff"} <= schemas
     assert set(spec["paths"]["/api/runs/{run_id}/labels"]) == {"get", "post"}
 
 
@@ -325,7 +327,10 @@ def test_the_suite_page_caps_its_near_duplicates_as_validate_does(tmp_path: Path
     (suite / "cases" / "t.jsonl").write_text("\n".join(lines) + "\n")  # 28 identical pairs
     catalog = Catalog.open([suite], f"sqlite:///{tmp_path / 'none.db'}", reviewer="r")
     web = TestClient(create_app(catalog), base_url="http://127.0.0.1:8471")
+    web.get("/api/suites/0")  # starts the suite's validation, in the background
+    assert catalog.suite_index(0).wait(120), "the validation did not end"
     page = web.get("/api/suites/0").json()
+    assert page["validation"]["state"] == "done"
     assert page["warnings_total"] == 28
     assert len(page["warnings"]) == 21
     assert page["warnings"][-1] == (

@@ -54,7 +54,11 @@ def test_every_screen_opens_on_each_example(
     assert trial.status_code == 200 and f"cases/{first}.yaml" in trial.text
     suite = web.get(f"/suites/{index}")
     assert suite.status_code == 200 and name in suite.text
-    assert web.get(f"/api/suites/{index}").json()["errors"] == []  # each example is valid
+    web.get(f"/api/suites/{index}")  # starts its validation, in the background
+    assert web.app.state.catalog.suite_index(index).wait(120)  # type: ignore[attr-defined]
+    validated = web.get(f"/api/suites/{index}").json()
+    assert validated["validation"]["state"] == "done"
+    assert validated["errors"] == []  # each example is valid
     review = web.get(f"/suites/{index}/review")
     assert review.status_code == 200
     queue = web.get(f"/api/suites/{index}/review").json()["counts"]["drafts"]

@@ -75,16 +75,22 @@ def labels_dir(suite_dir: Path) -> Path:
     return suite_dir / LABELS_DIR
 
 
-def load_labels(suite_dir: Path) -> list[CaseLabels]:
-    """Every labels file of a suite (a malformed one is a one-line located error)."""
+def load_labels(suite_dir: Path, problems: list[str] | None = None) -> list[CaseLabels]:
+    """Every labels file of a suite (a malformed one is a one-line located error; given
+    ``problems``, it is added there and left out instead, as the web app shows it)."""
     folder = labels_dir(suite_dir)
     result = []
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
-        text, data = read_yaml(path)
         try:
-            result.append(CaseLabels.model_validate(data))
-        except ValidationError as exc:
-            raise CaseforgeError(yaml_validation_problems(path, text, exc, None)) from None
+            text, data = read_yaml(path)
+            try:
+                result.append(CaseLabels.model_validate(data))
+            except ValidationError as exc:
+                raise CaseforgeError(yaml_validation_problems(path, text, exc, None)) from None
+        except CaseforgeError as exc:
+            if problems is None:
+                raise
+            problems.append(exc.text)
     return result
 
 
@@ -100,8 +106,11 @@ def save_item(suite_dir: Path, case_id: str, item: LabeledOutput) -> Path:
     with labels_lock(path, suite_dir):
         existing = CaseLabels(case=case_id)
         if path.is_file():
-            _, data = read_yaml(path)
-            existing = CaseLabels.model_validate(data)
+            text, data = read_yaml(path)
+            try:
+                existing = CaseLabels.model_validate(data)
+            except ValidationError as exc:  # never appended to: fix the file first
+                raise CaseforgeError(yaml_validation_problems(path, text, exc, None)) from None
         digest = item.digest()
         done = next((i for i in existing.items if i.digest() == digest), None)
         if done is not None:

@@ -41,12 +41,20 @@ class LabelTask:
         return LabeledOutput(check=self.check, output=self.output, labels={}).digest()
 
 
-def label_tasks(store: RunStore, run_id: str, suite_dir: Path | None = None) -> list[LabelTask]:
-    """The run's outputs still to label, in stored order (one per case, check and output)."""
+def label_tasks(
+    store: RunStore,
+    run_id: str,
+    suite_dir: Path | None = None,
+    problems: list[str] | None = None,
+) -> list[LabelTask]:
+    """The run's outputs still to label, in stored order (one per case, check and output).
+    With ``problems``, a labels file that cannot be read is named there (its outputs are
+    offered again) instead of stopping the queue."""
     info = store.get_run(run_id)
     folder = suite_dir or Path(info.suite_path)
     cases = {c.case.id: c.case for c in load_suite(folder).cases}
-    done = {(cl.case, item.digest()) for cl in load_labels(folder) for item in cl.items}
+    labels = load_labels(folder, problems)
+    done = {(cl.case, item.digest()) for cl in labels for item in cl.items}
     tasks: list[LabelTask] = []
     for row in store.results(run_id):
         case = cases.get(row["case_id"])

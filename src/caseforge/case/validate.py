@@ -12,6 +12,7 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from caseforge.case.fix import retired_keys
 from caseforge.case.load import (
@@ -383,11 +384,26 @@ def _position(loaded: LoadedCase, loc: tuple[str | int, ...]) -> tuple[int, int]
     return locate_in_yaml(loaded.path, loc)
 
 
+class ValidationWatch(Protocol):
+    """Who follows a validation as it goes (the web app's progress note). Either method may
+    raise to stop it (the web app's, when nobody is looking any more)."""
+
+    def seen(self, item: LoadedCase | None) -> None:
+        """A case loaded, or (None) a case file that did not."""
+
+    def phase(self, name: str) -> None:
+        """The pass over the cases is done; ``name`` is what comes next."""
+
+
 def validate_suite(
-    suite_dir: str | Path, threshold: float | None = None, cache: bool = True
+    suite_dir: str | Path,
+    threshold: float | None = None,
+    cache: bool = True,
+    watch: ValidationWatch | None = None,
 ) -> ValidationReport:
     """Validate a suite; the report holds every error and warning found. ``cache=False``
-    recomputes every oracle instead of reusing the answers of an unchanged suite."""
+    recomputes every oracle instead of reusing the answers of an unchanged suite; ``watch``
+    hears of each case as it is read, and of each later phase."""
     suite_dir = Path(suite_dir)
     require_suite_folder(suite_dir)  # a wrong path is a usage error, not an invalid suite
     try:
@@ -421,6 +437,8 @@ def validate_suite(
     tags: set[str] = set()
     item_fields: set[str] = set()
     for item in iter_cases(suite_dir, model):
+        if watch is not None:
+            watch.seen(None if isinstance(item, Problem) else item)
         if isinstance(item, Problem):
             report.errors.append(item)
             continue
@@ -514,6 +532,8 @@ def validate_suite(
                 )
             )
 
+    if watch is not None:
+        watch.phase("oracles")
     oracles.finish()
     if oracles.load_error is not None:  # broken even when no case names an oracle
         line, col = locate_in_yaml(suite_dir / "caseforge.yaml", ("oracles",))
@@ -537,6 +557,8 @@ def validate_suite(
             )
         )
     _distribution(report, records, config)
+    if watch is not None:
+        watch.phase("near-duplicates")
     _near_duplicates(report, records, config, threshold)
     report.errors.sort(key=lambda p: (str(p.path), p.line, p.col))
     return report

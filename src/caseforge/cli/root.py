@@ -91,7 +91,9 @@ COMMANDS: dict[str, LazyCommand] = {
                     "data leaks."),
         LazyCommand("synth", "synth_cmd", "synth_app",
                     "Two-step synthesis: dimension tuples, then one model call each."),
-        LazyCommand("store", "store_cmd", "store_app", "The run store: migrate its schema."),
+        LazyCommand(
+            "store", "store_cmd", "store_app", "The run store: migrate its schema, prune old runs."
+        ),
         LazyCommand("import", "interop_cmd", "import_app",
                     "Bring tests in from another tool: promptfoo configs, Inspect AI datasets, "
                     "tables (CSV, JSONL, Parquet, Hugging Face), tau-bench domains."),

@@ -27,6 +27,7 @@ from caseforge.compare.outcomes import (
     outcomes_from_report,
     run_outcomes,
 )
+from caseforge.compare.pairing import CasePair, Comparison, compare_pairs
 from caseforge.report.model import RunReport
 from caseforge.report.render import headline
 from caseforge.results import RunStatus, TrialStatus
@@ -56,6 +57,7 @@ class CaseCells:
     text: str
     checks: dict[str, tuple[int, int]] = field(default_factory=dict)
     items: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    trials: list[int] = field(default_factory=list)  # the statuses' trial numbers; [] 1…n
 
     @property
     def codes(self) -> str:
@@ -226,6 +228,7 @@ def digest_of(report: RunReport) -> tuple[RunDigest, list[CaseCells]]:
             split=c.split,
             expect_digest=c.expect_digest,
             statuses=[t.status.value for t in sorted(c.trials, key=lambda t: t.trial)],
+            trials=sorted(t.trial for t in c.trials),
             text=json.dumps(c.input, ensure_ascii=False).lower(),
             checks=outcomes[c.id].checks,
             items={k: (v.tp, v.fp, v.fn) for k, v in outcomes[c.id].items.items()},
@@ -297,3 +300,29 @@ def _quantiles(values: list[float]) -> list[float]:
         return values
     step = (len(values) - 1) / (QUANTILES - 1)
     return [values[round(i * step)] for i in range(QUANTILES)]
+
+
+def compare_stored(store: RunStore, a: RunDigest, b: RunDigest) -> Comparison:
+    """Run ``b`` against run ``a``, both finished with stored digests, from their rows paired
+    by case id (:meth:`RunStore.digest_pairs`): the same comparison as from the whole
+    outcomes, reading four short columns a case and decoding only the flipped cases' checks."""
+    found = store.digest_pairs(a.report.run_id, b.report.run_id)
+    with paused_gc():
+        flipped = [r for r in found.pairs if r[5] is not None]
+        parsed = json.loads("[" + ",".join(f"[{r[5]},{r[6]}]" for r in flipped) + "]")
+        checks = {r[0]: pair for r, pair in zip(flipped, parsed, strict=True)}
+        pairs = []
+        for case_id, codes_a, codes_b, digest_a, digest_b, _, _ in found.pairs:
+            both = checks.get(case_id)
+            pairs.append(
+                CasePair(
+                    case_id, codes_a, codes_b, digest_a, digest_b,
+                    _counts(both[0]) if both else None, _counts(both[1]) if both else None,
+                )
+            )  # fmt: skip
+        side_a, side_b = run_outcomes(a.report, {}), run_outcomes(b.report, {})
+        return compare_pairs(side_a, side_b, pairs, found.added, found.removed)
+
+
+def _counts(checks: dict[str, list[int]]) -> dict[str, tuple[int, int]]:
+    return {k: (v[0], v[1]) for k, v in checks.items()}

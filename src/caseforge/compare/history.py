@@ -104,3 +104,50 @@ def history_text(data: History) -> str:
     else:
         lines.append("no flaky case: every run's trials agree")
     return "\n".join(lines)
+
+
+def case_letters(
+    store: RunStore, run_ids: list[str], case_ids: list[str]
+) -> dict[str, dict[str, str]]:
+    """Some cases' trials as letters in some runs (case → run → ``PPF``), read by key."""
+    per: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
+    for run_id, cid, trial, status in store.statuses_of(run_ids, case_ids):
+        per[(cid, run_id)].append((trial, status))
+    table: dict[str, dict[str, str]] = defaultdict(dict)
+    for (cid, run_id), trials in per.items():
+        table[cid][run_id] = trial_letters(TrialStatus(s) for _, s in sorted(trials))
+    return dict(table)
+
+
+def flaky_cases(store: RunStore, run_ids: list[str], top: int = 15) -> list[FlakyCase]:
+    """The flakiest cases over some runs, as :func:`history` finds them, without reading
+    every case-trial: the candidates (a run whose trials disagree) come from the runs'
+    digests in SQL (a run without one, unfinished, is read whole), then only their trials
+    in every run are read to count flips."""
+    candidates: set[str] = set()
+    for run_id in run_ids:
+        if store.has_digest(run_id):
+            candidates.update(c for c, _ in store.mixed_cases(run_id))
+        else:
+            per_case: dict[str, set[str]] = defaultdict(set)
+            for cid, _, status in store.statuses(run_id):
+                per_case[cid].add(status)
+            candidates.update(c for c, seen in per_case.items() if "pass" in seen and len(seen) > 1)
+    if not candidates:
+        return []
+    passed = TrialStatus.PASS.letter
+    found: list[FlakyCase] = []
+    wanted = sorted(candidates)
+    table: dict[str, dict[str, str]] = {}
+    for start in range(0, len(wanted), 500):
+        table.update(case_letters(store, run_ids, wanted[start : start + 500]))
+    for cid, by_run in table.items():
+        flips = pairs = 0
+        for letters in by_run.values():
+            for x, y in itertools.pairwise(letters):
+                pairs += 1
+                flips += (x == passed) != (y == passed)
+        if flips:
+            found.append(FlakyCase(case=cid, flip_rate=flips / pairs, flips=flips, pairs=pairs))
+    found.sort(key=lambda f: (-f.flip_rate, -f.flips, f.case))
+    return found[:top]

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from caseforge.compare.outcomes import RunOutcomes
-from caseforge.results import RunStatus
+from caseforge.results import RunStatus, TrialStatus, trial_letters
 from caseforge.stats import mcnemar_chi2, mcnemar_exact, mde_paired, paired_difference, z_value
 from caseforge.stats.paired import CHI2_MIN_DISCORDANT
 from caseforge.values import pct
@@ -51,15 +51,11 @@ class Comparison:
     chi2_p: float | None
     mde: float | None
     notes: list[str] = field(default_factory=list)
+    same_run: bool = False  # both sides are one run, as it was: nothing to test
 
     @property
     def significant(self) -> bool:
         return self.p_value < ALPHA
-
-    @property
-    def same_run(self) -> bool:
-        """Both sides are one run, as it was: there is nothing to test, and no difference."""
-        return _same_run(self.a, self.b)
 
     def to_result(self) -> CompareResult:
         """The comparison as ``caseforge compare --json`` prints it."""
@@ -125,44 +121,92 @@ class CompareResult(BaseModel):
     notes: list[str]
 
 
+@dataclass(slots=True)
+class CasePair:
+    """One case in both runs: its trials as letters (``PPF``) and its expectations' digest
+    on each side, and its per-check ``(passed, graded)`` counts (needed only for a case
+    whose outcome flipped)."""
+
+    id: str
+    a: str
+    b: str
+    digest_a: str | None = None
+    digest_b: str | None = None
+    checks_a: dict[str, tuple[int, int]] | None = None
+    checks_b: dict[str, tuple[int, int]] | None = None
+
+
+PASSED = TrialStatus.PASS.letter
+
+
+def letters_passing(letters: str) -> bool:
+    """A case passes when a majority of its trials pass (as :attr:`CaseOutcome.passing`)."""
+    return letters.count(PASSED) * 2 > len(letters)
+
+
+def _check_passing(checks: dict[str, tuple[int, int]] | None, name: str) -> bool | None:
+    found = checks.get(name) if checks else None
+    if not found or not found[1]:
+        return None
+    return found[0] * 2 > found[1]
+
+
 def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
     """Pair ``b`` against ``a`` by case id and test the difference."""
     common = sorted(set(a.cases) & set(b.cases))
+    pairs = [
+        CasePair(
+            cid,
+            trial_letters(a.cases[cid].statuses),
+            trial_letters(b.cases[cid].statuses),
+            a.cases[cid].digest,
+            b.cases[cid].digest,
+            a.cases[cid].checks,
+            b.cases[cid].checks,
+        )
+        for cid in common
+    ]
     added = sorted(set(b.cases) - set(a.cases))
     removed = sorted(set(a.cases) - set(b.cases))
-    changed = [
-        cid
-        for cid in common
-        if a.cases[cid].digest
-        and b.cases[cid].digest
-        and a.cases[cid].digest != b.cases[cid].digest
-    ]
-    left_out = set(changed)
-    paired = [
-        cid
-        for cid in common
-        if cid not in left_out and a.cases[cid].statuses and b.cases[cid].statuses
-    ]
-    newly_passing = [cid for cid in paired if b.cases[cid].passing and not a.cases[cid].passing]
-    newly_failing = [cid for cid in paired if a.cases[cid].passing and not b.cases[cid].passing]
-    changed_checks = {}
-    for cid in newly_passing + newly_failing:
-        ca, cb = a.cases[cid], b.cases[cid]
-        names = sorted(set(ca.checks) | set(cb.checks))
-        flipped = [n for n in names if ca.check_passing(n) != cb.check_passing(n)]
-        changed_checks[cid] = flipped
+    return compare_pairs(a, b, pairs, added, removed)
 
-    means_a = [a.cases[cid].mean for cid in paired]
-    means_b = [b.cases[cid].mean for cid in paired]
+
+def compare_pairs(
+    a: RunOutcomes, b: RunOutcomes, pairs: list[CasePair], added: list[str], removed: list[str]
+) -> Comparison:
+    """The comparison of ``b`` against ``a`` from their common cases' pairs (by case id) and
+    the cases only one side has: what :func:`compare_runs` computes from whole outcomes, and
+    the web app from pairs its store joined in SQL (``a`` and ``b`` may then hold no case)."""
+    changed = [p.id for p in pairs if p.digest_a and p.digest_b and p.digest_a != p.digest_b]
+    left_out = set(changed)
+    kept = [p for p in pairs if p.id not in left_out and p.a and p.b]
+    paired = [p.id for p in kept]
+    newly_passing: list[str] = []
+    newly_failing: list[str] = []
+    flipped: dict[str, list[str]] = {}
+    means_a: list[float] = []
+    means_b: list[float] = []
+    for p in kept:  # one pass: 100,000 pairs are the hot path of the web app's compare
+        passes_a, passes_b = p.a.count(PASSED), p.b.count(PASSED)
+        means_a.append(passes_a / len(p.a))
+        means_b.append(passes_b / len(p.b))
+        was, now = passes_a * 2 > len(p.a), passes_b * 2 > len(p.b)
+        if was == now:
+            continue
+        (newly_passing if now else newly_failing).append(p.id)
+        names = sorted(set(p.checks_a or {}) | set(p.checks_b or {}))
+        flipped[p.id] = [
+            n for n in names if _check_passing(p.checks_a, n) != _check_passing(p.checks_b, n)
+        ]
+    changed_checks = {cid: flipped[cid] for cid in newly_passing + newly_failing}
+
     n = len(paired)
     rate_a = sum(means_a) / n if n else None
     rate_b = sum(means_b) / n if n else None
     bcount, ccount = len(newly_failing), len(newly_passing)
     exact_p = mcnemar_exact(bcount, ccount)
     chi2_p = mcnemar_chi2(bcount, ccount)[1] if bcount + ccount >= CHI2_MIN_DISCORDANT else None
-    single_trial = all(
-        len(a.cases[c].statuses) == 1 and len(b.cases[c].statuses) == 1 for c in paired
-    )
+    single_trial = all(len(p.a) == 1 and len(p.b) == 1 for p in kept)
     notes = []
     test: PairedTest
     if single_trial:
@@ -186,7 +230,8 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
         ci = (max(-1.0, ci[0]), min(1.0, ci[1]))
     if mde is not None and not math.isfinite(mde):  # too few cases to detect anything
         mde = None
-    if _same_run(a, b):
+    same = _same_pairs(a, b, pairs, added, removed)
+    if same:
         mde = None  # nothing was tested
         notes = [f"both sides are run {a.run_id}: the same run, so there is no difference"]
     elif mde is None:
@@ -199,6 +244,7 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
     return Comparison(
         a=a,
         b=b,
+        same_run=same,
         paired=paired,
         added=added,
         removed=removed,
@@ -219,18 +265,17 @@ def compare_runs(a: RunOutcomes, b: RunOutcomes) -> Comparison:
     )
 
 
-def _same_run(a: RunOutcomes, b: RunOutcomes) -> bool:
+def _same_pairs(
+    a: RunOutcomes, b: RunOutcomes, pairs: list[CasePair], added: list[str], removed: list[str]
+) -> bool:
     """One run on both sides, as it was: the same id and the same trials of the same cases
     (a report.json written before a --resume is the same id, and not the same outcomes)."""
     return (
         a.run_id is not None
         and a.run_id == b.run_id
-        and a.cases.keys() == b.cases.keys()
-        and all(
-            a.cases[cid].statuses == b.cases[cid].statuses
-            and a.cases[cid].digest == b.cases[cid].digest
-            for cid in a.cases
-        )
+        and not added
+        and not removed
+        and all(p.a == p.b and p.digest_a == p.digest_b for p in pairs)
     )
 
 

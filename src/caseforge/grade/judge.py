@@ -389,5 +389,6 @@ async def judge_record(
             check_result.expected,
             verdict.actual(),
             verdict.reason,
+            cost_usd=verdict.cost_usd,
         )
     record.status = trial_status(record.checks)

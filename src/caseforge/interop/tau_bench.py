@@ -243,8 +243,15 @@ def _tasks(path: Path) -> list[dict[str, Any]]:
 def _python_tasks(path: Path) -> object:
     """tau-bench's tasks module, as JSON objects: read in a process of its own, with
     ``tau_bench.types``' ``Task`` and ``Action`` stood in."""
+    return _child(LOAD_TASKS, path, None, "reading its tasks failed")
+
+
+def _child(script: str, path: Path, given: str | None, failure: str) -> Any:
+    """What ``script`` prints as JSON, run on ``path`` in a process of its own (the
+    checkout's code never runs in caseforge's); its last line of stderr if it fails."""
     done = subprocess.run(
-        [sys.executable, "-c", LOAD_TASKS, str(path)],
+        [sys.executable, "-c", script, str(path)],
+        input=given,
         capture_output=True,
         text=True,
         timeout=300,
@@ -252,7 +259,7 @@ def _python_tasks(path: Path) -> object:
     )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["it failed"])[-1]
-        raise DatasetError(f"{path}: reading its tasks failed: {last}")
+        raise DatasetError(f"{path}: {failure}: {last}")
     return json.loads(done.stdout)
 
 
@@ -307,18 +314,9 @@ LOAD_TASKS = textwrap.dedent(
 def _replay(folder: Path, tasks: list[dict[str, Any]]) -> dict[str, Any]:
     """The tools' schemas and, per task, its end state and the actions that wrote: computed
     by the checkout's own code in a process of its own."""
-    done = subprocess.run(
-        [sys.executable, "-c", REPLAY, str(folder)],
-        input=json.dumps(tasks),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    result: dict[str, Any] = _child(
+        REPLAY, folder, json.dumps(tasks), "replaying the tasks' actions failed"
     )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["it failed"])[-1]
-        raise DatasetError(f"{folder}: replaying the tasks' actions failed: {last}")
-    result: dict[str, Any] = json.loads(done.stdout)
     return result
 
 

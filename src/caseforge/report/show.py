@@ -79,24 +79,20 @@ class TrialView(BaseModel):
 def trial_view(
     store: RunStore, run_id: str, case_id: str | None = None, trial: int | None = None
 ) -> TrialView:
-    """The stored case-trial; by default the first that did not pass (else the first)."""
+    """The stored case-trial; by default the first that did not pass (else the first).
+
+    Read by its key: one result row and one case of the snapshot, whatever the run's size."""
     store.get_run(run_id)  # an unknown run is named before anything else
-    rows = [
-        row
-        for row in store.results(run_id)
-        if (case_id is None or row["case_id"] == case_id)
-        and (trial is None or row["trial"] == trial)
-    ]
-    if not rows:
+    row = store.result(run_id, case_id, trial)
+    if row is None:
         what = f"case {case_id!r}" if case_id else "any case"
         what += f" trial {trial}" if trial is not None else ""
         raise UsageError(f"run {run_id} has no stored result for {what}")
-    row = next((r for r in rows if r["status"] != TrialStatus.PASS.value), rows[0])
     record = TrialRecord.from_row(row)
     response_json, log_json = row["response_json"], row["log_json"]
     outcomes_json, fixtures_json = row["outcomes_json"], row["fixtures_json"]
     response = json.loads(response_json) if response_json else {}
-    case = store.cases(run_id).get(record.case_id, {})
+    case = store.case(run_id, record.case_id) or {}
     log = json.loads(log_json) if log_json else {}
     spans, dropped = from_stored(row.get("spans_json"))
     calls = response.get("tool_calls") or []

@@ -108,6 +108,7 @@ class CheckResult:
     reason: str = ""
     actual_bytes: int | None = None  # set when `actual` was cut: the full value's size
     actual_ref: str | None = None  # and where the full value is
+    cost_usd: float | None = None  # a judge check: what its verdict cost (0 from the cache)
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -121,11 +122,14 @@ class CheckResult:
         if self.actual_bytes is not None:
             data["actual_bytes"] = self.actual_bytes
             data["actual_ref"] = self.actual_ref
+        if self.cost_usd is not None:
+            data["cost_usd"] = self.cost_usd
         return data
 
     @classmethod
     def from_json(cls, data: JSONObject) -> CheckResult:
         size, ref = data.get("actual_bytes"), data.get("actual_ref")
+        cost = data.get("cost_usd")
         return cls(
             str(data["name"]),
             str(data["mode"]),
@@ -135,6 +139,7 @@ class CheckResult:
             str(data.get("reason", "")),
             size if isinstance(size, int) else None,
             ref if isinstance(ref, str) else None,
+            float(cost) if isinstance(cost, int | float) else None,
         )
 
     def cut(self, ref: str | None) -> CheckResult:

@@ -19,6 +19,7 @@ from caseforge.serve.views import (
     ReviewPage,
     RunList,
     SuitePage,
+    TrendsPage,
     TrialPage,
 )
 
@@ -31,9 +32,19 @@ def catalog(request: Request) -> Catalog:
 
 
 @router.get("/runs", response_model=RunList)
-def list_runs(request: Request, status: str | None = None) -> RunList:
-    """Every run of every store served, newest first (``status`` filters: running, finished…)."""
-    return catalog(request).run_list(status)
+def list_runs(
+    request: Request,
+    status: str | None = None,
+    q: str = "",
+    sort: str = "started",
+    order: str = "desc",
+    page: int = Query(1, ge=1),
+) -> RunList:
+    """The runs of every store served, newest first, 50 a page (``status`` filters: running,
+    finished…; ``q`` finds a text in the id, suite, config, agent or status; ``sort`` is one
+    of started, run, suite, config, cases, pass_rate, errors, cost, status; ``order`` asc or
+    desc)."""
+    return catalog(request).run_list(status, q, sort, order, page)
 
 
 @router.get("/runs/{run_id}", response_model=RunReport)
@@ -80,9 +91,19 @@ def post_label(request: Request, run_id: str, label: LabelIn) -> LabelSaved:
 
 
 @router.get("/suites/{index}", response_model=SuitePage)
-def get_suite(request: Request, index: int) -> SuitePage:
-    """A served suite: its cases and expectations, validation problems, history, holdout."""
-    return catalog(request).suite_page(index)
+def get_suite(request: Request, index: int, page: int = Query(1, ge=1), q: str = "") -> SuitePage:
+    """A served suite: a page of its cases (100) with their expectations and history, the
+    validation's progress (it runs in the background; poll until ``validation.state`` is
+    ``done``) and then its problems and category × split, the flaky cases, the holdout."""
+    return catalog(request).suite_page(index, page, q)
+
+
+@router.get("/suites/{index}/trends", response_model=TrendsPage)
+def get_trends(request: Request, index: int, config: str | None = None) -> TrendsPage:
+    """The suite's finished runs of one configuration (default: the newest run's), oldest
+    first: pass rate with its interval, cost by who spent it, latency p95; and the flakiest
+    cases, run by run."""
+    return catalog(request).trends(index, config)
 
 
 @router.get("/suites/{index}/review", response_model=ReviewPage)

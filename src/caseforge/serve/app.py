@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caseforge._version import __version__
 from caseforge.errors import CaseforgeError
 from caseforge.serve import api, pages
-from caseforge.serve.catalog import Catalog
+from caseforge.serve.catalog import Catalog, StoredDataError
 from caseforge.serve.security import Guard, GuardMiddleware
 from caseforge.stats.lazy import scipy_stats
 
 STATIC = Path(__file__).parent / "static"
+log = logging.getLogger(__name__)
 
 
 def create_app(catalog: Catalog, guard: Guard | None = None) -> FastAPI:
@@ -33,7 +35,7 @@ def create_app(catalog: Catalog, guard: Guard | None = None) -> FastAPI:
         title="caseforge",
         version=__version__,
         description="Runs, trials, comparisons and labels of caseforge suites.",
-        docs_url="/api/docs",
+        docs_url=None,  # served below, from the vendored Swagger UI
         openapi_url="/api/openapi.json",
         redoc_url=None,
     )
@@ -43,9 +45,16 @@ def create_app(catalog: Catalog, guard: Guard | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
 
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> HTMLResponse:
+        """Swagger UI over the spec, offline: vendored, and started by a script file."""
+        return HTMLResponse(DOCS_PAGE)
+
     @app.exception_handler(CaseforgeError)
     async def caseforge_error(request: Request, exc: CaseforgeError) -> Response:
         status = 404 if exc.text.startswith("no ") else 400
+        if isinstance(exc, StoredDataError):
+            status = 422
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": exc.text}, status_code=status)
         return pages.render(
@@ -65,4 +74,34 @@ def create_app(catalog: Catalog, guard: Guard | None = None) -> FastAPI:
             message=message,
         )
 
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> Response:
+        """A bug of ours: one line on the page (the log has the traceback), the header and
+        the way back still there."""
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        message = (
+            f"caseforge failed on this page ({type(exc).__name__}); "
+            "the server's log has the details"
+        )
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": message}, status_code=500)
+        return pages.render(request, "error.html", status_code=500, status=500, message=message)
+
     return app
+
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>caseforge API</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/swagger/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/static/swagger/swagger-ui-bundle.js"></script>
+<script src="/static/swagger-init.js"></script>
+</body>
+</html>
+"""

@@ -8,17 +8,21 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import difflib
+import functools
+import itertools
 import json
+import logging
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from caseforge.calibrate.queue import LabelTask, label_tasks, save_label
 from caseforge.case.identity import suite_identity
-from caseforge.case.load import load_config, load_suite
-from caseforge.case.validate import ValidationReport, validate_suite
+from caseforge.case.load import load_config
 from caseforge.compare.baseline import load_baseline
 from caseforge.compare.digest import (
     CaseCells,
@@ -26,36 +30,49 @@ from caseforge.compare.digest import (
     MemoryCells,
     RunDigest,
     StoredCells,
+    compare_stored,
     digest_of,
     load_digest,
     save_digest,
 )
 from caseforge.compare.gate import GateResult
 from caseforge.compare.gate import gate as apply_gate
-from caseforge.compare.history import History, history
-from caseforge.compare.outcomes import RunOutcomes, refuse_other_suite
-from caseforge.compare.pairing import compare_runs
+from caseforge.compare.history import History, HistoryRun, case_letters, flaky_cases
+from caseforge.compare.outcomes import RunOutcomes, refuse_other_suite, run_outcomes
+from caseforge.compare.pairing import Comparison, compare_runs
 from caseforge.errors import CaseforgeError, UsageError
 from caseforge.report.build import build_report, cases_trials
 from caseforge.report.model import RunReport, TrialResult
-from caseforge.report.show import trial_view
+from caseforge.report.show import TrialView, trial_view
+from caseforge.results import RunStatus, TrialStatus
 from caseforge.serve.calibration import Calibrations
+from caseforge.serve.suites import PROBLEMS_SHOWN, SuiteIndex
+from caseforge.serve.textdiff import word_diff
 from caseforge.serve.views import (
-    CaseRow,
+    CheckChange,
     CheckLine,
     ComparePage,
     ComparePair,
+    CostSplit,
+    GridCell,
     GridPage,
     GridRow,
+    HeatRow,
+    InputField,
     LabelIn,
     LabelQueue,
     LabelSaved,
     LabelTaskView,
+    RunChoice,
     RunList,
     RunPage,
     RunRow,
     SliceBar,
     SuitePage,
+    TextDiff,
+    TrendPoint,
+    TrendsPage,
+    TrialLink,
     TrialPage,
 )
 from caseforge.stats.intervals import wilson_interval
@@ -65,8 +82,43 @@ from caseforge.vcs import user_name
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 CASE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,199}$")
 GRID_PAGE = 50
+RUNS_PAGE = 50
+SUITE_PAGE = 100
+RUNS_READ = 1_000  # the newest runs of each store the runs list reads
+TREND_RUNS = 60  # the newest runs of a configuration the trends page plots
 PAIRS_SHOWN = 100  # changed cases shown with their trials; the counts are always whole
 FILTERS = ("all", "failing", "errors", "flaky")
+RUN_SORTS = ("started", "run", "suite", "config", "cases", "pass_rate", "errors", "cost", "status")
+
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class StoredDataError(CaseforgeError):
+    """A run's stored rows cannot be read (a damaged or foreign store): the page says so."""
+
+
+def reads_store(method: Callable[P, T]) -> Callable[P, T]:
+    """A damaged stored row (JSON that does not parse, a status no caseforge writes, a
+    snapshot that does not validate) becomes a one-line :class:`StoredDataError`, which
+    the app shows as an error page or row, never a 500."""
+
+    @functools.wraps(method)
+    def reading(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(*args, **kwargs)
+        except CaseforgeError:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:  # JSON and pydantic errors included
+            run = next((a for a in args[1:] if isinstance(a, str)), "?")
+            log.warning("run %s: stored data unreadable", run, exc_info=True)
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise StoredDataError(
+                f"run {run}: its stored results cannot be read ({type(exc).__name__}: {text})"
+            ) from None
+
+    return reading
 
 
 def valid_run_id(value: str) -> str:
@@ -100,6 +152,14 @@ class Catalog:
     read_only: bool = False  # `serve --read-only`: stores opened read-only, nothing stored
     calibrations: Calibrations = field(default_factory=Calibrations, repr=False)
     _names: list[tuple[int, str]] | None = field(default=None, repr=False)
+    _rows: dict[str, RunRow] = field(default_factory=dict, repr=False)  # finished runs' lines
+    _indexes: dict[Path, SuiteIndex] = field(default_factory=dict, repr=False)
+    _baseline_runs: dict[Path, tuple[tuple[int, int], str | bool | None]] = field(
+        default_factory=dict, repr=False
+    )
+    _comparisons: OrderedDict[tuple[str, str, str, str], Comparison] = field(
+        default_factory=OrderedDict, repr=False
+    )
 
     @classmethod
     def open(
@@ -141,6 +201,10 @@ class Catalog:
         for store in self._stores.values():
             store.close()
 
+    def shown_stores(self) -> list[str]:
+        """The stores served, as the header names them (passwords hidden)."""
+        return [shown_url(u) for u in self.store_urls]
+
     # -- runs ---------------------------------------------------------------------------
 
     def infos(self) -> list[tuple[str, RunInfo]]:
@@ -149,21 +213,26 @@ class Catalog:
             store = self._store(url)
             if store is None:
                 continue
-            for info in store.list_runs(limit=500):
+            for info in store.list_runs(limit=RUNS_READ):
                 self._where[info.id] = url
                 found.append((url, info))
         return sorted(found, key=lambda pair: pair[1].created_at, reverse=True)
 
     def store_of(self, run_id: str) -> RunStore:
         valid_run_id(run_id)
-        if run_id not in self._where:
-            self.infos()
+        if run_id not in self._where:  # by its key: a run older than the list is found too
+            for candidate in self.store_urls:
+                opened = self._store(candidate)
+                if opened is not None and opened.has_run(run_id):
+                    self._where[run_id] = candidate
+                    break
         url = self._where.get(run_id)
         store = self._store(url) if url else None
         if store is None:
             raise UsageError(f"no run {run_id!r} in the stores served")
         return store
 
+    @reads_store
     def report(self, run_id: str, raw: bool = False) -> RunReport:
         store = self.store_of(run_id)
         key = (run_id, raw)
@@ -182,6 +251,7 @@ class Catalog:
     def digest(self, run_id: str) -> RunDigest:
         return self.opened(run_id)[0]
 
+    @reads_store
     def opened(self, run_id: str) -> tuple[RunDigest, CellSource]:
         """The run's digest and where its case rows are read: stored for a finished run
         (built and stored on first use), built afresh for a running or stopped one."""
@@ -204,14 +274,41 @@ class Catalog:
                 self._digests.popitem(last=False)
         return found, StoredCells(store, run_id)
 
-    def run_list(self, status: str | None = None) -> RunList:
+    def run_list(
+        self,
+        status: str | None = None,
+        q: str = "",
+        sort: str = "started",
+        order: str = "desc",
+        page: int = 1,
+    ) -> RunList:
+        """The runs of every store, filtered (``status``; ``q`` in the id, suite, config,
+        agent or status), sorted (one of :data:`RUN_SORTS`, ``asc`` or ``desc``) and a page
+        of them. A run that cannot be read is a row saying why."""
+        if sort not in RUN_SORTS:
+            raise UsageError(f"sort must be one of {', '.join(RUN_SORTS)}, not {sort!r}")
+        if order not in ("asc", "desc"):
+            raise UsageError(f"order must be asc or desc, not {order!r}")
+        needle = q.lower()
         rows = []
         for _, info in self.infos():
             if status and info.status != status:
                 continue
+            text = " ".join([info.id, info.suite, info.config_name or "", info.agent, info.status])
+            if needle and needle not in text.lower():
+                continue
             rows.append(self._row(info))
+        if sort != "started" or order != "desc":  # infos() are newest first already
+            rows.sort(key=_run_key(sort), reverse=order == "desc")
+        pages = max(1, -(-len(rows) // RUNS_PAGE))
+        page = min(max(1, page), pages)
         return RunList(
-            runs=rows, stores=[shown_url(u) for u in self.store_urls], notes=list(self.notes)
+            runs=rows[(page - 1) * RUNS_PAGE : page * RUNS_PAGE],
+            stores=[shown_url(u) for u in self.store_urls],
+            notes=list(self.notes),
+            total=len(rows),
+            page=page,
+            pages=pages,
         )
 
     def run_row(self, run_id: str) -> RunRow:
@@ -219,6 +316,28 @@ class Catalog:
         return self._row(self.store_of(run_id).get_run(run_id))
 
     def _row(self, info: RunInfo) -> RunRow:
+        """The run's line, kept for a finished run (it does not change); a run whose stored
+        rows cannot be read is a line saying so, and the others still show."""
+        if info.status == "finished":
+            with self._lock:
+                kept = self._rows.get(info.id)
+            if kept is not None:
+                return kept
+        try:
+            row = self._read_row(info)
+        except CaseforgeError as exc:
+            return RunRow(
+                id=info.id, suite=info.suite, config=info.config_name, agent=info.agent,
+                dataset_commit=info.dataset_commit, dataset_dirty=info.dataset_dirty,
+                status=info.status, created_at=info.created_at, cases=0, trials=info.trials,
+                case_trials_done=0, unfinished=info.status != "finished", problem=exc.text,
+            )  # fmt: skip
+        if info.status == "finished":
+            with self._lock:
+                self._rows[info.id] = row
+        return row
+
+    def _read_row(self, info: RunInfo) -> RunRow:
         report = self.digest(info.id).report
         s = report.summary
         done = s.case_trials
@@ -248,6 +367,7 @@ class Catalog:
             errors=s.errors,
             cost_usd=s.cost_usd,
             eta_s=eta,
+            unfinished=info.status != "finished",
         )
 
     # -- one run -----------------------------------------------------------------------
@@ -255,10 +375,19 @@ class Catalog:
     def grid(
         self, run_id: str, page: int = 1, show: str = "all", tag: str = "", q: str = ""
     ) -> GridPage:
-        return self._grid(run_id, self.opened(run_id)[1], page, show, tag, q)
+        digest, cells = self.opened(run_id)
+        return self._grid(run_id, digest.report, cells, page, show, tag, q)
 
+    @reads_store
     def _grid(
-        self, run_id: str, cells: CellSource, page: int, show: str, tag: str, q: str
+        self,
+        run_id: str,
+        report: RunReport,
+        cells: CellSource,
+        page: int,
+        show: str,
+        tag: str,
+        q: str,
     ) -> GridPage:
         if show not in FILTERS:
             raise UsageError(f"show must be one of {', '.join(FILTERS)}, not {show!r}")
@@ -268,12 +397,15 @@ class Catalog:
         if page > pages:  # past the end: the last page
             page = pages
             total, rows = cells.page(query, (page - 1) * GRID_PAGE, GRID_PAGE)
+        failing = self.store_of(run_id).failing_checks(run_id, [c.id for c in rows])
+        unfinished = report.status is not RunStatus.FINISHED
         return GridPage(
             run_id=run_id,
             page=page,
             pages=pages,
             total_cases=total,
-            rows=[_grid_row(c) for c in rows],
+            rows=[_grid_row(c, report.trials, failing) for c in rows],
+            unfinished=unfinished,
         )
 
     def run_page(
@@ -281,6 +413,7 @@ class Catalog:
     ) -> RunPage:
         digest, cells = self.opened(run_id)
         report = digest.report
+        judge = report.judge
         return RunPage(
             report=report,
             summary_rows=digest.headline,
@@ -302,9 +435,16 @@ class Catalog:
             most_failing_checks=report.summary.most_failing_checks,
             latencies=digest.latencies,
             costs=digest.costs,
-            grid=self._grid(run_id, cells, page, show, tag, q),
+            grid=self._grid(run_id, report, cells, page, show, tag, q),
+            cost=CostSplit(
+                agent_usd=report.summary.cost_usd,
+                judge_usd=judge.cost_usd if judge is not None else 0.0,
+                simulated_user_usd=report.summary.simulated_user_cost_usd,
+            ),
+            compare_with=self.compare_choices(run_id),
         )
 
+    @reads_store
     def trial(self, run_id: str, case_id: str, trial: int | None = None) -> TrialPage:
         store = self.store_of(run_id)
         view = trial_view(store, run_id, valid_case_id(case_id), trial)
@@ -332,8 +472,22 @@ class Catalog:
             path = Path(info.suite_path) / case_file
             first = next((c.line for c in checks if c.status != "pass" and c.line), 1)
             editor = self.editor_url.format(path=path, line=first)
+
+        def link(found: tuple[str, int] | None) -> TrialLink | None:
+            return TrialLink(case_id=found[0], trial=found[1]) if found else None
+
+        here = (run_id, view.case_id, view.trial)
         return TrialPage(
-            view=view, checks=checks, case_file=case_file, case_text=text, editor_url=editor
+            view=view,
+            checks=checks,
+            case_file=case_file,
+            case_text=text,
+            editor_url=editor,
+            previous=link(store.next_result(*here, back=True)),
+            next=link(store.next_result(*here)),
+            next_failing=link(store.next_result(*here, failing=True)),
+            cost=_trial_cost(view),
+            inputs=[_input_field(k, v) for k, v in view.input.items()],
         )
 
     # -- suites ------------------------------------------------------------------------
@@ -351,56 +505,140 @@ class Catalog:
             raise UsageError(f"no suite number {index} is served")
         return self.suites[index]
 
-    def suite_page(self, index: int) -> SuitePage:
+    def suite_index(self, index: int) -> SuiteIndex:
         suite_dir = self.suite_dir(index)
-        report = validate_suite(suite_dir)
-        name = load_config(suite_dir).name
+        with self._lock:
+            found = self._indexes.get(suite_dir)
+            if found is None:
+                found = self._indexes[suite_dir] = SuiteIndex(suite_dir)
+        return found
+
+    def _suite_store(self, suite_dir: Path) -> RunStore | None:
         url = default_store_url(suite_dir)
-        store = self._store(url if url in self.store_urls else self.store_urls[0])
-        empty = History(suite=name, runs=[], cases={}, flaky=[])
-        past = history(store, name, limit=10) if store else empty
-        flips = {f.case: f.flip_rate for f in past.flaky}
-        rows = []
-        try:
-            loaded = load_suite(suite_dir).cases
-        except CaseforgeError:
-            loaded = []  # the problems are listed instead
-        for item in sorted(loaded, key=lambda c: c.case.id):
-            case = item.case
-            rows.append(
-                CaseRow(
-                    id=case.id,
-                    file=str(item.path.relative_to(suite_dir))
-                    if item.path.is_relative_to(suite_dir)
-                    else str(item.path),
-                    line=item.line,
-                    category=case.category(),
-                    split=case.split,
-                    source=case.source,
-                    tags=case.tags,
-                    expect={n: check.render() for n, _, check in case.checks()},
-                    flip_rate=flips.get(case.id),
+        return self._store(url if url in self.store_urls else self.store_urls[0])
+
+    def suite_page(self, index: int, page: int = 1, q: str = "") -> SuitePage:
+        """One page of the suite's cases (read from their files, or from the validation once
+        it is done), the validation's progress or result, and the page's cases' history."""
+        suite_dir = self.suite_dir(index)
+        name = load_config(suite_dir).name
+        cases = self.suite_index(index)
+        offset = (max(1, page) - 1) * SUITE_PAGE
+        state, total, rows, done = cases.page(offset, SUITE_PAGE, q)
+        pages = max(1, -(-total // SUITE_PAGE))
+        if page > pages:
+            page = pages
+            state, total, rows, done = cases.page((page - 1) * SUITE_PAGE, SUITE_PAGE, q)
+        store = self._suite_store(suite_dir)
+        runs = store.list_runs(name, limit=10) if store else []
+        ids = [r.id for r in runs]
+        letters = case_letters(store, ids, [r.id for r in rows]) if store else {}
+        flaky = flaky_cases(store, ids) if store else []
+        rows = [r.model_copy(update={"flip_rate": _flip_rate(letters.get(r.id, {}))}) for r in rows]
+        past = History(
+            suite=name,
+            runs=[
+                HistoryRun(
+                    id=r.id,
+                    config=r.config_name,
+                    created_at=r.created_at,
+                    status=RunStatus(r.status),
                 )
-            )
+                for r in runs
+            ],
+            cases=letters,
+            flaky=flaky,
+        )
         holdout, holdout_run = None, None
-        for run in past.runs:
-            if run.status.value == "finished":
-                found = self.report(run.id).summary.holdout
-                if found is not None:
-                    holdout, holdout_run = found, run.id
-                    break
+        for run in runs:
+            if run.status == "finished":
+                with contextlib.suppress(CaseforgeError):
+                    found = self.digest(run.id).report.summary.holdout
+                    if found is not None:
+                        holdout, holdout_run = found, run.id
+                        break
+        errors = done.errors if done else []
+        warnings = done.warnings if done else []
+        left_out = max(0, len(errors) - PROBLEMS_SHOWN) + max(0, len(warnings) - PROBLEMS_SHOWN)
         return SuitePage(
             index=index,
             name=name,
             folder=str(suite_dir),
             cases=rows,
-            errors=[p.format() for p in report.errors],
-            warnings=_shown_warnings(report),
-            warnings_total=len(report.warnings),
-            distribution=report.distribution,
+            total_cases=total,
+            page=page,
+            pages=pages,
+            q=q,
+            validation=state,
+            errors=errors[:PROBLEMS_SHOWN],
+            warnings=warnings[:PROBLEMS_SHOWN],
+            warnings_total=done.warnings_total if done else 0,
+            problems_left_out=left_out,
+            distribution=done.distribution if done else {},
             history=past,
             holdout=holdout,
             holdout_run=holdout_run,
+        )
+
+    # -- trends ------------------------------------------------------------------------
+
+    def trends(self, index: int, config: str | None = None) -> TrendsPage:
+        """The finished runs of one configuration of the suite, oldest first: pass rate with
+        its interval, cost by who spent it, latency p95; and the flakiest cases over them."""
+        suite_dir = self.suite_dir(index)
+        name = load_config(suite_dir).name
+        store = self._suite_store(suite_dir)
+        runs = store.list_runs(name, limit=TREND_RUNS * 4) if store else []
+        finished = [r for r in runs if r.status == "finished"]
+        configs = list(dict.fromkeys(r.config_name for r in finished))
+        if config is None or config == "":
+            config = finished[0].config_name if finished else None
+        elif config not in configs:
+            raise UsageError(
+                f"suite {name!r} has no finished run of configuration {config!r}"
+                + (f" (it has: {', '.join(str(c) for c in configs)})" if configs else "")
+            )
+        chosen = [r for r in finished if r.config_name == config][:TREND_RUNS][::-1]
+        points = []
+        for run in chosen:
+            try:
+                report = self.digest(run.id).report
+            except CaseforgeError:
+                continue  # a damaged run: the runs list says why
+            s = report.summary
+            judge = report.judge
+            points.append(
+                TrendPoint(
+                    run_id=run.id,
+                    created_at=run.created_at,
+                    pass_rate=s.pass_rate,
+                    ci=s.pass_rate_ci if s.case_trials else None,
+                    cost=CostSplit(
+                        agent_usd=s.cost_usd,
+                        judge_usd=judge.cost_usd if judge else 0.0,
+                        simulated_user_usd=s.simulated_user_cost_usd,
+                    ),
+                    latency_p95_s=s.latency_p95_s,
+                    case_trials=s.case_trials,
+                )
+            )
+        ids = [p.run_id for p in points]
+        heat = []
+        if store is not None and ids:
+            flaky = flaky_cases(store, ids, top=20)
+            letters = case_letters(store, ids, [f.case for f in flaky])
+            for f in flaky:
+                by_run = letters.get(f.case, {})
+                heat.append(
+                    HeatRow(
+                        case=f.case,
+                        flip_rate=f.flip_rate,
+                        cells=[_share(by_run.get(i)) for i in ids],
+                        letters=[by_run.get(i, "") for i in ids],
+                    )
+                )
+        return TrendsPage(
+            index=index, suite=name, config=config, configs=configs, points=points, heat=heat
         )
 
     # -- labels ------------------------------------------------------------------------
@@ -415,22 +653,26 @@ class Catalog:
             )
         return store, suite_dir
 
-    def label_queue(self, run_id: str) -> LabelQueue:
+    def label_queue(self, run_id: str, skip: int = 0) -> LabelQueue:
+        """What is left to label; a labels file that cannot be read is named (and its case's
+        outputs offered again), never the whole screen's failure."""
         store, suite_dir = self._label_suite(run_id)
-        tasks = label_tasks(store, run_id, suite_dir)
-        first = tasks[0] if tasks else None
+        problems: list[str] = []
+        tasks = label_tasks(store, run_id, suite_dir, problems)
+        first = tasks[min(max(0, skip), len(tasks) - 1)] if tasks else None
         return LabelQueue(
             run_id=run_id,
             suite=store.get_run(run_id).suite,
             remaining=len(tasks),
             next=_task_view(first) if first else None,
             labeler=self.reviewer,
+            problems=problems,
         )
 
     def save_label(self, run_id: str, given: LabelIn) -> LabelSaved:
         store, suite_dir = self._label_suite(run_id)
         with self._lock:
-            tasks = label_tasks(store, run_id, suite_dir)
+            tasks = label_tasks(store, run_id, suite_dir, [])
             task = next(
                 (
                     t
@@ -454,25 +696,36 @@ class Catalog:
         self, run_a: str, run_b: str, baseline: str | None = None, trials: int = PAIRS_SHOWN
     ) -> ComparePage:
         """Run ``b`` against ``a``; the first ``trials`` pairs of each list come with their
-        trials (the page loads the others when one is opened: :meth:`pair_trials`)."""
+        trials (the page loads the others when one is opened: :meth:`pair_trials`). Two
+        finished runs of one store are paired in its digest rows, a case's four short
+        columns each; the gate, asked for, reads run ``b``'s outcomes whole."""
         (digest_a, cells_a), (digest_b, cells_b) = self.opened(run_a), self.opened(run_b)
-        a, b = cells_a.outcomes(digest_a), cells_b.outcomes(digest_b)
-        refuse_other_suite(a, b, force=False)
-        comparison = compare_runs(a, b)
+        store_a, store_b = self.store_of(run_a), self.store_of(run_b)
+        bare_a, bare_b = run_outcomes(digest_a.report, {}), run_outcomes(digest_b.report, {})
+        refuse_other_suite(bare_a, bare_b, force=False)
+        stored = isinstance(cells_a, StoredCells) and isinstance(cells_b, StoredCells)
+        if stored and store_a is store_b:
+            comparison = self._compared(store_a, digest_a, digest_b)
+        else:
+            comparison = compare_runs(cells_a.outcomes(digest_a), cells_b.outcomes(digest_b))
 
         failing = comparison.newly_failing[:PAIRS_SHOWN]
         passing = comparison.newly_passing[:PAIRS_SHOWN]
         shown = failing[:trials] + passing[:trials]
-        trials_a = cases_trials(self.store_of(run_a), run_a, shown)
-        trials_b = cases_trials(self.store_of(run_b), run_b, shown)
+        trials_a = cases_trials(store_a, run_a, shown)
+        trials_b = cases_trials(store_b, run_b, shown)
 
         def pair(case_id: str) -> ComparePair:
+            loaded = case_id in trials_a
+            side_a, side_b = trials_a.get(case_id, []), trials_b.get(case_id, [])
             return ComparePair(
                 id=case_id,
                 changed_checks=comparison.changed_checks.get(case_id, []),
-                loaded=case_id in trials_a,
-                a=trials_a.get(case_id, []),
-                b=trials_b.get(case_id, []),
+                loaded=loaded,
+                a=side_a,
+                b=side_b,
+                check_changes=check_changes(side_a, side_b) if loaded else [],
+                diff=pair_diff(side_a, side_b) if loaded else None,
             )
 
         page = ComparePage(
@@ -482,9 +735,86 @@ class Catalog:
         )
         if baseline:
             page.gate, page.gate_error, page.baseline_file = self._gate(
-                digest_b.report, b, baseline
+                digest_b.report, cells_b.outcomes(digest_b), baseline
             )
         return page
+
+    @reads_store
+    def _compared(self, store: RunStore, a: RunDigest, b: RunDigest) -> Comparison:
+        """Two finished runs do not change (a resumed one finishes again later): their
+        comparison is kept, the newest 4."""
+        key = (
+            a.report.run_id, b.report.run_id, a.report.finished_at or "", b.report.finished_at or ""
+        )  # fmt: skip
+        with self._lock:
+            if key in self._comparisons:
+                self._comparisons.move_to_end(key)
+                return self._comparisons[key]
+        found = compare_stored(store, a, b)
+        with self._lock:
+            self._comparisons[key] = found
+            while len(self._comparisons) > 4:
+                self._comparisons.popitem(last=False)
+        return found
+
+    def compare_choices(self, run_id: str) -> list[RunChoice]:
+        """The runs of ``run_id``'s suite to compare it with, the default first: the run the
+        suite's baseline was made from, else the newest finished run; unfinished ones last,
+        saying so."""
+        try:
+            report = self.digest(run_id).report
+        except CaseforgeError:
+            return []
+        same = [i for _, i in self.infos() if i.id != run_id and i.suite == report.suite]
+        base_run, base_file = None, None
+        with contextlib.suppress(CaseforgeError):
+            base_file, base_run = self.suite_baseline(self._suite_of(report))
+        choices: list[RunChoice] = []
+        for info in same:
+            label = f"{info.id} · {info.config_name or ''} · {info.created_at[:16]}"
+            if info.status != "finished":
+                label += f" · {info.status.upper()}"
+            why = f"the suite's baseline ({base_file})" if info.id == base_run else ""
+            choices.append(RunChoice(id=info.id, label=label, why=why))
+        first = next((c for c in choices if c.why), None) or next(
+            (c for c, i in zip(choices, same, strict=True) if i.status == "finished"), None
+        )
+        if first is not None and not first.why:
+            first.why = "the newest finished run"
+        rest = [c for c in choices if c is not first]
+        finished = {i.id for i in same if i.status == "finished"}
+        rest.sort(key=lambda c: c.id not in finished)  # stable: newest first in each
+        return ([first] if first else []) + rest
+
+    def suite_baseline(self, suite_dir: Path) -> tuple[str | None, str | None]:
+        """The suite's baseline file (``baseline.json`` first, else the first ``*.json``
+        that reads as a baseline) and the run it was made from."""
+        names = sorted(suite_dir.glob("*.json"), key=lambda p: (p.name != "baseline.json", p))
+        for path in names:
+            run_id = self._baseline_run(path)
+            if run_id is None or isinstance(run_id, str):
+                return str(path.relative_to(suite_dir)), run_id
+        return None, None
+
+    def _baseline_run(self, path: Path) -> str | bool | None:
+        """The run a baseline file was made from (False: the file is no baseline), kept
+        while the file is unchanged: a baseline of 100,000 cases takes a while to read."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        key = (stat.st_size, stat.st_mtime_ns)
+        with self._lock:
+            kept = self._baseline_runs.get(path)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        try:
+            found: str | bool | None = load_baseline(path).run_id
+        except CaseforgeError:
+            found = False
+        with self._lock:
+            self._baseline_runs[path] = (key, found)
+        return found
 
     def pair_trials(
         self, run_a: str, run_b: str, case_id: str
@@ -568,13 +898,134 @@ def _flaky(statuses: list[str]) -> bool:
     return "pass" in statuses and any(s in ("fail", "error") for s in statuses)
 
 
-def _grid_row(case: CaseCells) -> GridRow:
+def _grid_row(case: CaseCells, planned: int, failing: dict[tuple[str, int], list[str]]) -> GridRow:
+    """A case's cells: each planned trial, stored or (an unfinished run's) not run."""
+    numbers = case.trials or list(range(1, len(case.statuses) + 1))
+    stored = dict(zip(numbers, case.statuses, strict=True))
+    cells = [
+        GridCell(
+            trial=n,
+            status=stored.get(n, "not run"),
+            stored=n in stored,
+            failing=failing.get((case.id, n), []),
+        )
+        for n in sorted(set(range(1, planned + 1)) | set(stored))
+    ]
     return GridRow(
         id=case.id,
         tags=case.tags,
         category=case.category,
         statuses=case.statuses,
         flaky=_flaky(case.statuses),
+        cells=cells,
+        stored=bool(stored),
+    )
+
+
+def _run_key(sort: str) -> Callable[[RunRow], tuple[int, object]]:
+    """A runs-list sort key; rows without the value (a run not readable) sort last."""
+    fields: dict[str, Callable[[RunRow], object]] = {
+        "started": lambda r: r.created_at,
+        "run": lambda r: r.id,
+        "suite": lambda r: r.suite,
+        "config": lambda r: r.config or "",
+        "cases": lambda r: r.cases * r.trials,
+        "pass_rate": lambda r: r.pass_rate,
+        "errors": lambda r: r.errors,
+        "cost": lambda r: r.cost_usd,
+        "status": lambda r: r.status,
+    }
+    read = fields[sort]
+
+    def key(row: RunRow) -> tuple[int, object]:
+        value = read(row)
+        return (0 if value is None or row.problem else 1, value if value is not None else 0)
+
+    return key
+
+
+def _trial_cost(view: TrialView) -> CostSplit:
+    """The agent's, the judge's (from its checks; None when a judged check recorded no cost,
+    as runs before 0.2 did) and the simulated user's spend on one case-trial."""
+    judged = [c for c in view.checks if c.mode == "judge" and c.status.value in ("pass", "fail")]
+    judge: float | None = sum(c.cost_usd or 0.0 for c in judged)
+    if any(c.cost_usd is None for c in judged):
+        judge = None
+    user = view.user_usage or {}
+    spent = user.get("cost_usd")
+    return CostSplit(
+        agent_usd=view.cost_usd,
+        judge_usd=judge,
+        simulated_user_usd=float(spent) if isinstance(spent, int | float) else 0.0,
+    )
+
+
+def _input_field(name: str, value: object) -> InputField:
+    if isinstance(value, str):
+        return InputField(name=name, text=value, is_text=True)
+    text = json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    return InputField(name=name, text=text, is_text=False)
+
+
+def _flip_rate(by_run: dict[str, str]) -> float | None:
+    passed = TrialStatus.PASS.letter
+    flips = pairs = 0
+    for letters in by_run.values():
+        for x, y in itertools.pairwise(letters):
+            pairs += 1
+            flips += (x == passed) != (y == passed)
+    return flips / pairs if flips else None
+
+
+def _share(letters: str | None) -> float | None:
+    if not letters:
+        return None
+    return letters.count(TrialStatus.PASS.letter) / len(letters)
+
+
+def _side(statuses: list[str]) -> str:
+    """One check over a side's trials: its status, or ``k of n pass``."""
+    if not statuses:
+        return "absent"
+    if len(set(statuses)) == 1:
+        return statuses[0] if len(statuses) == 1 else f"{statuses[0]} ×{len(statuses)}"
+    return f"{statuses.count('pass')} of {len(statuses)} pass"
+
+
+def check_changes(a: list[TrialResult], b: list[TrialResult]) -> list[CheckChange]:
+    """Each check whose verdicts differ between the two sides' trials, e.g.
+    ``reply.must_include: pass → fail``."""
+    names: dict[str, None] = {}
+    for trial in [*a, *b]:
+        for check in trial.checks:
+            names.setdefault(check.name, None)
+    found = []
+    for name in names:
+        left = [c.status.value for t in a for c in t.checks if c.name == name]
+        right = [c.status.value for t in b for c in t.checks if c.name == name]
+        if left != right:
+            found.append(CheckChange(name=name, a=_side(left), b=_side(right)))
+    return found
+
+
+def pair_diff(a: list[TrialResult], b: list[TrialResult]) -> TextDiff | None:
+    """The replies (else the outputs) of the first trial whose status differs between the
+    sides (else the first), word by word."""
+    if not a or not b:
+        return None
+    index = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x.status != y.status), 0)
+    index = min(index, len(a) - 1, len(b) - 1)
+    left, right = a[index], b[index]
+    if left.reply is not None or right.reply is not None:
+        what, text_a, text_b = "reply", left.reply or "", right.reply or ""
+    elif left.output is not None or right.output is not None:
+        what = "output"
+        text_a = json.dumps(left.output, ensure_ascii=False, indent=1, sort_keys=True)
+        text_b = json.dumps(right.output, ensure_ascii=False, indent=1, sort_keys=True)
+    else:
+        return None
+    return TextDiff(
+        what=what, trial_a=left.trial, trial_b=right.trial, parts=word_diff(text_a, text_b)
     )
 
 
@@ -617,14 +1068,3 @@ def _case_file(suite_dir: Path, case_id: str) -> tuple[str | None, str | None, d
             lines = {}
         return str(path.relative_to(suite_dir.resolve())), text, lines
     return None, None, {}
-
-
-def _shown_warnings(report: ValidationReport) -> list[str]:
-    """The warnings the suite page lists: the near-duplicates capped as `validate` caps them."""
-    shown = [p.format() for p in report.shown_warnings()]
-    hidden = report.hidden_pairs()
-    if hidden:
-        shown.append(
-            f"and {hidden:,} more near-duplicate pairs; `caseforge validate --json` lists them"
-        )
-    return shown

@@ -20,6 +20,7 @@ from caseforge.case.validate import case_text
 from caseforge.errors import CaseforgeError, UsageError
 from caseforge.files import yaml_text
 from caseforge.serve.views import (
+    BrokenDraft,
     DecisionIn,
     DecisionOut,
     DraftView,
@@ -29,7 +30,7 @@ from caseforge.serve.views import (
 )
 from caseforge.synth.review import Decision, ReviewCounts, decide, review_counts
 from caseforge.synth.tuples import Dimensions, Scenario, Value, load_dimensions
-from caseforge.synth.writer import QUEUE_FILE, Draft, load_queue, synth_dir
+from caseforge.synth.writer import QUEUE_FILE, Draft, load_queue, read_queue, synth_dir
 
 DRAFT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 REVIEW_PAGE = 20
@@ -45,7 +46,7 @@ def valid_draft_id(value: str) -> str:
 def review_page(suite_dir: Path, index: int, reviewer: str, show: str, page: int) -> ReviewPage:
     if show not in SHOWS:
         raise UsageError(f"show must be one of {', '.join(SHOWS)}, not {show!r}")
-    drafts = load_queue(suite_dir)
+    drafts, broken = read_queue(suite_dir)
     chosen = drafts if show == "all" else [d for d in drafts if d.status == show]
     pages = max(1, -(-len(chosen) // REVIEW_PAGE))
     page = min(max(1, page), pages)
@@ -61,7 +62,8 @@ def review_page(suite_dir: Path, index: int, reviewer: str, show: str, page: int
         pages=pages,
         shown=len(chosen),
         counts=_counts(review_counts(drafts)),
-        drafts=[context.view(d) for d in shown],
+        drafts=[_safe_view(context, d) for d in shown],
+        broken=[BrokenDraft(line=line, problem=problem) for line, problem in broken],
     )
 
 
@@ -85,7 +87,7 @@ def review_decide(suite_dir: Path, draft_id: str, given: DecisionIn, reviewer: s
 
 
 def draft_view(suite_dir: Path, draft_id: str) -> DraftView:
-    drafts = load_queue(suite_dir)
+    drafts = read_queue(suite_dir)[0]
     draft = next((d for d in drafts if d.draft_id == valid_draft_id(draft_id)), None)
     if draft is None:
         raise UsageError(f"no draft {draft_id!r} in {synth_dir(suite_dir) / QUEUE_FILE}")
@@ -93,7 +95,7 @@ def draft_view(suite_dir: Path, draft_id: str) -> DraftView:
 
 
 def queue_counts(suite_dir: Path) -> ReviewCountsView:
-    return _counts(review_counts(load_queue(suite_dir)))
+    return _counts(review_counts(read_queue(suite_dir)[0]))
 
 
 def parse_expect(text: str) -> dict[str, object]:
@@ -117,6 +119,20 @@ def parse_expect(text: str) -> dict[str, object]:
     # Dates and such become strings, as they would in a case file read back as JSON.
     plain: dict[str, object] = json.loads(json.dumps(data, default=str, ensure_ascii=False))
     return plain
+
+
+def _safe_view(context: _Context, draft: Draft) -> DraftView:
+    """The draft's view; one whose contents cannot be shown (a value of the wrong type in
+    a field the queue's reader does not check) becomes a bare card saying why."""
+    try:
+        return context.view(draft)
+    except (ValueError, TypeError, AttributeError) as exc:
+        return DraftView(
+            draft_id=draft.draft_id, status="broken", tuple={}, tuple_descriptions={},
+            text=f"this draft cannot be shown: {type(exc).__name__}: {exc}",
+            text_field=str(draft.text_field), input={}, expect={}, oracles={},
+            expect_yaml="", provenance={}, near_duplicates=[],
+        )  # fmt: skip
 
 
 def _counts(counts: ReviewCounts) -> ReviewCountsView:

@@ -33,12 +33,29 @@ class RunRow(BaseModel):
     errors: int = 0
     cost_usd: float = 0.0
     eta_s: float | None = Field(None, description="For a running run: seconds left, estimated.")
+    unfinished: bool = Field(False, description="Running or stopped: not every case-trial ran.")
+    problem: str | None = Field(
+        None, description="Why the run's figures cannot be read (a damaged store row)."
+    )
 
 
 class RunList(BaseModel):
-    runs: list[RunRow]
+    runs: list[RunRow] = Field(description="The page of runs asked for.")
     stores: list[str] = Field(description="The stores read (passwords hidden).")
     notes: list[str] = Field(default_factory=list)
+    total: int = Field(0, description="Runs that match the filter.")
+    page: int = 1
+    pages: int = 1
+
+
+class GridCell(BaseModel):
+    """One planned case-trial of the grid: its status, or ``not run`` (an unfinished run's
+    case-trial that was never stored, which has no page), and the checks it failed."""
+
+    trial: int
+    status: str
+    stored: bool = True
+    failing: list[str] = Field(default_factory=list, description="Checks not passed.")
 
 
 class GridRow(BaseModel):
@@ -49,6 +66,8 @@ class GridRow(BaseModel):
     category: str
     statuses: list[str]
     flaky: bool
+    cells: list[GridCell] = Field(default_factory=list)
+    stored: bool = Field(True, description="Whether any of its case-trials is stored.")
 
 
 class GridPage(BaseModel):
@@ -57,6 +76,7 @@ class GridPage(BaseModel):
     pages: int
     total_cases: int
     rows: list[GridRow]
+    unfinished: bool = False
 
 
 class SliceBar(BaseModel):
@@ -79,6 +99,32 @@ class RunPage(BaseModel):
     latencies: list[float]
     costs: list[float]
     grid: GridPage
+    cost: CostSplit
+    compare_with: list[RunChoice] = Field(
+        default_factory=list, description="Runs of the suite to compare with, default first."
+    )
+
+
+class CostSplit(BaseModel):
+    """What a run or a case-trial cost, by who spent it."""
+
+    agent_usd: float = 0.0
+    judge_usd: float | None = Field(
+        0.0, description="None: judged, but the judge's spend was not recorded per case-trial."
+    )
+    simulated_user_usd: float = 0.0
+
+    @property
+    def total_usd(self) -> float:
+        return self.agent_usd + (self.judge_usd or 0.0) + self.simulated_user_usd
+
+
+class RunChoice(BaseModel):
+    """A run offered to compare with, and why it comes first."""
+
+    id: str
+    label: str
+    why: str = ""
 
 
 class CheckLine(BaseModel):
@@ -94,12 +140,55 @@ class CheckLine(BaseModel):
     line: int | None = Field(None, description="The check's line in the case file.")
 
 
+class TrialLink(BaseModel):
+    case_id: str
+    trial: int
+
+
+class InputField(BaseModel):
+    """One input field as the trial screen shows it: text as text, the rest as JSON."""
+
+    name: str
+    text: str
+    is_text: bool
+
+
 class TrialPage(BaseModel):
     view: TrialView
     checks: list[CheckLine]
     case_file: str | None = Field(None, description="The case file, relative to the suite.")
     case_text: str | None = None
     editor_url: str | None = None
+    previous: TrialLink | None = Field(None, description="The stored case-trial before.")
+    next: TrialLink | None = Field(None, description="The stored case-trial after.")
+    next_failing: TrialLink | None = Field(None, description="The next one not passing.")
+    cost: CostSplit = Field(default_factory=CostSplit)
+    inputs: list[InputField] = Field(default_factory=list)
+
+
+class CheckChange(BaseModel):
+    """One check of a changed case on both sides: ``pass``, ``fail``, ``2 of 3 pass``…"""
+
+    name: str
+    a: str
+    b: str
+
+
+class DiffPart(BaseModel):
+    """A run of text the two sides share (``same``), or that only A (``del``) or only B
+    (``add``) has."""
+
+    op: Literal["same", "del", "add"]
+    text: str
+
+
+class TextDiff(BaseModel):
+    """The two sides' replies (else outputs), word by word, for one trial of each."""
+
+    what: str = Field(description="reply or output")
+    trial_a: int
+    trial_b: int
+    parts: list[DiffPart]
 
 
 class ComparePair(BaseModel):
@@ -110,6 +199,8 @@ class ComparePair(BaseModel):
     loaded: bool = Field(True, description="False: the page loads the trials when opened.")
     a: list[TrialResult]
     b: list[TrialResult]
+    check_changes: list[CheckChange] = Field(default_factory=list)
+    diff: TextDiff | None = None
 
 
 class ComparePage(BaseModel):
@@ -142,6 +233,9 @@ class LabelQueue(BaseModel):
     remaining: int
     next: LabelTaskView | None
     labeler: str
+    problems: list[str] = Field(
+        default_factory=list, description="Label files that cannot be read, and why."
+    )
 
 
 class LabelIn(BaseModel):
@@ -158,6 +252,16 @@ class LabelIn(BaseModel):
 class LabelSaved(BaseModel):
     path: str = Field(description="The labels file written, relative to the suite.")
     remaining: int
+
+
+class ValidationState(BaseModel):
+    """How far the suite's validation, run in the background, has got."""
+
+    state: Literal["running", "done", "failed", "abandoned", "not started"]
+    done: int = Field(description="Cases read so far.")
+    total: int = Field(description="Cases to read (counted from the files).")
+    phase: str = ""
+    message: str = ""
 
 
 class CaseRow(BaseModel):
@@ -178,13 +282,19 @@ class SuitePage(BaseModel):
     index: int
     name: str
     folder: str
-    cases: list[CaseRow]
+    cases: list[CaseRow] = Field(description="One page of the cases, in file order.")
+    total_cases: int = Field(0, description="Cases that match ``q``.")
+    page: int = 1
+    pages: int = 1
+    q: str = ""
+    validation: ValidationState
     errors: list[str] = Field(description="Validation problems, `file:line:col: field: …`.")
     warnings: list[str] = Field(
         description="The warnings shown: all but the near-duplicate pairs past the most "
         "similar 20, which the last line counts (`caseforge validate --json` lists them)."
     )
     warnings_total: int = Field(0, description="Every warning, the near-duplicates included.")
+    problems_left_out: int = Field(0, description="Problems past the first 200 of each kind.")
     distribution: dict[str, dict[str, int]] = Field(description="category × split")
     history: History
     holdout: Holdout | None = Field(None, description="From the suite's newest finished run.")
@@ -231,6 +341,13 @@ class ReviewCountsView(BaseModel):
     by_reviewer: dict[str, dict[str, int]]
 
 
+class BrokenDraft(BaseModel):
+    """A line of the review queue that is not a draft: shown as an error row."""
+
+    line: int
+    problem: str
+
+
 class ReviewPage(BaseModel):
     index: int
     suite: str
@@ -242,6 +359,9 @@ class ReviewPage(BaseModel):
     shown: int = Field(description="Drafts that match ``show``.")
     counts: ReviewCountsView
     drafts: list[DraftView]
+    broken: list[BrokenDraft] = Field(
+        default_factory=list, description="Queue lines that do not read as drafts."
+    )
 
 
 class DecisionIn(BaseModel):
@@ -300,3 +420,33 @@ class CalibrationPage(BaseModel):
     not_judged: list[str] = Field(default_factory=list)
     verbosity: ProbeView | None = None
     position: ProbeView | None = None
+
+
+class TrendPoint(BaseModel):
+    """One finished run of the configuration, as the trends page plots it."""
+
+    run_id: str
+    created_at: str
+    pass_rate: float | None
+    ci: tuple[float, float] | None
+    cost: CostSplit
+    latency_p95_s: float | None
+    case_trials: int
+
+
+class HeatRow(BaseModel):
+    """One of the flakiest cases: its pass share in each run (None: not in that run)."""
+
+    case: str
+    flip_rate: float
+    cells: list[float | None]
+    letters: list[str]
+
+
+class TrendsPage(BaseModel):
+    index: int
+    suite: str
+    config: str | None = Field(description="The configuration shown (runs of one compare).")
+    configs: list[str | None]
+    points: list[TrendPoint] = Field(description="Oldest first.")
+    heat: list[HeatRow] = Field(description="The flakiest cases, flakiest first.")

@@ -28,8 +28,10 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    literal,
     or_,
     select,
+    tuple_,
     update,
 )
 from sqlalchemy.engine import Connection, Engine, ExceptionContext, RowMapping, make_url
@@ -114,6 +116,18 @@ class DigestCaseRow(DigestCaseColumns):
 
 # (case_id, codes, expect_digest, tags_json, split, checks_json, items_json)
 DigestOutcomeRow = tuple[str, str, str | None, str, str | None, str, str]
+# (case_id, codes_a, codes_b, expect_digest_a, expect_digest_b, checks_json_a, checks_json_b),
+# the checks only for a case whose outcome flipped
+DigestPairRow = tuple[str, str, str, str | None, str | None, str | None, str | None]
+
+
+@dataclass(frozen=True)
+class DigestPairs:
+    """Two runs' digests joined by case id (:meth:`RunStore.digest_pairs`)."""
+
+    pairs: list[DigestPairRow]
+    added: list[str]  # only in run b
+    removed: list[str]  # only in run a
 
 
 @dataclass(frozen=True)
@@ -140,6 +154,11 @@ class RunInfo:
 
 
 STATUS_CODES = {"pass": "P", "fail": "F", "error": "E", "incomplete": "I"}
+
+
+def _passing(codes: str) -> bool:
+    """A majority of the trials passed (compare's rule for a case)."""
+    return codes.count("P") * 2 > len(codes)
 
 
 @dataclass(frozen=True)
@@ -629,6 +648,57 @@ class RunStore:
         with self.engine.connect() as conn:
             return [cast("DigestOutcomeRow", tuple(row)) for row in conn.execute(query)]
 
+    def digest_pairs(self, run_a: str, run_b: str) -> DigestPairs:
+        """Two runs' digest rows paired by case id, for a comparison: each common case's
+        trials as letters and its expectations' digest on both sides, with the per-check
+        counts only where its outcome flipped (a majority of its trials passing on one side
+        and not on the other); and the ids only one side has, all in case id order.
+
+        Each side is one read along the table's primary key (four short columns); the
+        pairing is a hash join here. A join in SQL would need an index on the case id, which
+        SQLite, given the key's run prefix, would not build: it looped 100,000 × 100,000."""
+        t = run_digest_cases
+        columns = (t.c.case_id, t.c.codes, t.c.expect_digest, t.c.checks_json)
+
+        def side(conn: Connection, run_id: str) -> list[tuple[str, str, str | None, str]]:
+            if self.engine.dialect.name == "sqlite":
+                # The driver's cursor: SQLAlchemy's row objects cost six times the read
+                # itself on 100,000 rows (0.3 s against 0.05 s).
+                driver = conn.connection.driver_connection
+                assert driver is not None  # an open connection has its driver's
+                sql = (
+                    f"SELECT case_id, codes, expect_digest, checks_json FROM {t.name} "
+                    "WHERE run_id = ? ORDER BY position"
+                )
+                found: list[tuple[str, str, str | None, str]] = driver.execute(
+                    sql, (run_id,)
+                ).fetchall()
+                return found
+            query = select(*columns).where(t.c.run_id == run_id).order_by(t.c.position)
+            return [(r[0], r[1], r[2], r[3]) for r in conn.execute(query).all()]
+
+        with self.engine.connect() as conn:
+            rows_a, rows_b = side(conn, run_a), side(conn, run_b)
+        found_a = {row[0]: row for row in rows_a}
+        in_b: set[str] = set()
+        pairs: list[DigestPairRow] = []
+        added: list[str] = []
+        for case_id, codes_b, digest_b, checks_b in rows_b:
+            in_b.add(case_id)
+            other = found_a.get(case_id)
+            if other is None:
+                added.append(case_id)
+                continue
+            _, codes_a, digest_a, checks_a = other
+            flipped = _passing(codes_a) != _passing(codes_b)
+            pairs.append(
+                (case_id, codes_a, codes_b, digest_a, digest_b,
+                 checks_a if flipped else None, checks_b if flipped else None)
+            )  # fmt: skip
+        removed = sorted(c for c in found_a if c not in in_b)
+        pairs.sort(key=lambda row: row[0])
+        return DigestPairs(pairs, sorted(added), removed)
+
     def digest_cases(
         self,
         run_id: str,
@@ -656,6 +726,20 @@ class RunStore:
                 select(run_digests.c.digest_json).where(run_digests.c.run_id == run_id)
             ).scalar()
         return str(value) if value is not None else None
+
+    def all_runs(self) -> list[RunInfo]:
+        """Every run of the store, newest first."""
+        query = select(runs).order_by(runs.c.created_at.desc(), runs.c.id.desc())
+        with self.engine.connect() as conn:
+            return [_run_info(r) for r in conn.execute(query).mappings()]
+
+    def delete_run(self, run_id: str) -> None:
+        """Remove a run and everything stored of it, in one transaction (its results are
+        deleted along the primary key, however many there are)."""
+        with self.engine.begin() as conn:
+            for table in (results, run_digest_cases, run_digests, run_cases, run_shards):
+                conn.execute(delete(table).where(table.c.run_id == run_id))
+            conn.execute(delete(runs).where(runs.c.id == run_id))
 
     def update_options(self, run_id: str, extra: JSONObject) -> None:
         """Merge ``extra`` into a run's recorded options (e.g. the judge used and its cost)."""
@@ -748,6 +832,19 @@ class RunStore:
             ).scalar_one()
         return int(found)
 
+    def case(self, run_id: str, case_id: str) -> JSONObject | None:
+        """One case of the run's snapshot, read by its key (None when the run has none)."""
+        with self.engine.connect() as conn:
+            text = conn.execute(
+                select(run_cases.c.case_json).where(
+                    run_cases.c.run_id == run_id, run_cases.c.case_id == case_id
+                )
+            ).scalar()
+        if text is None:
+            return None
+        found: JSONObject = json.loads(text)
+        return found
+
     def cases(self, run_id: str) -> dict[str, JSONObject]:
         with self.engine.connect() as conn:
             rows = conn.execute(
@@ -810,6 +907,111 @@ class RunStore:
                 )
             )
             return [(cid, trial, status) for cid, trial, status in rows]
+
+    def result(
+        self, run_id: str, case_id: str | None = None, trial: int | None = None
+    ) -> ResultRow | None:
+        """One stored case-trial, read by its key (run, case, trial). Without ``trial``:
+        the case's first trial that did not pass, else its first; without ``case_id`` too,
+        the run's first such case-trial, by case and trial. None when nothing matches."""
+        query = select(results).where(results.c.run_id == run_id)
+        if case_id is not None:
+            query = query.where(results.c.case_id == case_id)
+        if trial is not None:
+            query = query.where(results.c.trial == trial)
+        query = query.order_by(results.c.case_id, results.c.trial).limit(1)
+        with self.engine.connect() as conn:
+            found = None
+            if trial is None:  # the primary key's order: the scan stops at the first
+                found = conn.execute(query.where(results.c.status != "pass")).first()
+            if found is None:
+                found = conn.execute(query).first()
+            if found is None:
+                return None
+            return cast("ResultRow", dict(found._mapping))
+
+    def next_result(
+        self, run_id: str, case_id: str, trial: int, back: bool = False, failing: bool = False
+    ) -> tuple[str, int] | None:
+        """The stored case-trial after (``back``: before) ``(case_id, trial)`` in the run's
+        order (by case, then trial); with ``failing``, the next one that did not pass. Read
+        along the primary key, so it costs the rows skipped, never the run."""
+        key = tuple_(results.c.case_id, results.c.trial)
+        here = tuple_(literal(case_id), literal(trial))
+        query = select(results.c.case_id, results.c.trial).where(
+            results.c.run_id == run_id, key < here if back else key > here
+        )
+        if failing:
+            query = query.where(results.c.status != "pass")
+        if back:
+            query = query.order_by(results.c.case_id.desc(), results.c.trial.desc())
+        else:
+            query = query.order_by(results.c.case_id, results.c.trial)
+        with self.engine.connect() as conn:
+            found = conn.execute(query.limit(1)).first()
+        return (str(found[0]), int(found[1])) if found is not None else None
+
+    def statuses_of(
+        self, run_ids: Sequence[str], case_ids: Sequence[str]
+    ) -> list[tuple[str, str, int, str]]:
+        """``(run_id, case_id, trial, status)`` of some cases in some runs, by the primary
+        key: what a page of cases shows of their history."""
+        if not run_ids or not case_ids:
+            return []
+        query = select(results.c.run_id, results.c.case_id, results.c.trial, results.c.status)
+        query = query.where(
+            results.c.run_id.in_(list(run_ids)), results.c.case_id.in_(list(case_ids))
+        )
+        with self.engine.connect() as conn:
+            return [(r, c, t, s) for r, c, t, s in conn.execute(query)]
+
+    def failing_checks(
+        self, run_id: str, case_ids: Sequence[str]
+    ) -> dict[tuple[str, int], list[str]]:
+        """The checks each case-trial of some cases did not pass (failed or erred; else
+        those left unjudged), by ``(case_id, trial)``: what the grid's cells name."""
+        if not case_ids:
+            return {}
+        query = select(results.c.case_id, results.c.trial, results.c.checks_json).where(
+            results.c.run_id == run_id,
+            results.c.case_id.in_(list(case_ids)),
+            results.c.status != "pass",
+        )
+        found: dict[tuple[str, int], list[str]] = {}
+        with self.engine.connect() as conn:
+            for case_id, trial, text in conn.execute(query):
+                checks = json.loads(text) if text else []
+                named = [
+                    str(c.get("name")) for c in checks if c.get("status") in ("fail", "error")
+                ] or [
+                    str(c.get("name")) for c in checks if c.get("status") not in ("pass", "skipped")
+                ]
+                found[(case_id, trial)] = named
+        return found
+
+    def mixed_cases(self, run_id: str, limit: int = 2_000) -> list[tuple[str, str]]:
+        """``(case_id, codes)`` of the cases whose trials disagree (one passed, one did not)
+        in a run with a digest: the candidates for flakiness, found in SQL."""
+        t = run_digest_cases
+        query = (
+            select(t.c.case_id, t.c.codes)
+            .where(
+                t.c.run_id == run_id,
+                t.c.codes.contains("P"),
+                func.replace(t.c.codes, "P", "") != "",
+            )
+            .order_by(t.c.position)
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [(c, codes) for c, codes in conn.execute(query)]
+
+    def has_digest(self, run_id: str) -> bool:
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                select(run_digests.c.run_id).where(run_digests.c.run_id == run_id)
+            ).first()
+        return found is not None
 
     def results(
         self,

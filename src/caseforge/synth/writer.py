@@ -12,7 +12,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,8 +89,59 @@ def write_jsonl(path: Path, rows: Iterable[Mapping[str, object]]) -> None:
     write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
+def read_queue(suite_dir: Path) -> tuple[list[Draft], list[tuple[int, str]]]:
+    """The review queue's drafts, and ``(line, problem)`` for each line that is not one (not
+    JSON, not an object, or missing a draft's fields): the review screen shows those as
+    error rows and the other drafts as usual."""
+    path = synth_dir(suite_dir) / QUEUE_FILE
+    if not path.is_file():
+        return [], []
+    drafts: list[Draft] = []
+    broken: list[tuple[int, str]] = []
+    names = {f.name for f in fields(Draft)}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            broken.append((number, f"{path}:{number}:{exc.colno}: invalid JSON: {exc.msg}"))
+            continue
+        problem = _draft_problem(row, names)
+        if problem:
+            broken.append((number, f"{path}:{number}: {problem}"))
+            continue
+        drafts.append(Draft(**row))
+    return drafts, broken
+
+
+def _draft_problem(row: object, names: set[str]) -> str | None:
+    if not isinstance(row, dict):
+        return f"a draft is a JSON object, not {type(row).__name__}"
+    required = {
+        f.name for f in fields(Draft) if f.default is MISSING and f.default_factory is MISSING
+    }
+    missing = sorted(required - set(row))
+    if missing:
+        return f"not a draft: no {', '.join(missing)}"
+    unknown = sorted(set(row) - names)
+    if unknown:
+        return f"not a draft: unknown field {unknown[0]!r}"
+    for name in ("draft_id", "text", "status"):
+        if not isinstance(row.get(name), str):
+            return f"{name}: must be a string"
+    for name in ("tuple", "input", "expect"):
+        if not isinstance(row.get(name), dict):
+            return f"{name}: must be an object"
+    return None
+
+
 def load_queue(suite_dir: Path) -> list[Draft]:
-    return [Draft(**row) for row in read_jsonl(synth_dir(suite_dir) / QUEUE_FILE)]
+    """The review queue's drafts; a line that is not one is a one-line error naming it."""
+    drafts, broken = read_queue(suite_dir)
+    if broken:
+        raise CaseforgeError(broken[0][1])
+    return drafts
 
 
 def save_queue(suite_dir: Path, drafts: list[Draft]) -> None:

@@ -1,4 +1,102 @@
-// Tables: filter rows by text, sort by a column. No inline script (the CSP forbids it).
+// Keyboard, copyable links and the rows j/k move through. No inline script (the CSP forbids
+// it). Every key is listed in the `?` dialog of base.html.
+(function () {
+  function typing(event) {
+    var t = event.target;
+    if (t.tagName === "INPUT") return !/^(radio|checkbox|button|submit|reset)$/.test(t.type);
+    return t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName);
+  }
+
+  // j/k: the current row of the page's table of rows (runs, grid, suite cases); Enter opens
+  // it (its first link has the focus).
+  function rowsTable() { return document.querySelector("table[data-rows]"); }
+  function move(step) {
+    var table = rowsTable();
+    if (!table) return;
+    var rows = Array.from(table.tBodies[0].rows).filter(function (r) { return r.querySelector("a"); });
+    if (!rows.length) return;
+    var now = rows.findIndex(function (r) { return r.classList.contains("current"); });
+    var next = now < 0 ? (step > 0 ? 0 : rows.length - 1) : Math.min(rows.length - 1, Math.max(0, now + step));
+    rows.forEach(function (r) { r.classList.remove("current"); });
+    rows[next].classList.add("current");
+    rows[next].querySelector("a").focus();
+    rows[next].scrollIntoView({ block: "nearest" });
+  }
+
+  // c/m/x on the label screen: the first fact without a verdict (or the one whose radio has
+  // the focus) gets it, then the next fact is chosen; as `caseforge label` asks fact by fact.
+  function label(key) {
+    var form = document.querySelector("form[data-labeller]");
+    if (!form) return false;
+    var facts = Array.from(form.querySelectorAll("tr[data-fact]"));
+    var focused = document.activeElement && document.activeElement.closest("tr[data-fact]");
+    var row = focused || facts.find(function (r) { return !r.querySelector("input:checked"); });
+    if (!row) return false;
+    var radio = row.querySelector('input[data-verdict-key="' + key + '"]');
+    if (!radio) return false;
+    radio.checked = true;
+    var after = facts[facts.indexOf(row) + 1];
+    (after ? after.querySelector("input[type=radio]") : form.querySelector("button[type=submit]") || radio).focus();
+    return true;
+  }
+
+  function dialog() { return document.getElementById("keys"); }
+  function toggleKeys() {
+    var d = dialog();
+    if (!d) return;
+    if (d.open) d.close(); else d.showModal();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "?" && !typing(event)) { event.preventDefault(); toggleKeys(); return; }
+    if (typing(event) || (dialog() && dialog().open)) return;
+    var key = event.key;
+    if (key === "/") {
+      var box = document.querySelector("[data-search]");
+      if (box) { event.preventDefault(); box.focus(); box.select(); }
+      return;
+    }
+    if (key === "j" || key === "k") { event.preventDefault(); move(key === "j" ? 1 : -1); return; }
+    if ((key === "c" || key === "m" || key === "x") && label(key)) { event.preventDefault(); return; }
+    var target = document.querySelector('[data-key="' + key + '"]');
+    if (target) { event.preventDefault(); target.click(); }
+  });
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-keys-open]")) { toggleKeys(); return; }
+    var button = event.target.closest("[data-copy]");
+    if (!button) return;
+    var box = button.parentNode.querySelector("[data-copy-source]");
+    var said = button.parentNode.querySelector("[data-copied]");
+    function done(text) { if (said) said.textContent = text; }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(box.value).then(function () { done("copied"); }, function () { box.select(); done("selected: press Ctrl+C"); });
+    } else {
+      box.select();
+      done(document.execCommand && document.execCommand("copy") ? "copied" : "selected: press Ctrl+C");
+    }
+  });
+
+  // A page being left (a link followed) ignores the answers of its polls: a poll that says
+  // "reload" (a validation or a run that finished) would otherwise cancel the navigation.
+  var leaving = false;
+  window.addEventListener("beforeunload", function () { leaving = true; });
+  window.addEventListener("pageshow", function () { leaving = false; });
+  document.addEventListener("htmx:beforeOnLoad", function (event) {
+    if (leaving) event.preventDefault();
+  });
+
+  // A row clicked with the mouse becomes the current one, so j/k go on from there.
+  document.addEventListener("focusin", function (event) {
+    var row = event.target.closest && event.target.closest("table[data-rows] tbody tr");
+    if (!row) return;
+    row.parentNode.querySelectorAll("tr.current").forEach(function (r) { r.classList.remove("current"); });
+    row.classList.add("current");
+  });
+})();
+
+// Small client-side tables (calibration): filter rows by text, sort by a column.
 (function () {
   function rows(table) { return Array.from(table.tBodies[0].rows); }
   function filter(box) {
@@ -12,10 +110,6 @@
   document.addEventListener("input", function (event) {
     var box = event.target.closest("[data-filter-table]");
     if (box) filter(box);
-  });
-  // A polled table (the runs list) is swapped in fresh: keep it filtered as typed.
-  document.body.addEventListener("htmx:afterSwap", function () {
-    document.querySelectorAll("[data-filter-table]").forEach(filter);
   });
   document.addEventListener("click", function (event) {
     var th = event.target.closest("th[data-sort]");
