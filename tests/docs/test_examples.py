@@ -33,6 +33,9 @@ def _workspace(tmp: Path) -> tuple[Path, dict[str, str]]:
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("OPENAI", "CASEFORGE", "ANTHROPIC", "RAY_ADDRESS", "XDG_"))
+        # A reader at a terminal, not a CI job: pytest stops cutting its summary lines to the
+        # terminal's width when it sees these (``_pytest.terminal.running_on_ci``).
+        and key not in {"CI", "BUILD_NUMBER"}
     }
     env.update(
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
