@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from caseforge.agent.protocol import AgentResult
+from caseforge.agent.protocol import AgentResult, parse_response
 from caseforge.case.model import Case
 from caseforge.checks.spans import NO_SPANS, SpansCheck
 from caseforge.grade.trial import grade_trial
@@ -204,3 +204,43 @@ def test_tool_calls_read_from_spans_grade_like_reported_ones() -> None:
     assert failing[0].status is CheckStatus.FAIL
     assert "called but forbidden: cancel_order" in failing[0].reason
     assert "derived from the agent's spans" in failing[0].reason
+
+
+def test_calls_neither_reported_nor_traced_are_not_judged_never_passed() -> None:
+    """An agent that leaves ``tool_calls`` out and whose spans never arrived (no SDK, a
+    refused export, an unreachable receiver) says nothing about its calls: a forbidden call
+    cannot pass, a required one cannot fail. ``tool_calls: []`` is a report of none."""
+    case = case_with(
+        {
+            "tool_calls": {"must_not_call": ["lookup_order"]},
+            "called": {"mode": "must_include", "field": "tool_calls", "values": ["lookup_order"]},
+            "reply": {"mode": "must_include", "values": ["ok"]},
+        }
+    )
+    silent = parse_response({"reply": "ok"})
+    assert silent.tool_calls_given is False
+    status, checks = grade_trial(case, silent, spans=None)
+    assert status is TrialStatus.INCOMPLETE
+    assert [c.status for c in checks] == [
+        CheckStatus.NOT_JUDGED, CheckStatus.NOT_JUDGED, CheckStatus.PASS,
+    ]  # fmt: skip
+    assert "reported no `tool_calls` and sent no spans" in checks[0].reason
+    # the same silent agent with spans that show the forbidden call: graded, and failed
+    status, checks = grade_trial(case, silent, spans=SPANS)
+    assert [c.status for c in checks[:2]] == [CheckStatus.FAIL, CheckStatus.PASS]
+    # spans that show no tool call at all: it called none, graded on the spans
+    quiet = [s for s in SPANS if "tool" not in s["name"]]
+    status, checks = grade_trial(case, silent, spans=quiet)
+    assert status is TrialStatus.FAIL
+    assert checks[0].status is CheckStatus.PASS and checks[1].status is CheckStatus.FAIL
+    assert "derived from the agent's spans" in checks[1].reason
+    # an agent that says it called nothing is graded on that, spans or not
+    empty = parse_response({"reply": "ok", "tool_calls": []})
+    assert empty.tool_calls_given is True
+    status, checks = grade_trial(case, empty)
+    assert [c.status for c in checks] == [CheckStatus.PASS, CheckStatus.FAIL, CheckStatus.PASS]
+    # stored and read back (a rescore): the same verdicts
+    again = AgentResult.model_validate_json(silent.model_dump_json())
+    assert again.tool_calls_given is False
+    assert "tool_calls_given" not in empty.model_dump_json()  # stored only when False
+    assert grade_trial(case, again)[0] is TrialStatus.INCOMPLETE

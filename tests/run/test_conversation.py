@@ -273,3 +273,33 @@ def test_an_unplayable_user_fails_before_any_run(
     done = CliRunner().invoke(app, ["run", str(suite), "--store", url, "-q"])
     assert done.exit_code == 1 and says in done.output and "Traceback" not in done.output
     assert RunStore(url).list_runs() == []  # nothing half-written
+
+
+@pytest.mark.parametrize(
+    ("answers", "given"),
+    [
+        ([{"reply": "a"}, {"reply": "b", "done": True}], False),
+        ([{"reply": "a", "tool_calls": []}, {"reply": "b", "done": True}], True),
+    ],
+)
+def test_a_conversation_reports_its_calls_when_any_agent_turn_did(
+    tmp_path: Path, answers: list[dict[str, object]], given: bool
+) -> None:
+    """Whether the agent reported tool calls (``tool_calls_given``): true when any agent
+    turn sent ``tool_calls``, even empty; a conversation whose turns never did has calls
+    nobody knows, which a tool-call check cannot judge without spans."""
+    from caseforge.agent.protocol import parse_response
+    from caseforge.case.conversation import Conversation
+    from caseforge.run.conversation import Users, converse
+
+    turns = iter(answers)
+
+    async def call(request: object) -> object:
+        return parse_response(next(turns))
+
+    conversation = Conversation.model_validate(
+        {"max_turns": 2, "script": [{"say": "hi"}, {"say": "and?"}]}
+    )
+    request = {"case_id": "c", "trial": 1, "seed": 1, "input": {}}
+    result = asyncio.run(converse(conversation, request, call, Users(tmp_path)))  # type: ignore[arg-type]
+    assert result.tool_calls_given is given

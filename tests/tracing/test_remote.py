@@ -4,6 +4,7 @@ span with its case-trial; a ``spans`` check passes and fails on them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import threading
@@ -19,6 +20,7 @@ import pytest
 from caseforge.agent.context import AgentContext
 from caseforge.agent.transports import trace_environment
 from caseforge.api import run_suite
+from caseforge.api.run import execute_run
 from caseforge.errors import EnvError, UsageError
 from caseforge.report.build import load_report
 from caseforge.store.db import RunStore
@@ -118,10 +120,13 @@ def test_a_users_own_traces_endpoint_is_left_alone(
     full = load_report(report.run_id, store, raw=True)
     [trial] = full.cases[0].trials
     assert trial.output == {"endpoint": own}
-    # its spans went to the team's collector, not here: the spans check is not judged
-    assert trial.status.value == "fail"  # the tool_calls check has no calls to read
-    [spans_check] = [c for c in trial.checks if c.name == "trace"]
-    assert spans_check.status.value == "not_judged"
+    # its spans went to the team's collector, not here: neither the spans check nor the
+    # tool_calls check (the agent reported no calls, and no spans arrived) is judged
+    assert trial.status.value == "incomplete"
+    by_name = {c.name: c for c in trial.checks}
+    assert by_name["trace"].status.value == "not_judged"
+    assert by_name["tool_calls"].status.value == "not_judged"
+    assert "reported no `tool_calls` and sent no spans" in by_name["tool_calls"].reason
     assert trial.spans is None
 
 
@@ -228,3 +233,91 @@ def test_an_address_that_cannot_be_had_stops_the_run_before_it_is_recorded(
         assert opened.list_runs() == []  # nothing was recorded
     finally:
         opened.close()
+
+
+def test_the_wait_for_an_http_agents_spans_is_not_its_latency(
+    tmp_path: Path, http_agent: tuple[str, list[str], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """caseforge waits for an HTTP agent's spans after it has answered; the wait is not the
+    agent's: its latency (``latency`` checks, p50/p95, the gate) ends with the answer."""
+    from caseforge.tracing.context import TrialSpans
+
+    settle = TrialSpans.settle
+    hold = 3.0  # each wait made at least this long: a latency counting it could not be shorter
+
+    async def slow_settle(self: TrialSpans, call_span_id: str, timeout_s: float) -> bool:
+        await asyncio.sleep(hold)
+        return await settle(self, call_span_id, timeout_s)
+
+    monkeypatch.setattr(TrialSpans, "settle", slow_settle)
+    url, _, receiver = http_agent
+    suite = write_toy_suite(
+        tmp_path / "suite",
+        [{"id": "two", "input": {"n": 2}, "split": "dev"}],
+        {"name": "web", "agent": {"http": url}, "timeout_s": 300, "otel": {"span_wait_s": 120}},
+        expect={"trace": {"mode": "spans", "must_have": [{"name": "retrieve", "count": 2}]}},
+    )
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    [report] = run_suite(suite, store=store, otlp_listen=receiver.removeprefix("http://"))
+    [trial] = report.cases[0].trials
+    assert trial.status.value == "pass"  # the spans were awaited
+    assert trial.latency_s is not None and trial.latency_s < hold
+
+
+# An in-process agent whose code exports over OTLP to a fixed address, as promptfoo's
+# tracing example does: with --otlp-listen on that address, its spans arrive too.
+FIXED_EXPORTER_AGENT = """
+import json, httpx
+
+RECEIVER = "http://{listen}/v1/traces"
+
+def run(input, ctx):
+    _, trace_id, parent, _ = ctx.traceparent.split("-")
+    spans = [{{"traceId": trace_id, "spanId": f"{{i + 2:016x}}", "parentSpanId": parent,
+               "name": "retrieve", "startTimeUnixNano": str(10**18 + i),
+               "endTimeUnixNano": str(10**18 + i + 5)}} for i in range(input["n"])]
+    body = {{"resourceSpans": [{{"scopeSpans": [{{"spans": spans + spans}}]}}]}}  # twice
+    httpx.post(RECEIVER, json=body).raise_for_status()
+    return {{"output": {{}}, "reply": "ok", "tool_calls": []}}
+"""
+
+
+def test_an_in_process_agent_exporting_to_a_fixed_address_is_heard_with_otlp_listen(
+    tmp_path: Path,
+) -> None:
+    listen = f"127.0.0.1:{free_port()}"
+    suite = write_toy_suite(
+        tmp_path / "suite",
+        [{"id": "two", "input": {"n": 2}, "split": "dev"}],
+        {"name": "fixed", "agent": {"callable": "fixed_agent:run"}, "timeout_s": 300},
+        expect={"trace": {"mode": "spans", "must_have": [{"name": "retrieve", "count": 2}]}},
+        files={"fixed_agent.py": FIXED_EXPORTER_AGENT.format(listen=listen)},
+    )
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    [report] = run_suite(suite, store=store, otlp_listen=listen)
+    [trial] = report.cases[0].trials
+    assert trial.status.value == "pass", trial.checks  # each span kept once, sent twice
+
+
+def test_caseforges_own_spans_never_go_to_the_runs_own_receiver(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user who points OTEL_EXPORTER_OTLP_TRACES_ENDPOINT at the run's --otlp-listen (so
+    the command agent finds it) also asks for caseforge's own spans there: they are not
+    sent (they would be taken for the agent's, then retried at a closed port), and the
+    run says so."""
+    listen = f"127.0.0.1:{free_port()}"
+    monkeypatch.setenv(
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", f"http://localhost:{listen.split(':')[1]}/v1/traces"
+    )
+    suite = command_suite(tmp_path)
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    settings = {"store": store, "cases": ["two-lookups"], "otlp_listen": listen}
+    result = asyncio.run(execute_run(str(suite), settings))
+    [report] = result.reports
+    full = load_report(report.run_id, store, raw=True)
+    [trial] = full.cases[0].trials
+    assert trial.status.value == "pass", trial.checks  # the agent's spans came here
+    names = [s.name for s in trial.spans or []]
+    assert names and not any(name.startswith("invoke_agent") for name in names)
+    assert any("own receiver" in w for w in result.warnings)

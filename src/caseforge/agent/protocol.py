@@ -89,6 +89,11 @@ class AgentResult(BaseModel):
         description="Anything the agent wants kept with the trial (shown by `show`).",
     )
     output_given: bool = Field(True, exclude=True, description="Whether `output` was sent.")
+    tool_calls_given: bool = Field(
+        True,
+        exclude_if=lambda given: given,  # stored only when False: a rescore grades the same
+        description="Whether the agent reported its tool calls (`tool_calls` sent, even empty).",
+    )
     done: bool = Field(
         False, description="In a conversation: the agent has finished (else the user answers)."
     )
@@ -104,7 +109,9 @@ class AgentResult(BaseModel):
 
 
 # Fields of AgentResult caseforge fills itself: not the agent's to send.
-CASEFORGE_FILLS = frozenset({"output_given", "transcript", "ended_by", "user_usage"})
+CASEFORGE_FILLS = frozenset(
+    {"output_given", "tool_calls_given", "transcript", "ended_by", "user_usage"}
+)
 
 
 class AgentRequest(BaseModel):
@@ -171,6 +178,8 @@ def parse_response(data: object) -> AgentResult:
                     f"invalid agent response at {where}: a number in it is not finite "
                     f"({usage.input_tokens}, {usage.output_tokens}, {usage.cost_usd})"
                 )
+        if "tool_calls" not in data.model_fields_set and data.tool_calls_given:
+            data = data.model_copy(update={"tool_calls_given": False})
         return data
     if not isinstance(data, dict):
         raise AgentProtocolError(
@@ -181,6 +190,8 @@ def parse_response(data: object) -> AgentResult:
         result = AgentResult.model_validate(data)
         if "output" not in data:  # rare: pydantic's attribute assignment is not free
             result.output_given = False
+        if "tool_calls" not in data:  # no calls reported: none made is not known
+            result.tool_calls_given = False
         return result
     except ValidationError as exc:
         first = exc.errors()[0]

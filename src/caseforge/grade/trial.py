@@ -30,6 +30,10 @@ from caseforge.tracing.spans import SpanData, tool_calls
 
 # Said by a tool-call check graded on calls read from the agent's spans (it reported none).
 FROM_SPANS = "tool calls derived from the agent's spans (it reported none)"
+NO_CALLS = (
+    "the agent reported no `tool_calls` and sent no spans: not judged. Return `tool_calls` "
+    "(`[]` when it called none), or instrument it with OpenTelemetry (see the tracing guide)"
+)
 
 APPROVAL_CHECK = "approval_pause"
 _FIELD = Reads.FIELD  # enum members read through a class descriptor: look them up once
@@ -128,6 +132,8 @@ def grade_trial(
     checks = case.checks()
     facts = trial_facts(case, result, latency_s, spans) if _reads_trial(checks) else None
     derived = derived_calls(result, spans)
+    if derived is None and not result.tool_calls_given and not spans:
+        derived = UNKNOWN_CALLS  # neither reported nor traced: a tool-call check cannot judge
     for name, field, check in checks:
         results.append(
             _grade_one(
@@ -153,12 +159,20 @@ def _reads_trial(checks: list[tuple[str, str, Check]]) -> bool:
 _TRIAL = Reads.TRIAL
 
 
+# The tool calls of a trial whose agent neither reported them nor sent spans: unknown.
+UNKNOWN_CALLS: list[JSONObject] = []
+
+
 def derived_calls(result: AgentResult, spans: Sequence[SpanData] | None) -> list[JSONObject] | None:
     """The tool calls the agent's spans show (``gen_ai.tool.name``, OpenInference's
-    ``tool.name``), when the agent reported none itself; else None (its own are graded)."""
+    ``tool.name``), when the agent reported none itself; else None (its own are graded).
+    An agent that left ``tool_calls`` out and sent spans showing none called none: ``[]``."""
     if result.tool_calls or not spans or any(t.tool_calls for t in result.transcript):
         return None
-    return tool_calls(spans) or None
+    found = tool_calls(spans)
+    if found or not result.tool_calls_given:
+        return found
+    return None
 
 
 def trial_facts(
@@ -206,6 +220,10 @@ def _grade_one(
             return _undeclared(name, mode)
         expected = check.expected
         turn = check.turn
+        if derived is UNKNOWN_CALLS and (
+            isinstance(check, ToolCallsCheck) or field == "tool_calls"
+        ):
+            return CheckResult(name, mode, CheckStatus.NOT_JUDGED, expected, None, NO_CALLS)
         if isinstance(check, ToolCallsCheck):  # the calls with their arguments
             if derived is not None:
                 return _from_spans(name, mode, check, expected, derived, turn)

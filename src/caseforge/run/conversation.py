@@ -161,6 +161,7 @@ async def converse(
     transcript: list[Turn] = []
     messages: list[dict[str, str]] = []
     calls: list[ToolCall] = []
+    given: list[bool] = []  # whether each agent turn reported its tool calls
     usage = Usage()
     user_usage = Usage()
     last: AgentResult | None = None
@@ -174,6 +175,7 @@ async def converse(
         messages.append({"role": "user", "content": message})
         transcript.append(Turn(turn=turn, role="user", content=message))
         last = await call({**request, "messages": list(messages), "turn": turn})
+        given.append(last.tool_calls_given)
         for tool_call in last.tool_calls:
             calls.append(ToolCall.model_validate({**tool_call.model_dump(), "turn": turn}))
         usage = _added(usage, last.usage)
@@ -210,6 +212,7 @@ async def converse(
         }
     )
     result.output_given = any(t.output is not None for t in transcript if t.role == "agent")
+    result.tool_calls_given = any(given)
     return result
 
 

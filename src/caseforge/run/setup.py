@@ -19,6 +19,7 @@ from caseforge.llm.prices import PriceTable
 from caseforge.paths import suite_paths
 from caseforge.run.conversation import Users, model_user
 from caseforge.run.trial import RetryPolicy, TrialRunner
+from caseforge.tracing import own
 from caseforge.tracing.collect import AgentSpans
 from caseforge.tracing.receiver import SpanReceiver
 
@@ -125,8 +126,10 @@ class TrialSetup:
 def agent_spans(agent: Agent, listen: tuple[str, int] | None, wait_s: float) -> AgentSpans:
     """How a run keeps ``agent``'s OpenTelemetry spans: the span processor for an in-process
     agent; for a command or HTTP agent, an OTLP/HTTP receiver on ``listen`` (loopback, a
-    free port, by default), started here (``EnvError`` when that address cannot be had)."""
-    if agent.in_process:
+    free port, by default), started here (``EnvError`` when that address cannot be had).
+    An in-process agent given ``--otlp-listen`` gets the receiver too: its code may export
+    over OTLP to a fixed address (a span that comes both ways is kept once)."""
+    if agent.in_process and listen is None:
         return AgentSpans(True, wait_s=wait_s)
     host, port = listen or ("127.0.0.1", 0)
     try:
@@ -137,4 +140,5 @@ def agent_spans(agent: Agent, listen: tuple[str, int] | None, wait_s: float) -> 
             f"--otlp-listen {shown}: cannot listen for the agent's spans there: "
             f"{exc.strerror or exc}"
         ) from None
-    return AgentSpans(False, receiver, wait_s=wait_s)
+    own.receiving(receiver.traces_url)
+    return AgentSpans(agent.in_process, receiver, wait_s=wait_s)

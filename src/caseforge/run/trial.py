@@ -201,7 +201,7 @@ class TrialRunner:
                     rng = random.Random(task.seed * 31 + attempt)
                     await asyncio.sleep(self.retry.delay(attempt, rng))
                     outcome.error = None
-            outcome.latency_s = time.perf_counter() - started
+            outcome.latency_s = time.perf_counter() - started - trace.waited_s
             if ctx is not None and ctx.fixtures is not None and ctx.fixtures.missing:
                 outcome.result = None
                 outcome.error = ctx.fixtures.missing[0]
@@ -305,7 +305,9 @@ class TrialRunner:
                 call.end()
         spans, wait = trace.spans, self.spans.wait_s if self.spans else 0.0
         if spans is not None and isinstance(agent, HttpAgent) and wait > 0 and _reads_spans(case):
+            waiting = time.perf_counter()
             await spans.settle(span_id, wait)
+            trace.waited_s += time.perf_counter() - waiting
         return result
 
     def _context(self, task: TrialTask, folder: str, log: BoundedLog) -> AgentContext:
@@ -347,6 +349,7 @@ class TrialTrace:
     trace_id: str
     parent: str | None = None
     spans: TrialSpans | None = None
+    waited_s: float = 0.0  # spent waiting for an HTTP agent's spans: not the agent's latency
 
 
 def _reads_spans(case: Case) -> bool:

@@ -166,7 +166,7 @@ class AgentSpans:
             collecting, problem = ready()
             if problem is not None:
                 self._problems.append(problem)
-            if not collecting:
+            if not collecting and self.receiver is None:
                 return None
         elif self.receiver is None:
             return None

@@ -90,6 +90,7 @@ class TrialSpans:
     dropped: int = 0
     opened_perf_ns: int = field(default_factory=time.perf_counter_ns)  # a clock no one freezes
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _seen: set[str] = field(default_factory=set, repr=False)
     _waiting: tuple[asyncio.AbstractEventLoop, asyncio.Event, str] | None = field(
         default=None, repr=False
     )
@@ -102,6 +103,9 @@ class TrialSpans:
 
     def add(self, span: SpanData) -> None:
         with self._lock:
+            if span["span_id"] in self._seen:  # the processor's, and again over OTLP
+                return
+            self._seen.add(span["span_id"])
             if len(self.spans) < MAX_SPANS:
                 self.spans.append(span)
             else:
@@ -116,6 +120,7 @@ class TrialSpans:
         """Forget what arrived so far (the attempt that made it is retried)."""
         with self._lock:
             self.spans.clear()
+            self._seen.clear()
             self.dropped = 0
 
     async def settle(self, call_span_id: str, timeout_s: float) -> bool:

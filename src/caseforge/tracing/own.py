@@ -27,6 +27,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from caseforge.tracing.context import new_span_id, new_trace_id, parse_traceparent, traceparent
 
@@ -59,9 +60,37 @@ def configured(env: Mapping[str, str] | None = None) -> bool:
     return any(env.get(name, "").strip() for name in ENDPOINT_VARIABLES)
 
 
+_RECEIVERS: set[str] = set()  # this process's receivers of agents' spans (host:port)
+
+
 def _key() -> tuple[str, ...]:
     names = (*ENDPOINT_VARIABLES, "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER")
-    return tuple(os.environ.get(name, "") for name in names)
+    return (*(os.environ.get(name, "") for name in names), *sorted(_RECEIVERS))
+
+
+def _address(url: str) -> str:
+    """``host:port`` of an OTLP/HTTP URL, a loopback host as ``127.0.0.1``."""
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    host = parts.hostname or ""
+    if host in ("localhost", "::1") or host.startswith("127."):
+        host = "127.0.0.1"
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 4318)
+    except ValueError:
+        return url
+    return f"{host}:{port}"
+
+
+def receiving(url: str) -> None:
+    """A run's receiver of the agent's spans listens at ``url``: caseforge's own spans are
+    never exported there, in this process (they would be taken for the agent's, or be sent
+    to a port closed when the run ends)."""
+    _RECEIVERS.add(_address(url))
+
+
+def _endpoint() -> str:
+    traces = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    return traces or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
 
 
 def _tracer() -> Tracer | None:
@@ -85,6 +114,12 @@ def _build(key: tuple[str, ...]) -> None:
     _state.update(key=key, tracer=None)
     _state.pop("problem", None)
     if not configured():
+        return
+    if _RECEIVERS and _address(_endpoint()) in _RECEIVERS:
+        _state["problem"] = (
+            f"OTEL_EXPORTER_OTLP_*ENDPOINT ({_endpoint()}) is this run's own receiver of the "
+            "agent's spans (--otlp-listen): caseforge's own spans were not exported"
+        )
         return
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter

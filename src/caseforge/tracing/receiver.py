@@ -95,9 +95,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         except ImportError:
             problem = (
-                "the agent exported its spans in protobuf, which needs opentelemetry-proto "
-                "(pip install 'caseforge[otel]'); they were refused (or export JSON: "
-                "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json)"
+                "the agent exported its spans in protobuf, which caseforge reads with "
+                "opentelemetry-proto: they were refused. Install it where caseforge runs "
+                "(pip install 'caseforge[otel]'); an exporter that can send JSON needs "
+                "nothing (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json: OpenTelemetry JS, the "
+                "Collector; Python's exporter sends protobuf only)"
             )
             if problem not in self.server.problems:
                 self.server.problems.append(problem)
