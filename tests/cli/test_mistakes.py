@@ -1409,6 +1409,23 @@ def test_the_store_belongs_to_the_suite_and_ignores_itself(
     assert "warning: 'mistakes' is not a suite folder" in by_name.output
 
 
+def test_outside_git_a_command_without_suite_names_the_suites_that_have_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a git repository a run keeps its runs beside its suite; `show latest` from
+    the folder above finds no store there, and says which suite has one."""
+    monkeypatch.delenv("CASEFORGE_STORE", raising=False)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    suite = write_suite(tmp_path / "my-suite")
+    monkeypatch.chdir(tmp_path)
+    done = runner.invoke(app, ["run", str(suite), "--quiet"])
+    assert done.exit_code == 0, done.output
+    shown = runner.invoke(app, ["show", "latest"])
+    assert shown.exit_code == 2
+    assert "the suite my-suite has runs of its own: add --suite my-suite" in shown.output
+    assert runner.invoke(app, ["show", "latest", "--suite", "my-suite"]).exit_code == 0
+
+
 def test_compare_gate_and_resume_refuse_another_suite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -42,7 +42,7 @@ from caseforge.case.identity import SuiteIdentity
 from caseforge.case.load import require_suite_folder
 from caseforge.errors import EnvError, UsageError
 from caseforge.jsontypes import JSONObject
-from caseforge.paths import ensure_state_dir, suite_paths
+from caseforge.paths import STATE_DIR, ensure_state_dir, suite_paths
 from caseforge.results.records import ResultRow
 from caseforge.store import migrate
 from caseforge.store.schema import (
@@ -369,8 +369,28 @@ def _require_existing(url: str) -> None:
     if on_disk and not Path(str(database)).exists():
         raise UsageError(
             f"no runs in the store {shown_url(url)}: there is no store file yet (a run "
-            "creates it; name another with --store, or a suite's with --suite)"
+            f"creates it; name another with --store, or a suite's with --suite){_nearby()}"
         )
+
+
+def _nearby() -> str:
+    """The suites below the current folder that hold a store (a run outside a git
+    repository keeps its runs in its suite's ``.caseforge/``), as a hint."""
+    try:
+        found = sorted(
+            p.parent.parent.name
+            for p in Path.cwd().glob(f"*/{STATE_DIR}/caseforge.db")
+            if p.is_file()
+        )
+    except OSError:
+        return ""
+    if not found:
+        return ""
+    if len(found) == 1:
+        return f"; the suite {found[0]} has runs of its own: add --suite {found[0]}"
+    shown = ", ".join(f"--suite {name}" for name in found[:3])
+    more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+    return f"; these suites have runs of their own: {shown}{more}"
 
 
 _USER_PASSWORD = re.compile(r"^(?P<head>[^:/?#]+://[^:/?#@]*):[^/?#]*@")
