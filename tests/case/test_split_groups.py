@@ -183,3 +183,16 @@ def test_a_category_with_cases_outside_groups_is_told_to_move_one_of_those(
         "`split: test`, or accept it as dev-only (`split: {dev_only: [exchange]}` in "
         "caseforge.yaml)"
     )
+
+
+def test_each_group_that_would_empty_another_category_is_named_with_it(tmp_path: Path) -> None:
+    cases = [
+        ("c1", "cancel", "user-x", "test"), ("r1", "refund", "user-x", "test"),
+        ("c2", "cancel", "user-a", "dev"), ("r2", "refund", "user-b", "dev"),
+        ("e1", "exchange", "user-a", "dev"), ("e2", "exchange", "user-b", "dev"),
+    ]  # fmt: skip
+    (warning,) = split_warnings(grouped_suite(tmp_path, cases))
+    assert (
+        "moving group 'user-a' to test would leave 'cancel' with no case in dev; moving group "
+        "'user-b' to test would leave 'refund' with no case in dev, or accept it as dev-only"
+    ) in warning

@@ -94,7 +94,7 @@ def test_a_longest_duration_per_span_or_for_a_percentile() -> None:
     assert verdict({"must_have": [{"name": "chat *", "max_duration_ms": 40}]}) == ("pass", "")
     assert verdict({"must_have": [{"name": "*", "max_duration_ms": 20}]}) == (
         "fail",
-        "*: 2 span(s) over 20 ms (agent workflow 90.0 ms, chat gpt-fake 40.0 ms)",
+        "*: 2 spans over 20 ms (agent workflow 90.0 ms, chat gpt-fake 40.0 ms)",
     )
     # durations 5, 12, 40, 90: the 50th percentile is 12 ms, the 75th 40 ms
     assert verdict({"must_have": [{"name": "*", "max_duration_ms": 12, "percentile": 50}]})[0] == (
@@ -114,11 +114,11 @@ def test_error_spans_in_all_or_by_name() -> None:
     assert verdict({"max_errors": 0}) == ("pass", "")
     assert verdict({"max_errors": 0}, failing) == (
         "fail",
-        "1 error spans, at most 0 allowed: retry chat (HTTP 429)",
+        "1 error span, at most 0 allowed: retry chat (HTTP 429)",
     )
     assert verdict({"max_errors": {"*": 1, "retry *": 0}}, failing) == (
         "fail",
-        "1 error spans named retry *, at most 0 allowed: retry chat (HTTP 429)",
+        "1 error span named retry *, at most 0 allowed: retry chat (HTTP 429)",
     )
     assert verdict({"max_errors": {"chat *": 0}}, failing) == ("pass", "")
 

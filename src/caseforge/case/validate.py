@@ -707,8 +707,11 @@ def _distribution(report: ValidationReport, records: list[CaseRecord], config: S
         why = (
             "no case has it"
             if counts is None
-            else f"{counts['test']} of its cases are in test: move them to dev, or take it out "
-            "of dev_only"
+            else (
+                f"{counts['test']} of its cases {'is' if counts['test'] == 1 else 'are'} in "
+                f"test: move {'it' if counts['test'] == 1 else 'them'} to dev, or take it out of "
+                "dev_only"
+            )
         )
         report.warnings.append(
             Problem(
@@ -745,13 +748,17 @@ def _groups_to_move(category: str, side: str, placed: list[tuple[str, str | None
         )
     if not moves:
         return start
-    first = moves[0]
-    emptied = ", ".join(repr(c) for c in first.empties)
-    others = f", and so would the other {len(moves) - 1}" if len(moves) > 1 else ""
-    return (
-        f"{start}; moving group {first.group!r} to {side} would leave {emptied} with no case "
-        f"in {other}{others}"
+    named = "; ".join(
+        f"moving group {m.group!r} to {side} would leave "
+        f"{', '.join(repr(c) for c in m.empties)} with no case in {other}"
+        for m in moves[:GROUPS_NAMED]
     )
+    more = (
+        f" (and {len(moves) - GROUPS_NAMED} more groups, each emptying another category)"
+        if len(moves) > GROUPS_NAMED
+        else ""
+    )
+    return f"{start}; {named}{more}"
 
 
 GROUPS_NAMED = 3  # the groups a warning about a category without a side names

@@ -147,7 +147,8 @@ class SpanMatcher(Matcher, BaseModel):
             return None
         shown = ", ".join(f"{name} {took:.1f} ms" for took, name in slow[:3])
         more = f" and {len(slow) - 3} more" if len(slow) > 3 else ""
-        return f"{self.name}: {len(slow)} span(s) over {limit:g} ms ({shown}{more})"
+        noun = "span" if len(slow) == 1 else "spans"
+        return f"{self.name}: {len(slow)} {noun} over {limit:g} ms ({shown}{more})"
 
 
 class SpansCheck(_TrialLimit):
@@ -242,7 +243,8 @@ class SpansCheck(_TrialLimit):
             if not matcher.counted.holds(len(found)):
                 if found:
                     problems.append(
-                        f"{matcher.text(with_count=False)}: {len(found)} spans, expected "
+                        f"{matcher.text(with_count=False)}: {len(found)} "
+                        f"{'span' if len(found) == 1 else 'spans'}, expected "
                         f"{matcher.counted.text()}"
                     )
                 else:
@@ -274,7 +276,8 @@ class SpansCheck(_TrialLimit):
             if len(errors) > limit:
                 shown = ", ".join(_with_message(s) for s in errors[:3])
                 which = "" if pattern == "*" else f" named {pattern}"
-                found.append(f"{len(errors)} error spans{which}, at most {limit} allowed: {shown}")
+                noun = "error span" if len(errors) == 1 else "error spans"
+                found.append(f"{len(errors)} {noun}{which}, at most {limit} allowed: {shown}")
         return found
 
     def render(self) -> str:
