@@ -101,3 +101,20 @@ def test_a_status_message_in_one_line_without_a_glued_traceback() -> None:
     assert status_line("timeout\nretrying") == "timeout"
     assert status_line("x" * 200, 10) == "x" * 9 + "…"
     assert status_line(None) == ""
+
+
+def test_show_counts_an_attribute_copied_from_the_parent_instead_of_repeating_it() -> None:
+    from caseforge.report.model import span_entries
+    from caseforge.report.show import span_lines
+
+    shared = {"session.id": "s-1", "metadata": '{"user": "u-9"}'}
+    spans = [
+        span("agent", "1", attributes=shared),
+        span("retrieve", "2", "1", start_ms=1, attributes={**shared, "hits": 3}),
+        span("chat", "3", "1", start_ms=2, attributes={**shared, "session.id": "s-2"}),
+    ]
+    lines = span_lines(span_entries(spans))
+    assert sum("session.id = s-1" in line for line in lines) == 1  # the root's own
+    assert "      hits = 3" in lines and "      session.id = s-2" in lines  # new or changed
+    assert lines.count("      (2 more as its parent's)") == 1  # retrieve: both the same
+    assert lines.count("      (1 more as its parent's)") == 1  # chat: metadata the same

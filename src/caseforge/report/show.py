@@ -222,10 +222,12 @@ def check_lines(checks: list[CheckResult], indent: str = "  ") -> list[str]:
 
 def span_lines(nodes: list[SpanEntry], attributes: int = 12, width: int = 80) -> list[str]:
     """The span tree for a terminal: a line per span (its duration, ERROR and the status
-    message), then up to ``attributes`` of its attributes, each value cut to ``width``."""
+    message), then up to ``attributes`` of its attributes, each value cut to ``width``; an
+    attribute its parent has with the same value (a session id, metadata an instrumentor
+    copies onto every span) is counted, not repeated."""
     lines: list[str] = []
 
-    def walk(node: SpanEntry, depth: int) -> None:
+    def walk(node: SpanEntry, depth: int, inherited: dict[str, object]) -> None:
         pad = "  " * depth
         took = f"{node.duration_ms:.1f} ms" if node.duration_ms is not None else "open"
         error = ""
@@ -234,7 +236,8 @@ def span_lines(nodes: list[SpanEntry], attributes: int = 12, width: int = 80) ->
             error = "  ERROR" + (f": {message}" if message else "")
         turn = f"  (turn {node.turn})" if node.turn is not None and depth == 0 else ""
         lines.append(f"{pad}{node.name}  {took}{error}{turn}")
-        items = list(node.attributes.items())
+        items = [(k, v) for k, v in node.attributes.items() if inherited.get(k, _NONE) != v]
+        same = len(node.attributes) - len(items)
         for key, value in items[:attributes]:
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
             text = text.replace("\n", " ")
@@ -242,17 +245,22 @@ def span_lines(nodes: list[SpanEntry], attributes: int = 12, width: int = 80) ->
             lines.append(f"{pad}    {key} = {text[:width]}{cut}")
         if len(items) > attributes:
             lines.append(f"{pad}    … {len(items) - attributes} more attributes")
+        if same:
+            lines.append(f"{pad}    ({same} more as its parent's)")
         for event in node.events:
             if event.get("name") == "exception":
                 found = event.get("attributes")
                 said = found.get("exception.message") if isinstance(found, dict) else None
                 lines.append(f"{pad}    exception: {str(said or '')[:width]}")
         for child in node.children:
-            walk(child, depth + 1)
+            walk(child, depth + 1, dict(node.attributes))
 
     for root in nodes:
-        walk(root, 0)
+        walk(root, 0, {})
     return lines
+
+
+_NONE = object()  # an attribute the parent does not have
 
 
 def _fixture_lists(use: FixtureUse) -> list[tuple[str, list[str]]]:
