@@ -365,8 +365,44 @@ MISTAKES = [
             w.store,
         ],
         1,
-        "cannot import 'nope_module'",
+        "d4/caseforge.yaml:4:15: agent.callable: 'nope_module:run': cannot import",
     ),
+    Mistake(
+        "an agent module that does not exist, named with its field",
+        lambda w: [
+            "run",
+            str(w.variant("d4b", {"agent": {"callable": "nope_module:run"}})),
+            "-q",
+            "--store",
+            w.store,
+        ],
+        1,
+        "agent.callable: 'nope_module:run': cannot import 'nope_module'",
+    ),  # fmt: skip
+    Mistake(
+        "a workspace_setup hook that is not in its module",
+        lambda w: [
+            "run",
+            str(w.variant("d4c", {"workspace_setup": "tests.run.toy_agent:nope"})),
+            "-q",
+            "--store",
+            w.store,
+        ],
+        1,
+        "workspace_setup: 'tests.run.toy_agent:nope': 'tests.run.toy_agent' has no 'nope'",
+    ),  # fmt: skip
+    Mistake(
+        "an agent callable that is not callable",
+        lambda w: [
+            "run",
+            str(w.variant("d4d", {"agent": {"callable": "json:__name__"}})),
+            "-q",
+            "--store",
+            w.store,
+        ],
+        1,
+        "agent.callable: 'json:__name__' is not callable",
+    ),  # fmt: skip
     # A wrong path is a usage error (2), never the code CI reads as a regression, and a
     # position that is not known is left out (it was printed as a fake `nowhere:0:0`).
     Mistake(

@@ -163,7 +163,9 @@ def test_an_agent_module_that_exits_on_import_is_one_line(tmp_path: Path) -> Non
     )
     done = caseforge_process("run", str(root), "-q", "--store", f"sqlite:///{tmp_path / 's.db'}")
     assert done.returncode == 1, done  # an invalid suite: the agent cannot be loaded
-    assert done.stderr.strip() == "'agent:run': importing 'agent' called sys.exit(0)"
+    where, said = done.stderr.strip().split(": agent.callable: ")
+    assert where.startswith(f"{root / 'caseforge.yaml'}:1:")  # the file and the line
+    assert said == "'agent:run': importing 'agent' called sys.exit(0)"
 
 
 def test_what_in_process_suite_code_prints_is_kept_with_its_trial_not_on_stdout(

@@ -34,8 +34,10 @@ from caseforge.agent.protocol import (
 )
 from caseforge.agent.threads import DaemonThreadPool, in_thread
 from caseforge.agent.watchdog import Watchdog
+from caseforge.case.load import CONFIG_FILE
+from caseforge.case.positions import locate_in_yaml
 from caseforge.case.suite import AgentSpec
-from caseforge.errors import CaseforgeError, UsageError, suite_exit
+from caseforge.errors import CaseforgeError, Problem, UsageError, suite_exit
 from caseforge.logs import BoundedLog
 
 STDERR_TAIL = 2000
@@ -281,6 +283,18 @@ class HttpAgent:
         await self.client.aclose()
 
 
+def configured_object(spec: str, suite_dir: Path, *loc: str) -> Any:
+    """:func:`import_object` for a ``module:attribute`` the suite's ``caseforge.yaml`` names
+    at ``loc`` (``agent``, ``callable``): a failure is one line naming the file, the line
+    and the field."""
+    try:
+        return import_object(spec, suite_dir)
+    except CaseforgeError as exc:
+        path = suite_dir / CONFIG_FILE
+        line, col = locate_in_yaml(path, loc)
+        raise CaseforgeError(Problem(path, line, col, ".".join(loc), exc.text)) from None
+
+
 def import_object(spec: str, suite_dir: Path) -> Any:
     """Import ``module:attribute`` with the suite folder on ``sys.path``."""
     module_name, sep, attribute = spec.partition(":")
@@ -369,7 +383,14 @@ def resolve_agent(
         argv = _split(command, where, CaseforgeError) if isinstance(command, str) else list(command)
         return CommandAgent(argv, suite_dir)
     assert spec.callable is not None
-    return _callable(spec.callable, suite_dir, threads)
+    fn = configured_object(spec.callable, suite_dir, "agent", "callable")
+    if not callable(fn):
+        path = suite_dir / CONFIG_FILE
+        line, col = locate_in_yaml(path, ("agent", "callable"))
+        raise CaseforgeError(
+            Problem(path, line, col, "agent.callable", f"{spec.callable!r} is not callable")
+        )
+    return CallableAgent(fn, spec.callable, threads)
 
 
 def _override(spec: str, suite_dir: Path, threads: int) -> Agent:

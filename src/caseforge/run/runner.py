@@ -25,7 +25,7 @@ from sqlalchemy.exc import DatabaseError
 from caseforge._version import __version__
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.agent.threads import exits_contained
-from caseforge.agent.transports import import_object, resolve_agent
+from caseforge.agent.transports import configured_object, resolve_agent
 from caseforge.case.context import load_context
 from caseforge.case.identity import suite_identity
 from caseforge.case.load import Suite, bind_suite_files, load_suite
@@ -511,9 +511,12 @@ class Runner:
         self._agent = resolve_agent(
             config.agent, self.options.agent, suite.suite_dir, threads=concurrency
         )
-        for hook in (config.workspace_setup, config.outcome_probe):
+        for key, hook in (
+            ("workspace_setup", config.workspace_setup),
+            ("outcome_probe", config.outcome_probe),
+        ):
             if hook:
-                import_object(hook, suite.suite_dir)
+                configured_object(hook, suite.suite_dir, key)
         load_context(suite.suite_dir)
         # A command or HTTP agent's span receiver listens from here: an address that cannot
         # be had stops the run before it is recorded.

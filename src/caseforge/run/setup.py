@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.agent.threads import DaemonThreadPool
-from caseforge.agent.transports import import_object, resolve_agent
+from caseforge.agent.transports import configured_object, resolve_agent
 from caseforge.case.context import load_context
 from caseforge.case.suite import SuiteConfig
 from caseforge.errors import EnvError
@@ -102,10 +102,10 @@ class TrialSetup:
             retry=self.retry,
             work_dir=self.work_dir,
             fixtures=fixtures,
-            workspace_setup=import_object(config.workspace_setup, suite_dir)
+            workspace_setup=configured_object(config.workspace_setup, suite_dir, "workspace_setup")
             if config.workspace_setup
             else None,
-            outcome_probe=import_object(config.outcome_probe, suite_dir)
+            outcome_probe=configured_object(config.outcome_probe, suite_dir, "outcome_probe")
             if config.outcome_probe
             else None,
             keep_workspaces=self.keep_workspaces,

@@ -16,7 +16,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from caseforge.agent.transports import import_object
+from caseforge.agent.transports import configured_object
 from caseforge.case.load import load_suite
 from caseforge.case.neardup import jaccard, shingles
 from caseforge.case.validate import case_text
@@ -188,7 +188,7 @@ async def write_drafts(
     prompt_hash = hashlib.sha256(template.encode("utf-8")).hexdigest()[:12]
     settings = suite.config.synth
     hook = getattr(settings, "facts", None) if settings else None
-    facts_fn = import_object(hook, suite.suite_dir) if hook else None
+    facts_fn = configured_object(hook, suite.suite_dir, "synth", "facts") if hook else None
     run_id = "synth-" + secrets.token_hex(4)
     drafts: list[Draft] = []
     for row in todo:
