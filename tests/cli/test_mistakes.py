@@ -378,7 +378,7 @@ MISTAKES = [
         ],
         1,
         "agent.callable: 'nope_module:run': cannot import 'nope_module'",
-    ),  # fmt: skip
+    ),
     Mistake(
         "a workspace_setup hook that is not in its module",
         lambda w: [
@@ -390,7 +390,7 @@ MISTAKES = [
         ],
         1,
         "workspace_setup: 'tests.run.toy_agent:nope': 'tests.run.toy_agent' has no 'nope'",
-    ),  # fmt: skip
+    ),
     Mistake(
         "an agent callable that is not callable",
         lambda w: [
@@ -402,7 +402,7 @@ MISTAKES = [
         ],
         1,
         "agent.callable: 'json:__name__' is not callable",
-    ),  # fmt: skip
+    ),
     # A wrong path is a usage error (2), never the code CI reads as a regression, and a
     # position that is not known is left out (it was printed as a fake `nowhere:0:0`).
     Mistake(
