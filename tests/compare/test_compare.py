@@ -125,6 +125,13 @@ def test_history_finds_flaky_cases(toy_suite: MakeToySuite, tmp_path: Path) -> N
     assert flaky["coin"]["flips"] == 2 * flips  # two identical runs (same seeds)
     one = runner.invoke(app, ["history", str(root), "coin", "--store", url])
     assert "coin" in one.stdout and "steady" not in one.stdout
+    # a run narrowed to some cases, and one stopped before its end, say so in their column
+    asyncio.run(Runner(RunOptions(suite_dir=root, case_ids=["coin"]), store).run())
+    store.set_status(store.list_runs(limit=1)[0].id, "stopped")
+    text = runner.invoke(app, ["history", str(root), "--store", url]).stdout
+    [newest] = [line for line in text.splitlines() if line.startswith("  [1] ")]
+    assert newest.endswith("(stopped; a selection: --case coin)"), newest
+    assert all("(" not in line for line in text.splitlines() if line.startswith(("  [2]", "  [3]")))
 
 
 def test_holdout_alarm() -> None:

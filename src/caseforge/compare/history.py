@@ -13,6 +13,7 @@ from collections import defaultdict
 from pydantic import BaseModel
 
 from caseforge.errors import UsageError
+from caseforge.report.model import selection
 from caseforge.results import RunStatus, TrialStatus, trial_letters
 from caseforge.store.db import RunStore
 
@@ -24,6 +25,7 @@ class HistoryRun(BaseModel):
     config: str | None
     created_at: str
     status: RunStatus
+    selection: str | None = None  # how the run was narrowed (--case, --tag), else None
 
 
 class FlakyCase(BaseModel):
@@ -57,28 +59,45 @@ def history(store: RunStore, suite: str, case_id: str | None = None, limit: int 
             table[cid][run.id] = trial_letters(s for _, s in sorted(trials))
     if case_id is not None and runs and case_id not in table:
         raise UsageError(f"no case {case_id!r} in the last {len(runs)} run(s) of suite {suite!r}")
-    passed = TrialStatus.PASS.letter
-    flaky: list[FlakyCase] = []
-    for cid, by_run in table.items():
-        flips = pairs = 0
-        for letters in by_run.values():
-            for x, y in itertools.pairwise(letters):
-                pairs += 1
-                flips += (x == passed) != (y == passed)
-        if flips:
-            flaky.append(FlakyCase(case=cid, flip_rate=flips / pairs, flips=flips, pairs=pairs))
+    flaky = flaky_of(table)
     flaky.sort(key=lambda f: (-f.flip_rate, f.case))
     return History(
         suite=suite,
         runs=[
             HistoryRun(
-                id=r.id, config=r.config_name, created_at=r.created_at, status=RunStatus(r.status)
+                id=r.id,
+                config=r.config_name,
+                created_at=r.created_at,
+                status=RunStatus(r.status),
+                selection=selection(r.options),
             )
             for r in runs
         ],
         cases={cid: table[cid] for cid in sorted(table)},
         flaky=flaky,
     )
+
+
+def flips(by_run: dict[str, str]) -> tuple[int, int]:
+    """A case's flips and adjacent trial pairs within each run (run → ``PPF``), pooled: a
+    flip is a pass next to anything else."""
+    passed = TrialStatus.PASS.letter
+    flipped = pairs = 0
+    for letters in by_run.values():
+        for x, y in itertools.pairwise(letters):
+            pairs += 1
+            flipped += (x == passed) != (y == passed)
+    return flipped, pairs
+
+
+def flaky_of(table: dict[str, dict[str, str]]) -> list[FlakyCase]:
+    """The cases of ``table`` (case → run → letters) whose trials of one run disagree."""
+    found = []
+    for cid, by_run in table.items():
+        flipped, pairs = flips(by_run)
+        if flipped:
+            found.append(FlakyCase(case=cid, flip_rate=flipped / pairs, flips=flipped, pairs=pairs))
+    return found
 
 
 def history_text(data: History) -> str:
@@ -90,7 +109,11 @@ def history_text(data: History) -> str:
         "(P pass, F fail, E error, I incomplete)"
     ]
     for index, run in enumerate(runs, start=1):
-        lines.append(f"  [{index}] {run.id} {run.config or ''} {run.created_at[:16]}")
+        marks = [] if run.status is RunStatus.FINISHED else [run.status.value]
+        if run.selection:
+            marks.append(f"a selection: {run.selection}")
+        marked = f" ({'; '.join(marks)})" if marks else ""
+        lines.append(f"  [{index}] {run.id} {run.config or ''} {run.created_at[:16]}{marked}")
     width = max((len(cid) for cid in data.cases), default=4)
     for cid, by_run in data.cases.items():
         cells = [by_run.get(run.id, "-").ljust(max(3, len(by_run.get(run.id, "")))) for run in runs]
@@ -135,19 +158,10 @@ def flaky_cases(store: RunStore, run_ids: list[str], top: int = 15) -> list[Flak
             candidates.update(c for c, seen in per_case.items() if "pass" in seen and len(seen) > 1)
     if not candidates:
         return []
-    passed = TrialStatus.PASS.letter
-    found: list[FlakyCase] = []
     wanted = sorted(candidates)
     table: dict[str, dict[str, str]] = {}
     for start in range(0, len(wanted), 500):
         table.update(case_letters(store, run_ids, wanted[start : start + 500]))
-    for cid, by_run in table.items():
-        flips = pairs = 0
-        for letters in by_run.values():
-            for x, y in itertools.pairwise(letters):
-                pairs += 1
-                flips += (x == passed) != (y == passed)
-        if flips:
-            found.append(FlakyCase(case=cid, flip_rate=flips / pairs, flips=flips, pairs=pairs))
+    found = flaky_of(table)
     found.sort(key=lambda f: (-f.flip_rate, -f.flips, f.case))
     return found[:top]

@@ -9,7 +9,6 @@ import contextlib
 import datetime as dt
 import difflib
 import functools
-import itertools
 import json
 import logging
 import re
@@ -37,7 +36,7 @@ from caseforge.compare.digest import (
 )
 from caseforge.compare.gate import GateResult
 from caseforge.compare.gate import gate as apply_gate
-from caseforge.compare.history import History, HistoryRun, case_letters, flaky_cases
+from caseforge.compare.history import History, HistoryRun, case_letters, flaky_cases, flips
 from caseforge.compare.outcomes import RunOutcomes, refuse_other_suite, run_outcomes
 from caseforge.compare.pairing import Comparison, compare_runs
 from caseforge.errors import CaseforgeError, UsageError
@@ -968,13 +967,8 @@ def _input_field(name: str, value: object) -> InputField:
 
 
 def _flip_rate(by_run: dict[str, str]) -> float | None:
-    passed = TrialStatus.PASS.letter
-    flips = pairs = 0
-    for letters in by_run.values():
-        for x, y in itertools.pairwise(letters):
-            pairs += 1
-            flips += (x == passed) != (y == passed)
-    return flips / pairs if flips else None
+    flipped, pairs = flips(by_run)
+    return flipped / pairs if flipped else None
 
 
 def _share(letters: str | None) -> float | None:
