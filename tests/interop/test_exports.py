@@ -166,3 +166,38 @@ def test_a_missing_extra_names_it(
                "--out", tmp_path / "t.eval")  # fmt: skip
     assert done.exit_code == 5 and "pip install 'caseforge[inspect]'" in done.output
     assert not (tmp_path / "t.parquet").exists() and not (tmp_path / "t.eval").exists()
+
+
+def test_a_case_imported_from_inspect_is_the_sample_of_its_original_id(tmp_path: Path) -> None:
+    """A case `import inspect` made keeps its sample's id in ``provenance``: the exported log
+    uses it (a team joins it with its other Inspect logs), the case id in the metadata; an
+    original id two cases share, or one another case's id already is, stays the case id."""
+    from inspect_ai.log import read_eval_log
+
+    from caseforge.api import run_suite
+    from tests.helpers import write_toy_suite
+
+    def imported(original: object) -> dict[str, object]:
+        mark = {"format": "inspect", "source": "qa.jsonl", "id": original, "where": "line 1"}
+        return {"imported_from": mark}
+
+    suite = write_toy_suite(
+        tmp_path / "suite",
+        [
+            {"id": "qa-q-1", "input": {}, "provenance": imported("Q_1")},
+            {"id": "qa-7", "input": {}, "provenance": imported(7)},
+            {"id": "b-7", "input": {}, "provenance": imported(7)},  # 7 twice: not used
+            {"id": "mine", "input": {}, "provenance": {"imported_from": {"format": "csv"}}},
+        ],
+        {"name": "qa", "agent": {"callable": "tests.run.toy_agent:run"}, "trials": 1},
+        expect={"reply": {"mode": "ignore", "reason": "only the ids matter here"}},
+    )
+    store = f"sqlite:///{tmp_path / 's.db'}"
+    [report] = run_suite(suite, store=store)
+    out = tmp_path / "qa.eval"
+    done = cli("export", "inspect", report.run_id, "--store", store, "--out", str(out))
+    assert done.exit_code == 0, done.output
+    log = read_eval_log(str(out))
+    by_case = {s.metadata["case_id"]: s.id for s in log.samples or []}
+    assert by_case == {"qa-q-1": "Q_1", "qa-7": "qa-7", "b-7": "b-7", "mine": "mine"}
+    assert sorted(map(str, log.eval.dataset.sample_ids or [])) == ["Q_1", "b-7", "mine", "qa-7"]

@@ -236,11 +236,21 @@ def export_inspect(
     """A run as an Inspect AI log: a sample per case-trial, a score per check (needs
     caseforge[inspect])."""
     from caseforge.interop.inspect_log import export_inspect as write_log
+    from caseforge.interop.inspect_log import imported_sample_ids
     from caseforge.report.build import load_report
+    from caseforge.store.db import RunStore
 
     output_file(out, "--out")
-    report = load_report(run_ref, store_url(store, suite), raw=True)
-    samples = write_log(report, out)
+    url = store_url(store, suite)
+    report = load_report(run_ref, url, raw=True)
+    imported: dict[str, object] = {}
+    if not (Path(run_ref).suffix == ".json" or Path(run_ref).is_file()):  # a stored run
+        runs = RunStore(url, read_only=True)
+        try:
+            imported = imported_sample_ids(runs.cases(report.run_id))
+        finally:
+            runs.close()
+    samples = write_log(report, out, imported)
     print(f"wrote {out}: run {report.run_id}, {samples} samples (case-trials)")
 
 

@@ -27,7 +27,8 @@ import datetime as dt
 import json
 import os
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from caseforge._version import __version__
 from caseforge.errors import EnvError, UsageError
 from caseforge.files import file_mode
 from caseforge.interop.records import optional
+from caseforge.interop.suite import PROVENANCE_KEY
 from caseforge.report.model import CaseResult, RunReport, TrialResult
 from caseforge.results import CheckStatus, RunStatus, TrialStatus
 
@@ -56,9 +58,12 @@ EVAL_STATUS = {RunStatus.FINISHED: "success", RunStatus.STOPPED: "cancelled",
                RunStatus.RUNNING: "started"}  # fmt: skip
 
 
-def export_inspect(report: RunReport, out: Path) -> int:
+def export_inspect(
+    report: RunReport, out: Path, imported_ids: Mapping[str, object] | None = None
+) -> int:
     """Write ``report`` as an Inspect log at ``out`` (``.eval``, or ``.json``); returns how
-    many samples it holds. The file appears whole or not at all.
+    many samples it holds. The file appears whole or not at all. ``imported_ids`` maps a
+    case imported from an Inspect dataset to its sample's own id (:func:`imported_sample_ids`).
 
     Raises:
         UsageError: ``out`` is not a ``.eval`` or ``.json`` file name.
@@ -67,7 +72,7 @@ def export_inspect(report: RunReport, out: Path) -> int:
     if out.suffix not in (".eval", ".json"):
         raise UsageError(f"--out {out}: an Inspect log is a .eval (or .json) file")
     logs = optional("inspect_ai.log", "inspect", "caseforge export inspect")
-    log = eval_log(report)
+    log = eval_log(report, imported_ids)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=out.suffix, dir=out.parent)
     os.close(fd)
@@ -82,8 +87,26 @@ def export_inspect(report: RunReport, out: Path) -> int:
     return len(log.samples or [])
 
 
-def eval_log(report: RunReport) -> EvalLog:
-    """The Inspect ``EvalLog`` of a run."""
+def imported_sample_ids(cases: Mapping[str, Mapping[str, object]]) -> dict[str, object]:
+    """The sample id each case imported from an Inspect dataset had there (its
+    ``provenance.imported_from.id``), for the cases whose id is not shared with another:
+    the log's samples keep the ids a team's other Inspect logs use."""
+    found: dict[str, object] = {}
+    for case_id, case in cases.items():
+        provenance = case.get("provenance")
+        mark = provenance.get(PROVENANCE_KEY) if isinstance(provenance, Mapping) else None
+        if isinstance(mark, Mapping) and mark.get("format") == "inspect" and "id" in mark:
+            original = mark["id"]
+            if isinstance(original, (int, str)) and not isinstance(original, bool):
+                found[case_id] = original
+    counts = Counter(str(found.get(c, c)) for c in cases)  # a sample id is one sample's
+    return {c: v for c, v in found.items() if counts[str(v)] == 1}
+
+
+def eval_log(report: RunReport, imported_ids: Mapping[str, object] | None = None) -> EvalLog:
+    """The Inspect ``EvalLog`` of a run; a case imported from an Inspect dataset is the
+    sample of its original id (``imported_ids``), its case id in the sample's metadata."""
+    ids = dict(imported_ids or {})
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,
@@ -98,7 +121,9 @@ def eval_log(report: RunReport) -> EvalLog:
 
     model = _model(report)
     samples = [
-        _sample(report, case, trial, model) for case in report.cases for trial in case.trials
+        _sample(report, case, trial, model, ids.get(case.id, case.id))
+        for case in report.cases
+        for trial in case.trials
     ]
     by_check: dict[str, list[bool]] = defaultdict(list)
     for sample in samples:
@@ -137,7 +162,7 @@ def eval_log(report: RunReport) -> EvalLog:
             name=report.suite,
             location=report.suite_path or None,
             samples=len(report.cases),
-            sample_ids=[c.id for c in report.cases],
+            sample_ids=[ids.get(c.id, c.id) for c in report.cases],
         ),
         model=model,
         config=EvalConfig(epochs=report.trials),
@@ -205,7 +230,9 @@ def input_text(case: CaseResult) -> str:
     return json.dumps(case.input, ensure_ascii=False, indent=2)
 
 
-def _sample(report: RunReport, case: CaseResult, trial: TrialResult, model: str) -> EvalSample:
+def _sample(
+    report: RunReport, case: CaseResult, trial: TrialResult, model: str, sample_id: object
+) -> EvalSample:
     from inspect_ai._util.error import EvalError
     from inspect_ai.log import EvalSample
     from inspect_ai.model import ModelOutput
@@ -217,7 +244,7 @@ def _sample(report: RunReport, case: CaseResult, trial: TrialResult, model: str)
     if trial.error:
         error = EvalError(message=trial.error, traceback=trial.error, traceback_ansi=trial.error)
     return EvalSample(
-        id=case.id,
+        id=sample_id,
         epoch=trial.trial,
         input=input_text(case),
         target=[f"{name}: {text}" for name, text in case.expect.items()] or "",
@@ -225,6 +252,7 @@ def _sample(report: RunReport, case: CaseResult, trial: TrialResult, model: str)
         output=ModelOutput.from_content(model, trial.reply or ""),
         scores=scores,
         metadata={
+            "case_id": case.id,
             "status": trial.status.value,
             "category": case.category,
             "tags": case.tags,
