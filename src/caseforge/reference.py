@@ -188,10 +188,13 @@ def modes_reference() -> str:
         )
         # A text option the mode refuses (``word`` on ``exact``) is inherited, not offered.
         offered = getattr(spec.model, "options", {})
+        refused: frozenset[str] = getattr(spec.model, "refused", frozenset())  # not for this mode
         fields = [
             (k, i)
             for k, i in spec.model.model_fields.items()
-            if k != "mode" and not (k in TextOptions.model_fields and k not in offered)
+            if k != "mode"
+            and k not in refused
+            and not (k in TextOptions.model_fields and k not in offered)
         ]
         if fields:
             lines += ["", *_HEAD]

@@ -171,7 +171,7 @@ def test_a_trial_without_spans_is_incomplete_and_with_them_is_graded() -> None:
     assert checks[1].actual == {
         "spans": 4,
         "errors": 0,
-        "names": ["chat gpt-fake", "agent workflow", "retrieve", "execute_tool lookup_order"],
+        "names": ["agent workflow", "retrieve", "execute_tool lookup_order", "chat gpt-fake"],
     }
     status, checks = grade_trial(
         case, result, spans=[*SPANS, span("boom", "8", "1", status="error")]
@@ -244,3 +244,22 @@ def test_calls_neither_reported_nor_traced_are_not_judged_never_passed() -> None
     assert again.tool_calls_given is False
     assert "tool_calls_given" not in empty.model_dump_json()  # stored only when False
     assert grade_trial(case, again)[0] is TrialStatus.INCOMPLETE
+
+
+def test_a_spans_check_refuses_what_it_cannot_use_and_keeps_counts_in_start_order() -> None:
+    for extra, said in (
+        ({"field": "reply"}, "`field`: a spans check reads the whole case-trial"),
+        ({"oracle": "spans_of"}, "`oracle`: a spans check's expectations are written in the"),
+    ):
+        with pytest.raises(ValidationError, match=said):
+            SpansCheck.model_validate({"mode": "spans", "must_have": ["*"], **extra})
+    from caseforge.reference import modes_reference
+
+    text = modes_reference()
+    spans_part = text[text.index("### `spans`") : text.index("### `tool_calls`")]
+    assert "| `field` |" not in spans_part and "| `oracle` |" not in spans_part
+    assert "| `must_have` |" in spans_part
+    check = SpansCheck.model_validate({"mode": "spans", "must_have": ["*"]})
+    late, early = span("late", "2", start_ms=5), span("early", "3", start_ms=1)
+    kept = check.kept([late, early, span("early", "4", start_ms=2)])
+    assert kept == {"spans": 3, "errors": 0, "names": ["early ×2", "late"]}

@@ -38,14 +38,22 @@ class _TrialLimit(BaseCheck):
 
     strength: ClassVar[int] = 60
     reads: ClassVar[Reads] = Reads.TRIAL
+    # Fields of every check this one refuses (nor does the modes reference list them).
+    refused: ClassVar[frozenset[str]] = frozenset({"field", "turn"})
 
     @model_validator(mode="after")
     def _reads_the_trial(self) -> _TrialLimit:
         for name in ("field", "turn"):
-            if getattr(self, name) is not None:
+            if name in self.refused and getattr(self, name) is not None:
                 raise ValueError(
                     f"`{name}`: a {self.mode} check reads the whole case-trial, not a field "
                     "or a turn of the output"
+                )
+        for name in ("oracle", "args"):
+            if name in self.refused and name in self.model_fields_set:
+                raise ValueError(
+                    f"`{name}`: a {self.mode} check's expectations are written in the case; "
+                    "no oracle computes them"
                 )
         return self
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
@@ -158,6 +159,7 @@ class SpansCheck(_TrialLimit):
 
     expected_field: ClassVar[str | None] = None
     strength: ClassVar[int] = 60
+    refused: ClassVar[frozenset[str]] = frozenset({"field", "turn", "oracle", "args"})
     options: ClassVar[dict[str, OptionOrder]] = {
         "max_errors": OptionOrder("higher", kind="error-limit-raised")
     }
@@ -226,11 +228,12 @@ class SpansCheck(_TrialLimit):
         """What the result keeps of the spans graded: their count, errors and names."""
         if not isinstance(actual, list) or not actual:
             return None
-        names = list(dict.fromkeys(str(s.get("name")) for s in actual if isinstance(s, dict)))
+        spans = ordered(cast("SpanData", s) for s in actual if isinstance(s, dict))
+        counts = Counter(str(s.get("name")) for s in spans)  # in the order they started
         return {
             "spans": len(actual),
-            "errors": sum(1 for s in actual if isinstance(s, dict) and is_error(s)),
-            "names": names[:50],
+            "errors": sum(1 for s in spans if is_error(s)),
+            "names": [f"{n} ×{c}" if c > 1 else n for n, c in list(counts.items())[:50]],
         }
 
     def grade(self, actual: object) -> Verdict:
