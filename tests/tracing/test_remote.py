@@ -5,6 +5,7 @@ span with its case-trial; a ``spans`` check passes and fails on them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import threading
@@ -23,6 +24,7 @@ from caseforge.api import run_suite
 from caseforge.api.run import execute_run
 from caseforge.errors import EnvError, UsageError
 from caseforge.report.build import load_report
+from caseforge.run.rescore import rescore
 from caseforge.store.db import RunStore
 from tests.helpers import free_port, write_toy_suite
 
@@ -127,6 +129,12 @@ def test_a_users_own_traces_endpoint_is_left_alone(
     assert by_name["trace"].status.value == "not_judged"
     assert by_name["tool_calls"].status.value == "not_judged"
     assert "reported no `tool_calls` and sent no spans" in by_name["tool_calls"].reason
+    # each says why no span came (the run knows: the user's own endpoint), a rescore too
+    because = f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set ({own}): the command agent exports"
+    assert because in by_name["trace"].reason and because in by_name["tool_calls"].reason
+    again = asyncio.run(rescore(RunStore(store), report.run_id, suite_dir=suite))
+    [trial] = load_report(again.run_id, store).cases[0].trials
+    assert because in {c.name: c for c in trial.checks}["trace"].reason
     assert trial.spans is None
 
 
@@ -176,7 +184,8 @@ def http_agent(tmp_path: Path) -> Iterator[tuple[str, list[str], str]]:
 
             def later() -> None:
                 time.sleep(0.2)
-                export_json(receiver + "/v1/traces", parent, names)
+                with contextlib.suppress(httpx.HTTPError):  # a receiver not there: lost
+                    export_json(receiver + "/v1/traces", parent, names)
 
             threading.Thread(target=later, daemon=True).start()
 
@@ -321,3 +330,24 @@ def test_caseforges_own_spans_never_go_to_the_runs_own_receiver(
     names = [s.name for s in trial.spans or []]
     assert names and not any(name.startswith("invoke_agent") for name in names)
     assert any("own receiver" in w for w in result.warnings)
+
+
+def test_an_http_agents_spans_awaited_in_vain_say_so(
+    tmp_path: Path, http_agent: tuple[str, list[str], str]
+) -> None:
+    """The agent exports to an address that is not this run's receiver: its spans never
+    come, and the spans check's reason says what was awaited and where."""
+    url, _, _ = http_agent
+    suite = write_toy_suite(
+        tmp_path / "suite",
+        [{"id": "two", "input": {"n": 2}, "split": "dev"}],
+        {"name": "web", "agent": {"http": url}, "timeout_s": 300, "otel": {"span_wait_s": 0.2}},
+        expect={"trace": {"mode": "spans", "must_have": [{"name": "retrieve", "count": 2}]}},
+    )
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    [report] = run_suite(suite, store=store)  # a receiver on a free port: not the agent's
+    [trial] = report.cases[0].trials
+    assert trial.status.value == "incomplete"
+    [check] = trial.checks
+    assert "none arrived within 0.2 s of its answer (otel.span_wait_s)" in check.reason
+    assert "can the agent reach http://127.0.0.1:" in check.reason

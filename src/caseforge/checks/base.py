@@ -152,6 +152,7 @@ class TrialFacts:
     cost_usd: float | None = None
     latency_s: float | None = None
     spans: Sequence[SpanData] | None = None  # the agent's spans; None or empty: none came
+    spans_missing: str | None = None  # why none came, when the run knows
 
     @property
     def prompt(self) -> str | None:

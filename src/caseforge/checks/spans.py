@@ -67,6 +67,20 @@ NO_SPANS = (
 )
 
 
+class NoSpans(list[SpanData]):
+    """No spans came for the case-trial (an empty list), and why, when the run knows."""
+
+    def __init__(self, why: str | None) -> None:
+        super().__init__()
+        self.why = why
+
+
+def no_spans_reason(why: str | None) -> str:
+    """The reason a spans check was not judged: the cause when known, else how to
+    instrument the agent."""
+    return f"no spans from the agent: not judged ({why})" if why else NO_SPANS
+
+
 class SpanMatcher(Matcher, BaseModel):
     """Spans by ``name`` (exact, or a glob) with ``attributes`` that must match (others may
     be there too), how many (``count``) and how long each may take."""
@@ -222,7 +236,7 @@ class SpansCheck(_TrialLimit):
         return self._expected
 
     def measured(self, trial: TrialFacts) -> object:
-        return trial.spans
+        return trial.spans or NoSpans(trial.spans_missing)
 
     def kept(self, actual: object) -> object:
         """What the result keeps of the spans graded: their count, errors and names."""
@@ -238,7 +252,8 @@ class SpansCheck(_TrialLimit):
 
     def grade(self, actual: object) -> Verdict:
         if not isinstance(actual, list) or not actual:
-            return Verdict(CheckStatus.NOT_JUDGED, NO_SPANS)
+            why = actual.why if isinstance(actual, NoSpans) else None
+            return Verdict(CheckStatus.NOT_JUDGED, no_spans_reason(why))
         spans = ordered(cast("SpanData", s) for s in actual if isinstance(s, dict))
         problems: list[str] = []
         for matcher in self.must_have:

@@ -117,6 +117,7 @@ def grade_trial(
     outcome_error: str | None = None,
     latency_s: float | None = None,
     spans: Sequence[SpanData] | None = None,
+    spans_missing: str | None = None,
 ) -> tuple[TrialStatus, list[CheckResult]]:
     """Grade every check of ``case``; return the case-trial's status and each check's result.
 
@@ -124,22 +125,26 @@ def grade_trial(
     ``latency_s`` is the case-trial's recorded latency (``latency`` checks read it; without
     it they are not judged). ``spans`` are the agent's OpenTelemetry spans (``spans`` checks
     read them; tool-call checks read the tool calls they show when the agent reported
-    none). When the agent paused for approval without a reply, checks on the reply cannot
-    be judged; instead the case must expect the pause (``needs_approval: true``).
+    none); ``spans_missing`` is why none came, when the run knows. When the agent paused
+    for approval without a reply, checks on the reply cannot be judged; instead the case
+    must expect the pause (``needs_approval: true``).
     """
     paused = result.paused_for_approval and not result.reply.strip()
     results: list[CheckResult] = []
     checks = case.checks()
-    facts = trial_facts(case, result, latency_s, spans) if _reads_trial(checks) else None
+    facts = (
+        trial_facts(case, result, latency_s, spans, spans_missing) if _reads_trial(checks) else None
+    )
     derived = derived_calls(result, spans)
     if derived is None and not result.tool_calls_given and not spans:
         derived = UNKNOWN_CALLS  # neither reported nor traced: a tool-call check cannot judge
     for name, field, check in checks:
-        results.append(
-            _grade_one(
-                name, field, check, result, outcomes, options, outcome_error, paused, facts, derived
-            )
+        graded = _grade_one(
+            name, field, check, result, outcomes, options, outcome_error, paused, facts, derived
         )
+        if graded.reason == NO_CALLS and spans_missing:
+            graded.reason = f"{NO_CALLS} ({spans_missing})"
+        results.append(graded)
     if paused:
         results.append(_approval_check(case))
     if result.ended_by == "max_turns" and case.conversation is not None:
@@ -180,6 +185,7 @@ def trial_facts(
     result: AgentResult,
     latency_s: float | None,
     spans: Sequence[SpanData] | None = None,
+    spans_missing: str | None = None,
 ) -> TrialFacts:
     """What the checks that read the case-trial see: the case, the agent's cost (``None``
     when it reported no usage at all), the latency and the agent's spans."""
@@ -193,6 +199,7 @@ def trial_facts(
         cost_usd=usage.cost_usd if reported else None,
         latency_s=latency_s,
         spans=spans,
+        spans_missing=spans_missing,
     )
 
 

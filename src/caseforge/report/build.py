@@ -165,7 +165,7 @@ def _trial(row: ResultRow, raw: bool) -> tuple[TrialRecord, TrialResult]:
             if derived:
                 trial.tool_calls = [_tool_call(c, raw) for c in derived]
                 trial.tool_calls_source = "spans"
-        if raw:
+        if raw and spans:  # none came: the spans check's reason says why
             trial.spans, trial.spans_dropped = span_entries(spans), dropped
     return record, trial
 

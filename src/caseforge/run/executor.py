@@ -81,6 +81,7 @@ class TrialOutcome:
     # past the limit; None: none were collected.
     spans: list[SpanData] | None = None
     spans_dropped: int = 0
+    spans_missing: str | None = None  # why no span came, when the run knows
 
 
 class TrialCall(Protocol):

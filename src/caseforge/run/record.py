@@ -32,6 +32,7 @@ def grade_outcome(outcome: TrialOutcome, options: GradeOptions) -> TrialRecord:
             outcome.outcome_error,
             outcome.latency_s,
             outcome.spans,
+            outcome.spans_missing,
         )
     return TrialRecord(
         case_id=task.case.id,
@@ -58,7 +59,9 @@ def store_row(outcome: TrialOutcome, record: TrialRecord) -> ResultRow:
         json_text(outcome.outcomes) if outcome.outcomes is not None else None,
         json.dumps(outcome.fixtures, ensure_ascii=False) if outcome.fixtures else None,
         _log_json(outcome, record) if outcome.log else None,
-        stored_json(outcome.spans, outcome.spans_dropped) if outcome.spans else None,
+        stored_json(outcome.spans, outcome.spans_dropped, outcome.spans_missing)
+        if outcome.spans or outcome.spans_missing
+        else None,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from caseforge.agent.protocol import AgentResult
 from caseforge.run.executor import BaseExecutor, TrialOutcome, TrialTask
 from caseforge.store.db import RunStore
-from caseforge.tracing.spans import from_stored
+from caseforge.tracing.spans import from_stored, missing_of
 from caseforge.values import FLOAT_KEY, unmark_floats
 
 YIELD_EVERY = 200  # let the judge's tasks and the flusher run between replayed outcomes
@@ -49,7 +49,9 @@ class ReplayExecutor(BaseExecutor):
             if fixtures_json := row["fixtures_json"]:
                 outcome.fixtures = json.loads(fixtures_json)
             if spans_json := row.get("spans_json"):  # the agent's spans: graded again
-                outcome.spans, outcome.spans_dropped = from_stored(spans_json)
+                spans, outcome.spans_dropped = from_stored(spans_json)
+                outcome.spans = spans or None
+                outcome.spans_missing = missing_of(spans_json)
             yield outcome
             if count % YIELD_EVERY == 0:
                 await asyncio.sleep(0)

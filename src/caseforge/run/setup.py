@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from caseforge.agent.fixtures import FixtureMode, FixtureStore
 from caseforge.agent.threads import DaemonThreadPool
-from caseforge.agent.transports import configured_object, resolve_agent
+from caseforge.agent.transports import CommandAgent, configured_object, resolve_agent
 from caseforge.case.context import load_context
 from caseforge.case.suite import SuiteConfig
 from caseforge.errors import EnvError
@@ -141,4 +141,6 @@ def agent_spans(agent: Agent, listen: tuple[str, int] | None, wait_s: float) -> 
             f"{exc.strerror or exc}"
         ) from None
     own.receiving(receiver.traces_url)
-    return AgentSpans(agent.in_process, receiver, wait_s=wait_s)
+    return AgentSpans(
+        agent.in_process, receiver, wait_s=wait_s, command=isinstance(agent, CommandAgent)
+    )

@@ -138,6 +138,8 @@ class TrialRunner:
                 if trace.spans is not None and self.spans is not None:
                     spans, dropped = self.spans.end(trace.spans)
                     outcome.spans, outcome.spans_dropped = spans or None, dropped
+                    if not spans:
+                        outcome.spans_missing = self.spans.why_none(trace.unsettled)
         return outcome
 
     async def _run(
@@ -306,7 +308,8 @@ class TrialRunner:
         spans, wait = trace.spans, self.spans.wait_s if self.spans else 0.0
         if spans is not None and isinstance(agent, HttpAgent) and wait > 0 and _reads_spans(case):
             waiting = time.perf_counter()
-            await spans.settle(span_id, wait)
+            if not await spans.settle(span_id, wait):
+                trace.unsettled = True
             trace.waited_s += time.perf_counter() - waiting
         return result
 
@@ -350,6 +353,7 @@ class TrialTrace:
     parent: str | None = None
     spans: TrialSpans | None = None
     waited_s: float = 0.0  # spent waiting for an HTTP agent's spans: not the agent's latency
+    unsettled: bool = False  # an HTTP agent's spans awaited, and not come
 
 
 def _reads_spans(case: Case) -> bool:

@@ -18,6 +18,7 @@ case-trial, on a thread it started itself).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -141,8 +142,10 @@ class AgentSpans:
         receiver: SpanReceiver | None = None,
         wait_s: float = 5.0,
         registry: SpanRegistry = REGISTRY,
+        command: bool = False,
     ) -> None:
         self.in_process = in_process
+        self.command = command  # a command agent: it inherits caseforge's environment
         self.receiver = receiver
         self.wait_s = wait_s  # how long an HTTP agent's spans are awaited after it answers
         self.registry = registry
@@ -176,6 +179,26 @@ class AgentSpans:
         """Close a case-trial's trace: its spans, and how many were dropped."""
         self.registry.close(trial)
         return trial.take()
+
+    def why_none(self, unsettled: bool) -> str | None:
+        """Why a case-trial got no spans, when the run knows: a problem said once for the
+        run (no SDK, a refused export), a command agent whose exporter the user pointed
+        elsewhere, or an HTTP agent's spans awaited in vain (``unsettled``)."""
+        for problem in self.problems:
+            return problem
+        mine = self.traces_url
+        theirs = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+        if self.command and theirs and mine and theirs != mine:
+            return (
+                f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set ({theirs}): the command agent "
+                f"exports there, not to this run's receiver ({mine})"
+            )
+        if unsettled and mine:
+            return (
+                f"none arrived within {self.wait_s:g} s of its answer (otel.span_wait_s): "
+                f"can the agent reach {mine}?"
+            )
+        return None
 
     def close(self) -> None:
         if self.receiver is not None:

@@ -247,9 +247,22 @@ def bounded_text(value: str) -> str:
     return value[:MAX_TEXT] + f"… [{len(value) - MAX_TEXT:,} characters dropped]"
 
 
-def stored_json(spans: Sequence[SpanData], dropped: int) -> str:
-    """The case-trial's spans as the store keeps them (``results.spans_json``)."""
-    return json.dumps({"spans": list(spans), "dropped": dropped}, ensure_ascii=False)
+def stored_json(spans: Sequence[SpanData] | None, dropped: int, missing: str | None = None) -> str:
+    """The case-trial's spans as the store keeps them (``results.spans_json``); with none,
+    why none came (``missing``), so a rescore says it too."""
+    data: dict[str, object] = {"spans": list(spans or []), "dropped": dropped}
+    if missing and not spans:
+        data["missing"] = missing
+    return json.dumps(data, ensure_ascii=False)
+
+
+def missing_of(text: str | None) -> str | None:
+    """Why no span came for a stored case-trial, when its run knew (``stored_json``)."""
+    if not text or '"missing"' not in text:
+        return None
+    data = json.loads(text)
+    why = data.get("missing") if isinstance(data, dict) else None
+    return why if isinstance(why, str) else None
 
 
 def from_stored(text: str | None) -> tuple[list[SpanData], int]:
