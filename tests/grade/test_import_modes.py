@@ -435,3 +435,24 @@ def test_every_new_mode_lands_in_the_case_schema() -> None:
     for name in ('"json"', '"cost"', '"latency"', '"javascript"', '"python"', '"max_usd"',
                  '"max_ms"', '"negate"', '"threshold"'):  # fmt: skip
         assert name in text
+
+
+def test_javascript_that_does_not_compile_is_refused_when_the_suite_loads(
+    tmp_path: Path,
+) -> None:
+    """A syntax error is the case's mistake, found by validate, not a failing check that
+    counts against the agent at run time."""
+    with pytest.raises(ValueError, match=r"not valid JavaScript: SyntaxError: unexpected end"):
+        case({"r": {"mode": "javascript", "code": "output.length >"}})
+    with pytest.raises(ValueError, match=r"not valid JavaScript: SyntaxError: .*'\]'"):
+        case({"r": {"mode": "javascript", "code": "output.includes('a')]"}})
+    script = {"r": {"mode": "javascript", "file": "check.js"}}
+    files = {"check.js": "module.exports = (output) => output.length >"}
+    (problem,) = validate_suite(suite_with(tmp_path / "c", script, files)).errors
+    assert problem.field == "expect.r.file"
+    assert problem.message.startswith("check.js is not valid JavaScript: SyntaxError:")
+    # Valid code of each form still loads, and compiling it ran nothing.
+    valid = ("output.length > 3", "const n = output.length; n > 2",
+             "if (output) { return true }\nreturn false", "throw new Error('boom')")  # fmt: skip
+    for code in valid:
+        case({"r": {"mode": "javascript", "code": code}})

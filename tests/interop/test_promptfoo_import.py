@@ -363,3 +363,86 @@ def test_only_a_list_of_strings_expands_as_promptfoo_expands_it(tmp_path: Path) 
     one = case(suite, "counts-how-many")["input"]
     assert one["n"] == [1, 2] and one["history"][1] == {"role": "assistant", "content": "hello"}
     assert any("question=How many?" in line for line in report.lines())
+
+
+def test_the_tests_transform_runs_before_an_assertions_own_and_bad_javascript_is_reported(
+    tmp_path: Path,
+) -> None:
+    """promptfoo applies a test's options.transform, then the assertion's transform; an
+    assertion whose JavaScript does not compile is reported, not a check that fails the
+    agent at run time."""
+    from caseforge.agent.protocol import AgentResult
+    from caseforge.case.load import load_case
+    from caseforge.grade import grade_trial
+
+    config = tmp_path / "pf" / "promptfooconfig.yaml"
+    config.parent.mkdir()
+    config.write_text(
+        textwrap.dedent(
+            """\
+            prompts: ["Answer {{q}}"]
+            providers: [openai:gpt-4o-mini]
+            tests:
+              - description: Both transforms
+                vars: {q: one}
+                options: {transform: JSON.parse(output).a}
+                assert:
+                  - {type: equals, value: "x!", transform: output + "!"}
+                  - {type: javascript, value: "output.length >"}
+            """
+        ),
+        encoding="utf-8",
+    )
+    suite = tmp_path / "suite"
+    report = imported(config, suite)
+    text = "\n".join(report.lines())
+    assert "not valid JavaScript: SyntaxError" in text
+    loaded = load_case(suite / "cases" / "both-transforms.yaml")
+    assert loaded.expect["javascript"].mode == "ignore"  # type: ignore[union-attr]
+
+    def verdict(reply: str) -> str:
+        _, checks = grade_trial(loaded, AgentResult.model_validate({"reply": reply}))
+        return next(c.status.value for c in checks if c.name == "equals")
+
+    assert verdict('{"a": "x"}') == "pass"
+    assert verdict('{"a": "y"}') == "fail"
+
+
+def test_a_chat_prompt_in_json_stays_json_whatever_its_vars_hold(tmp_path: Path) -> None:
+    """promptfoo renders a JSON prompt's vars inside its strings; the import and the agent
+    stub do too, so a quote or a line break in a var cannot break the messages."""
+    base = tmp_path / "pf"
+    base.mkdir()
+    chat = (
+        '[{"role": "system", "content": "You sell {{shop}}."}, '
+        '{"role": "user", "content": "{{q}}"}]'
+    )
+    (base / "chat.json").write_text(chat, encoding="utf-8")
+    (base / "promptfooconfig.yaml").write_text(
+        textwrap.dedent(
+            """\
+            prompts: [file://chat.json]
+            providers: [openai:gpt-4o-mini]
+            tests:
+              - description: Quoted
+                vars: {shop: books, q: "Is \\"Tome & Quill\\" in\\nstock?"}
+                assert: [{type: contains, value: "yes"}]
+            """
+        ),
+        encoding="utf-8",
+    )
+    suite = tmp_path / "suite"
+    imported(base / "promptfooconfig.yaml", suite)
+    prompt = case(suite, "quoted")["input"]["prompt"]
+    assert promptfoo_agent.messages_of(prompt) == [
+        {"role": "system", "content": "You sell books."},
+        {"role": "user", "content": 'Is "Tome & Quill" in\nstock?'},
+    ]
+    # The stub renders a configuration's template the same way, dotted names included.
+    stub = promptfoo_agent.prompt_of({"shop": "maps", "q": 'a "b"\nc'}, {"prompt": chat})
+    assert promptfoo_agent.messages_of(stub)[1] == {"role": "user", "content": 'a "b"\nc'}
+    dotted = promptfoo_agent.prompt_of(
+        {"customer": {"name": "Ana"}, "items": ["x", "y"]},
+        {"prompt": "For {{customer.name}}: {{ items[1] }}{{ customer.age }}"},
+    )
+    assert dotted == "For Ana: y"

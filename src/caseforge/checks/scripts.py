@@ -48,6 +48,7 @@ from caseforge.checks.base import (
     show,
     suite_path,
 )
+from caseforge.errors import EnvError
 from caseforge.imports import SuiteImportError, import_suite_file
 from caseforge.results import CheckStatus
 
@@ -202,6 +203,9 @@ class JavascriptCheck(_ScriptCheck):
             node = needs_node(code)
             if node is not None:
                 raise ValueError(f"needs Node: `{node}` (no Node in the embedded engine)")
+            wrong = javascript_syntax_error("code", code)
+            if wrong is not None:
+                raise ValueError(f"not valid JavaScript: {wrong}")
         return code
 
     @model_validator(mode="after")
@@ -223,6 +227,9 @@ class JavascriptCheck(_ScriptCheck):
             raise SuiteFileError(
                 "file", f"needs Node: {self.file} uses `{node}` (no Node in the embedded engine)"
             )
+        wrong = javascript_syntax_error("file", source)
+        if wrong is not None:
+            raise SuiteFileError("file", f"{self.file} is not valid JavaScript: {wrong}")
         self._source = source
 
     @classmethod
@@ -333,6 +340,18 @@ class PythonCheck(_ScriptCheck):
                 "{'pass': ..., 'score': ..., 'reason': ...}",
             )
         return verdict
+
+
+def javascript_syntax_error(kind: Literal["code", "file"], source: str) -> str | None:
+    """Why ``source`` does not compile in the embedded V8, or None (also when the
+    ``javascript`` extra is not installed: a run then stops before it starts)."""
+    from caseforge.checks import v8
+
+    try:
+        v8.require()
+    except EnvError:
+        return None
+    return v8.engine().syntax_error(kind, source)
 
 
 def compile_python(code: str) -> Callable[[object, object], object]:

@@ -134,7 +134,22 @@ _HARNESS = r"""
     }
     visit(getProto(o));
   };
+  // Compiles without running: '' when the code is valid JavaScript, else the error.
+  function syntax(kind, source) {
+    try {
+      if (kind === 'file') {
+        new FunctionCtor('module', 'exports',
+          source.replace(/^\s*export\s+default\s+/m, 'module.exports.default = '));
+      } else {
+        compileInline(source);
+      }
+    } catch (e) {
+      return String(e);
+    }
+    return '';
+  }
   Object.defineProperty(G, '__caseforge_run', { value: run });
+  Object.defineProperty(G, '__caseforge_syntax', { value: syntax });
   const snapshot = () => {
     const out = [];
     for (const o of watched) {
@@ -268,6 +283,27 @@ class Engine:
             return Outcome("value", described["type"], float(described["text"]))
         return Outcome("value", described["type"], described.get("value"))
 
+    def syntax_error(self, kind: Literal["code", "file"], source: str) -> str | None:
+        """Why ``source`` is not valid JavaScript (``SyntaxError: …``), or None: compiled,
+        never run."""
+        from py_mini_racer import JSEvalException, JSTimeoutException
+
+        args = ", ".join(json.dumps(a, ensure_ascii=True) for a in (kind, source))
+        with self._lock:
+            if self._racer is None:
+                self._racer = self._fresh()
+            try:
+                answer = self._racer.eval(
+                    f"__caseforge_syntax({args})", timeout_sec=TIMEOUT_S, max_memory=MAX_MEMORY
+                )
+            except (JSEvalException, JSTimeoutException):  # a compiler this slow: run it
+                return None
+        wrong = str(answer)
+        token = _TOKEN.fullmatch(wrong)
+        if token is not None and token.group(1) not in source:
+            return "SyntaxError: unexpected end of input"  # the brace is the wrapper's
+        return wrong or None
+
     def _reset(self, racer: MiniRacer) -> bool:
         try:
             return racer.eval("__caseforge_intact()", timeout_sec=TIMEOUT_S) is True
@@ -284,6 +320,7 @@ def _thrown(text: str) -> str:
     return lines[0] if lines else "an error"
 
 
+_TOKEN = re.compile(r"SyntaxError: Unexpected token '([})])'")
 _ERROR_LINE = re.compile(r"^(?:Uncaught )?(?:[A-Za-z_$][\w$]*)?(?:Error|Exception)\b.*")
 
 

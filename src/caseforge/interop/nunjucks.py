@@ -13,6 +13,7 @@ the importer keeps such a template as it is and says so, rather than guess.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -81,6 +82,33 @@ def _step(value: object, part: re.Match[str]) -> object:
         return value[int(index)] if isinstance(value, list) and int(index) < len(value) else None
     name = key if key is not None else quoted
     return value.get(name) if isinstance(value, dict) else None
+
+
+def render_prompt(template: str, values: Mapping[str, object]) -> tuple[str, list[str]]:
+    """A prompt as promptfoo renders it: a template that is JSON (a chat prompt) has the
+    vars rendered inside each of its strings, so a var holding a quote or a line break
+    keeps it valid JSON (written back with an indent of 2, as promptfoo writes it);
+    any other template is rendered as text."""
+    try:
+        parsed = json.loads(template)
+    except ValueError:
+        return render(template, values)
+    if isinstance(parsed, str):
+        return render(template, values)
+    missing: list[str] = []
+
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            text, lacking = render(value, values)
+            missing.extend(name for name in lacking if name not in missing)
+            return text
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        return value
+
+    return json.dumps(walk(parsed), ensure_ascii=False, indent=2), missing
 
 
 def text_of(value: object) -> str:

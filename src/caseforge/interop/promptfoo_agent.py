@@ -28,22 +28,57 @@ import json
 import re
 from typing import Any
 
-_VAR = re.compile(r"\{\{\s*([A-Za-z_$][\w$]*)\s*\}\}")
+_VAR = re.compile(r"\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[\d+\])*)\s*\}\}")
+_STEP = re.compile(r"[A-Za-z_$][\w$]*|\d+")
 
 
 def prompt_of(input: dict[str, Any], config: dict[str, Any]) -> str:
     """The case's prompt: ``input["prompt"]``, else the configuration's template with each
-    ``{{ var }}`` replaced by the input's value."""
+    ``{{ var }}`` (or ``{{ var.key }}``, ``{{ var[0] }}``) replaced by the input's value. A
+    template that is JSON (a chat prompt) has them replaced inside its strings, as promptfoo
+    does, so the prompt stays valid JSON."""
     prompt = input.get("prompt")
     if isinstance(prompt, str):
         return prompt
     template = config.get("prompt")
     if isinstance(template, str):
-        return _VAR.sub(lambda m: _text(input.get(m.group(1))), template)
+        try:
+            parsed = json.loads(template)
+        except ValueError:
+            parsed = template
+        if isinstance(parsed, str):
+            return _fill(template, input)
+        return json.dumps(_fill_in(parsed, input), ensure_ascii=False, indent=2)
     raise NotImplementedError(
         "this case has no prompt and its configuration no template: build the prompt from "
         "the input here (promptfoo_agent.prompt_of)"
     )
+
+
+def _fill(template: str, input: dict[str, Any]) -> str:
+    return _VAR.sub(lambda m: _text(_lookup(input, m.group(1))), template)
+
+
+def _fill_in(value: object, input: dict[str, Any]) -> object:
+    if isinstance(value, str):
+        return _fill(value, input)
+    if isinstance(value, list):
+        return [_fill_in(item, input) for item in value]
+    if isinstance(value, dict):
+        return {key: _fill_in(item, input) for key, item in value.items()}
+    return value
+
+
+def _lookup(input: dict[str, Any], path: str) -> object:
+    value: object = input
+    for step in _STEP.findall(path):
+        if isinstance(value, dict):
+            value = value.get(step)
+        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return None
+    return value
 
 
 def _text(value: object) -> str:

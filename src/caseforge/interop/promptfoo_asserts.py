@@ -47,7 +47,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
-from caseforge.checks.scripts import needs_node
+from caseforge.checks.scripts import javascript_syntax_error, needs_node
 from caseforge.interop.jsregex import Untranslatable, to_python
 from caseforge.interop.nunjucks import Unrenderable
 from caseforge.interop.promptfoo_config import file_ref, load_file, read_text
@@ -206,6 +206,12 @@ def _transformed(
         node = needs_node(transform)
         if node is not None:
             raise NotMapped("needs Node", f"its transform needs Node (`{node}`)")
+        wrong = javascript_syntax_error("code", transform)
+        if wrong is not None:
+            raise NotMapped(
+                "code not valid",
+                f"its transform {short(transform)} is not valid JavaScript: {wrong}",
+            )
     texts = [str(t) for t in chain]
     code: str | None = None
     value: object = None
@@ -220,6 +226,9 @@ def _transformed(
         node = needs_node(raw)
         if node is not None:
             raise NotMapped("needs Node", f"needs Node (`{node}`)")
+        wrong = javascript_syntax_error("code", raw)
+        if wrong is not None:
+            raise NotMapped("code not valid", f"not valid JavaScript: {wrong}")
         code = raw
     else:
         value = _value(kind, assertion, context)
@@ -234,6 +243,11 @@ def _transformed(
             "assertion has no JavaScript form to follow it: rewrite it as a "
             "javascript check",
         ) from None
+    wrong = javascript_syntax_error("code", composed)
+    if wrong is not None:
+        raise NotMapped(
+            "code not valid", f"not valid JavaScript with its transforms ({shown}): {wrong}"
+        )
     check: dict[str, object] = {"mode": "javascript", "code": composed}
     threshold = assertion.get("threshold")
     if kind == "javascript" and isinstance(threshold, int | float):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from caseforge.interop.ids import join, slugify
-from caseforge.interop.nunjucks import Unrenderable, render, text_of
+from caseforge.interop.nunjucks import Unrenderable, render, render_prompt, text_of
 from caseforge.interop.promptfoo_asserts import Context, Mapped, key_of, map_assertion
 from caseforge.interop.promptfoo_config import Prompt, failure, file_ref, load_file, read_text
 from caseforge.interop.promptfoo_tests import SourceTest
@@ -279,7 +279,7 @@ def _prompt(
 ) -> str | None:
     assert prompt.template is not None
     try:
-        text, missing = render(prompt.template, variables)
+        text, missing = render_prompt(prompt.template, variables)
     except Unrenderable as exc:
         built.notes.append(
             (
@@ -320,10 +320,9 @@ def _expect(
     taken: Counter[str] = Counter()
     for index, assertion in enumerate(asserts, 1):
         kind = str(assertion.get("type"))
-        graded = dict(assertion)
-        if transform is not None and "transform" not in graded and kind not in ("cost", "latency"):
-            graded["transform"] = transform  # the test's options.transform: before every one
-        mapped: Mapped = map_assertion(graded, context)
+        # the test's options.transform runs before every assertion's own transform
+        before = [transform] if transform is not None and kind not in ("cost", "latency") else []
+        mapped: Mapped = map_assertion(assertion, context, before)
         taken[mapped.key] += 1
         key = mapped.key if taken[mapped.key] == 1 else f"{mapped.key}_{taken[mapped.key]}"
         while key in expect:

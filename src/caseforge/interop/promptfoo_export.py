@@ -131,7 +131,7 @@ def _check_rendering(
 ) -> None:
     """A case's ``input.prompt`` that no prompt template renders from its vars is not what
     promptfoo will send: it is listed, never dropped silently."""
-    from caseforge.interop.nunjucks import Unrenderable, render
+    from caseforge.interop.nunjucks import Unrenderable, render_prompt
 
     sent = case.input.get("prompt")
     if not isinstance(sent, str):
@@ -142,7 +142,7 @@ def _check_rendering(
         if not isinstance(template, str):
             continue
         try:
-            if render(template, values)[0] == sent:
+            if render_prompt(template, values)[0] == sent:
                 return
         except Unrenderable:
             return  # a template promptfoo renders its own way: not ours to judge

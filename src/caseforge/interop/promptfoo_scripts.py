@@ -1,11 +1,11 @@
 """promptfoo's code assertions (``javascript``, ``python``) as checks, and the files an
 assertion names copied into the suite.
 
-Inline code is kept as it is (JavaScript that needs Node, or Python that does not compile,
-is not mapped, with why); a ``file://x.js[:fn]`` or ``file://x.py[:fn]`` script is copied
-into the suite's ``asserts/`` (its path under the config's folder kept) and named by the
-check with its ``function``. A TypeScript file, a file that is not there, or a script that
-needs Node is reported.
+Inline code is kept as it is (JavaScript that needs Node or does not compile, or Python
+that does not compile, is not mapped, with why); a ``file://x.js[:fn]`` or
+``file://x.py[:fn]`` script is copied into the suite's ``asserts/`` (its path under the
+config's folder kept) and named by the check with its ``function``. A TypeScript file, a
+file that is not there, or a script that needs Node is reported.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from caseforge.checks.scripts import compile_python, needs_node
+from caseforge.checks.scripts import compile_python, javascript_syntax_error, needs_node
 from caseforge.interop.promptfoo_config import FileRef, file_ref, read_text
 from caseforge.interop.promptfoo_mapping import Context, NotMapped, reply
 
@@ -35,6 +35,9 @@ def code_check(kind: str, assertion: Mapping[str, object], context: Context) -> 
                 f"needs Node (`{node}`); caseforge runs JavaScript "
                 "in an embedded engine without it",
             )
+        wrong = javascript_syntax_error("code", value)
+        if wrong is not None:
+            raise NotMapped("code not valid", f"not valid JavaScript: {wrong}")
         check["code"] = value
     else:
         try:
@@ -67,6 +70,9 @@ def _script(kind: str, ref: FileRef, context: Context) -> dict[str, object]:
                 f"{ref.text} needs Node (`{node}`); caseforge runs "
                 "JavaScript in an embedded engine without it",
             )
+        wrong = javascript_syntax_error("file", source)
+        if wrong is not None:
+            raise NotMapped("code not valid", f"{ref.text} is not valid JavaScript: {wrong}")
     target = copy_file(ref.path, source, "asserts", context)
     out: dict[str, object] = {"file": target}
     if ref.function and not (kind == "python" and ref.function == "get_assert"):
