@@ -184,3 +184,39 @@ def test_records_know_where_each_row_is() -> None:
     rows = read_records(DATA / "tickets.csv")
     assert [r.where for r in rows] == ["line 2", "line 3", "line 4"]
     assert rows[0].fields["keywords"] == "refund;charged twice"
+
+
+def test_a_row_without_an_id_is_known_again_by_what_it_holds_not_where(tmp_path: Path) -> None:
+    """Inserting a row above others, or reordering them, leaves each case (and what was
+    added to it by hand) with its own row; a row whose content changed is a new case, and
+    the old one is listed as no longer in the source."""
+    table = tmp_path / "faq.csv"
+    table.write_text("q,a\nOpen late?,8pm\nGift cards?,yes\n", encoding="utf-8")
+    suite = tmp_path / "suite"
+    argv = ["import", "table", table, "--out", suite, "--map", "input.q=q",
+            "--expect", "reply=must_include:a"]  # fmt: skip
+    assert cli(*argv).exit_code == 0
+
+    def by_question() -> dict[str, dict[str, object]]:
+        cases = [yaml.load(p.read_text()) for p in sorted((suite / "cases").glob("*.yaml"))]
+        return {c["input"]["q"]: c for c in cases}
+
+    first = by_question()
+    late = suite / "cases" / f"{first['Open late?']['id']}.yaml"
+    late.write_text(late.read_text() + "note: checked by hand\n", encoding="utf-8")
+    table.write_text("q,a\nParking?,no\nGift cards?,yes\nOpen late?,9pm\n", encoding="utf-8")
+    done = cli(*argv)
+    assert done.exit_code == 0, done.output
+    after = by_question()
+    assert set(after) == {"Open late?", "Gift cards?", "Parking?"}
+    for question in ("Open late?", "Gift cards?"):  # the same case, the source's new value
+        assert after[question]["id"] == first[question]["id"]
+    assert after["Open late?"]["expect"]["reply"]["values"] == ["9pm"]
+    assert after["Open late?"]["note"] == "checked by hand"
+    assert after["Parking?"]["id"] not in {c["id"] for c in first.values()}
+    # A changed question is a new case; the old one stays, listed.
+    table.write_text("q,a\nParking?,no\nGift cards?,yes\nOpen until late?,9pm\n", encoding="utf-8")
+    done = cli(*argv)
+    assert done.exit_code == 0, done.output
+    assert {"Open late?", "Open until late?"} <= set(by_question())
+    assert first["Open late?"]["id"] in done.output

@@ -155,6 +155,7 @@ def import_promptfoo(request: PromptfooImport, dry_run: bool = False) -> Promptf
         report,
         config=_suite_config(data, path, providers, prompts),
         files=files,
+        derived=frozenset({"prompt"}),  # rendered from the vars: a new template is no new test
     )
     if not (request.suite / AGENT_FILE).exists():
         files[AGENT_FILE] = read_text(Path(promptfoo_agent.__file__))

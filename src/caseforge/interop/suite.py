@@ -9,6 +9,11 @@ the report keeps for it. The writer does the rest, the same for every format:
 - **Ownership.** Each case carries ``provenance.imported_from`` (format, source, the item's
   own id, where it was). Re-importing the same source rewrites the cases it made and touches
   no other file; a case of its own the source no longer has is left as it is, and listed.
+  An item is known again by its own id; one without is known by what it holds (its case's
+  ``input`` and ``conversation``, less the fields ``derived`` names, such as a prompt
+  rendered from the others), never by its position: a row inserted above it, or rows
+  reordered, leave each case with its own item. An item whose content changed is a new
+  case, and the old one is listed as no longer in the source.
   A rewrite replaces ``input``, ``conversation`` and ``expect`` with what the source says,
   and keeps every other key of the case file unless the import writes it too (``split``
   always; ``group``, ``note``…; ``tags`` and ``provenance`` are merged), so ``caseforge
@@ -27,9 +32,12 @@ the report keeps for it. The writer does the rest, the same for every format:
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import os
 import shutil
 import tempfile
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,6 +101,7 @@ class SuiteWriter:
     report: ImportReport
     config: dict[str, object] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    derived: frozenset[str] = frozenset()  # input fields made from the others, not content
 
     def __post_init__(self) -> None:
         if self.suite_dir.exists() and not self.suite_dir.is_dir():
@@ -117,7 +126,8 @@ class SuiteWriter:
                 mark = _mapping(_mapping(entry.case).get("provenance")).get(PROVENANCE_KEY)
                 if self._is_ours(mark):
                     assert isinstance(mark, dict)
-                    self._retired[_key(mark.get("id"), str(mark.get("where")))] = entry.id
+                    content = self._content(_mapping(entry.case))
+                    self._retired[_key(mark.get("id"), content)] = entry.id
             lenient = case_model(lenient=True)
             # Read without the parse cache, which would write .caseforge/ (a dry run writes
             # nothing).
@@ -132,9 +142,13 @@ class SuiteWriter:
                 self._paths.add(loaded.path.resolve())
                 mark = case.provenance.get(PROVENANCE_KEY)
                 ours = self._is_ours(mark) and loaded.path.suffix != ".jsonl"
-                key = _key(mark.get("id"), str(mark.get("where"))) if isinstance(mark, dict) else ""
+                raw = _raw(loaded.path)
+                content = self._content(raw)
+                key = _key(mark.get("id"), content) if isinstance(mark, dict) else ""
+                if ours and key in self._owned:  # the same content twice: the second's turn
+                    key = _nth(key, self._owned)
                 if ours and key not in self._owned:
-                    self._owned[key] = _Owned(case.id, loaded.path, case.added, _kept(loaded.path))
+                    self._owned[key] = _Owned(case.id, loaded.path, case.added, _kept(raw))
                 else:
                     taken.add(case.id)
         self._ids = IdAllocator(taken)
@@ -142,6 +156,20 @@ class SuiteWriter:
             self._ids.reserve(owned.case_id)
         self._pending: list[_Pending] = []
         self._claimed: set[str] = set()
+
+    def _content(self, case: Mapping[str, object]) -> str:
+        """What an item without an id of its own is known by: its case's input (less the
+        derived fields) and conversation, as a digest."""
+        given = case.get("input")
+        shown = (
+            {k: v for k, v in given.items() if k not in self.derived}
+            if isinstance(given, dict)
+            else given
+        )
+        text = json.dumps(
+            [shown, case.get("conversation")], sort_keys=True, ensure_ascii=False, default=str
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def _is_ours(self, mark: object) -> bool:
         """Whether a case's ``provenance.imported_from`` says this import made it."""
@@ -158,10 +186,14 @@ class SuiteWriter:
         wanting the id ``slug``. ``original_id`` is the item's own id in its source, which a
         re-import finds the case by (an item without one is found by where it is).
         Returns the case's id (None: its case was retired, and the item is skipped)."""
-        key = _key(original_id, item.where)
-        if key in self._claimed:  # two items with one id: the second is known by place
+        content = self._content(data)
+        key = _key(original_id, content)
+        if key in self._claimed and original_id is not None:
+            # two items with one id: the second is known by what it holds
             item.note(f"id {original_id!r} is used by an earlier item too")
-            key = _key(None, item.where)
+            key = _key(None, content)
+        if key in self._claimed:  # the same content twice: known by its turn
+            key = _nth(key, self._claimed)
         self._claimed.add(key)
         retired = self._retired.get(key)
         if retired is not None and key not in self._owned:
@@ -189,7 +221,7 @@ class SuiteWriter:
             data["tags"] = [*new, *(t for t in tags if t not in new)]
         data = {**{k: v for k, v in kept.items() if k not in data}, **data}
         mark: dict[str, object] = {"format": self.format, "source": self.source}
-        if original_id is not None and key == _key(original_id, item.where):
+        if original_id is not None and key == _key(original_id, content):
             mark["id"] = original_id
         mark["where"] = item.where
         provenance[PROVENANCE_KEY] = mark
@@ -295,26 +327,38 @@ def _fresh(value: object) -> dict[str, object]:
     return copied
 
 
-def _key(original_id: object, where: str) -> str:
-    """How a re-import knows an item again: by its own id, else by where it is."""
-    return f"id:{original_id}" if original_id is not None else f"at:{where}"
+def _key(original_id: object, content: str) -> str:
+    """How a re-import knows an item again: by its own id, else by what it holds."""
+    return f"id:{original_id}" if original_id is not None else f"content:{content}"
 
 
-# What a re-import writes afresh, from the source alone: the rest of the file is kept.
-_WRITTEN = frozenset({"id", "source", "added", "input", "conversation", "expect"})
+def _nth(key: str, taken: Container[str]) -> str:
+    """``key`` for the next item holding the same: ``key#2``, ``key#3``…"""
+    number = 2
+    while f"{key}#{number}" in taken:
+        number += 1
+    return f"{key}#{number}"
 
 
-def _kept(path: Path) -> dict[str, object]:
-    """A case file's keys a re-import keeps unless the import writes them too (``split``,
-    ``group``, ``note``…; ``tags`` and ``provenance`` are merged); {} for a file that is not
-    one YAML mapping."""
+def _raw(path: Path) -> dict[str, object]:
+    """A case file as written ({} for a file that is not one YAML mapping)."""
     from caseforge.case.load import read_yaml
 
     try:
         _, data = read_yaml(path)
     except CaseforgeError:
         return {}
-    return {k: v for k, v in _mapping(data).items() if k not in _WRITTEN}
+    return _mapping(data)
+
+
+# What a re-import writes afresh, from the source alone: the rest of the file is kept.
+_WRITTEN = frozenset({"id", "source", "added", "input", "conversation", "expect"})
+
+
+def _kept(raw: Mapping[str, object]) -> dict[str, object]:
+    """A case file's keys a re-import keeps unless the import writes them too (``split``,
+    ``group``, ``note``…; ``tags`` and ``provenance`` are merged)."""
+    return {k: v for k, v in raw.items() if k not in _WRITTEN}
 
 
 def _mapping(value: object) -> dict[str, object]:
