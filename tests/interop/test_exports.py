@@ -201,3 +201,25 @@ def test_a_case_imported_from_inspect_is_the_sample_of_its_original_id(tmp_path:
     by_case = {s.metadata["case_id"]: s.id for s in log.samples or []}
     assert by_case == {"qa-q-1": "Q_1", "qa-7": "qa-7", "b-7": "b-7", "mine": "mine"}
     assert sorted(map(str, log.eval.dataset.sample_ids or [])) == ["Q_1", "b-7", "mine", "qa-7"]
+
+
+def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text(
+    stored_run: StoredRun, tmp_path: Path
+) -> None:
+    from caseforge.interop.table_export import export_table
+
+    report = stored_run.report.model_copy(deep=True)
+    trials = [t for c in report.cases for t in c.trials]
+    replies = ['=HYPERLINK("http://example.invalid","x")', "+1+1", "@SUM(A1)", "-2+3",
+               "- a list item", "-", "plain", "\ttab"]  # fmt: skip
+    for trial, reply in zip(trials, replies, strict=True):
+        trial.reply = reply
+    out = tmp_path / "run.csv"
+    export_table(report, out)
+    written = [r["reply"] for r in csv.DictReader(out.read_text(encoding="utf-8").splitlines())]
+    assert written == ["'" + r for r in replies[:4]] + ["- a list item", "'-", "plain", "'\ttab"]
+    # Parquet keeps the text as it is.
+    import pyarrow.parquet as pq
+
+    export_table(report, tmp_path / "run.parquet")
+    assert [r["reply"] for r in pq.read_table(tmp_path / "run.parquet").to_pylist()] == replies

@@ -231,8 +231,13 @@ def to_javascript(pattern: str) -> tuple[str, list[str]] | None:
             i += 1
     names = {"d": "digits", "w": "word characters", "s": "white space", "b": "word boundaries"}
     notes = [
-        f"\\{k} ({names[k]}) is Unicode in Python, ASCII in JavaScript: a text with non-ASCII "
-        f"{names[k]} may match differently"
+        (
+            "\\s (white space) is Unicode in both, but Python's counts \\x1c-\\x1f and \\x85, "
+            "JavaScript's U+FEFF: a text with those may match differently"
+        )
+        if k == "s"
+        else f"\\{k} ({names[k]}) is Unicode in Python, ASCII in JavaScript: a text with "
+        f"non-ASCII {names[k]} may match differently"
         for k in sorted(unicode)
     ]
     return "".join(out), notes

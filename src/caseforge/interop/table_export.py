@@ -4,7 +4,9 @@ One row per case-trial (:data:`TRIAL_COLUMNS`), or with ``--checks`` one row per
 each case-trial (:data:`CHECK_COLUMNS`). Numbers stay numbers; a structure (the input, the
 output, the tool calls, a check's expected and actual value) is one cell of JSON. The
 format follows the file's suffix: ``.csv`` (the standard library) or ``.parquet``
-(pyarrow, the ``tables`` extra). The file appears whole or not at all.
+(pyarrow, the ``tables`` extra). The file appears whole or not at all. In a CSV, a text a
+spreadsheet would run as a formula (an agent's reply ``=HYPERLINK(…)``) starts with ``'``;
+Parquet keeps every text as it is.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -36,6 +39,21 @@ CHECK_COLUMNS = (
 )  # fmt: skip
 INTEGER = {"trial", "checks_passed", "checks_failed", "checks", "input_tokens", "output_tokens"}
 FLOAT = {"latency_s", "cost_usd"}
+
+
+# A text cell a spreadsheet would read as a formula (OWASP's CSV injection): = + @, a tab or
+# a carriage return first, or a - not followed by white space (a Markdown list stays as is).
+_FORMULA = re.compile(r"[=+@\t\r]|-(?!\s)")
+
+
+def _cell(value: object) -> object:
+    """A CSV cell: nothing for None, and a text a spreadsheet would run as a formula
+    behind a ``'`` (which spreadsheets show as text and do not run)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and _FORMULA.match(value):
+        return "'" + value
+    return value
 
 
 def _json(value: object) -> str | None:
@@ -128,7 +146,7 @@ def export_table(report: RunReport, out: Path, checks: bool = False) -> int:
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in rows)
+        writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
         write_atomic(out, buffer.getvalue())
         return len(rows)
     pa = optional("pyarrow", "tables", "writing Parquet")
