@@ -238,6 +238,7 @@ def test_results_read_back_as_promptfoos_ci_reads_them(
     assert by_case == {c.id: c.passed for c in stored_run.report.cases}
     crash = next(r for r in results if r["testCase"]["description"] == "crash")
     assert crash["failureReason"] == 2 and "timetable service is down" in crash["error"]
+    assert "\n" not in crash["error"] and "Traceback" not in crash["error"]  # a message
     first = next(r for r in results if r["testCase"]["description"] == "route-r12")
     assert first["provider"] == {"id": "caseforge:v1", "label": "v1"}
     assert first["response"]["output"] == "Route R-12 leaves Lumenport at 08:15."
@@ -262,7 +263,8 @@ def test_runs_of_an_imported_suite_are_columns_by_provider(tmp_path: Path) -> No
         prompts: ["Capital of {{country}}?"]
         providers: [openai:gpt-4.1-mini, {id: "openai:gpt-4o", label: big}]
         tests:
-          - vars: {country: Vandoria}
+          - description: Vandoria's capital
+            vars: {country: Vandoria}
             assert: [{type: icontains, value: lumenport}]
           - vars: {country: Ostland}
             assert: [{type: contains, value: Lumenport}, {type: cost, threshold: 0.01}]
@@ -293,6 +295,20 @@ def test_runs_of_an_imported_suite_are_columns_by_provider(tmp_path: Path) -> No
     assert data["config"]["providers"] == ["openai:gpt-4.1-mini", "openai:gpt-4o"]  # type: ignore[index]
     loaded = load_suite(suite)
     assert {c.case.id for c in loaded.cases} == {r["testCase"]["description"] for r in results}
+    # From the store, each result's testCase is the exported config's test: its description
+    # and vars (no rendered prompt), so the two files join.
+    out = tmp_path / "results.json"
+    runs = [r.run_id for r in reports]
+    assert cli("export", "promptfoo-results", *runs, "--store", store, "--out", out).exit_code == 0
+    exported = tmp_path / "back.yaml"
+    assert cli("export", "promptfoo", suite, "--out", exported).exit_code == 0
+    tests = YAML(typ="safe").load(exported.read_text(encoding="utf-8"))["tests"]
+    wanted = {json.dumps([t["description"], t["vars"]]) for t in tests}
+    written = json.loads(out.read_text(encoding="utf-8"))["results"]["results"]
+    assert {
+        json.dumps([r["testCase"]["description"], r["testCase"]["vars"]]) for r in written
+    } == wanted
+    assert "Vandoria's capital" in {t["description"] for t in tests}
 
 
 def test_trace_assertions_go_out_as_they_came_in(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from caseforge.cli.options import StoreOpt, StoreSuiteOpt, output_file, store_ur
 
 if TYPE_CHECKING:
     from caseforge.interop.report import ImportReport
+    from caseforge.report.model import RunReport
 
 import_app = App(
     help="Bring tests in from another tool: promptfoo configs, Inspect AI datasets, tables "
@@ -218,12 +219,39 @@ def export_promptfoo_results(
     output_file(out, "--out")
     url = store_url(store, suite)
     reports = [load_report(ref, url, raw=True) for ref in run_refs]
-    stats = export_results(reports, out)
+    stored = [r for ref, r in zip(run_refs, reports, strict=True) if not _is_file(ref)]
+    stats = export_results(reports, out, _descriptions(stored, url) if stored else {})
     runs = ("runs " if len(reports) > 1 else "run ") + ", ".join(r.run_id for r in reports)
     print(
         f"wrote {out}: {runs}: {stats['successes']} successes, {stats['failures']} failures, "
         f"{stats['errors']} errors"
     )
+
+
+def _is_file(ref: str) -> bool:
+    path = Path(ref)
+    return path.suffix == ".json" or path.is_file()
+
+
+def _descriptions(reports: list[RunReport], url: str | None) -> dict[str, str]:
+    """The stored runs' cases' own descriptions (``provenance.description``, as an import
+    keeps a promptfoo test's), by case id; none for a run read from a report.json."""
+    from caseforge.store.db import RunStore
+
+    found: dict[str, str] = {}
+    store = RunStore(url, read_only=True)
+    try:
+        for report in reports:
+            if not store.has_run(report.run_id):
+                continue
+            for case_id, case in store.cases(report.run_id).items():
+                provenance = case.get("provenance")
+                described = provenance.get("description") if isinstance(provenance, dict) else None
+                if isinstance(described, str) and described.strip():
+                    found.setdefault(case_id, described.strip())
+    finally:
+        store.close()
+    return found
 
 
 @export_app.command("inspect")

@@ -27,9 +27,11 @@ The shape is promptfoo's ``OutputFile`` with an ``EvaluateSummaryV3`` (promptfoo
   configuration's ``prompt`` and ``prompt_label`` (an imported promptfoo suite's), else
   ``{{prompt}}``; ``provider`` its ``provider``, else ``caseforge:CONFIG``.
 - ``EvaluateResult``: ``{id, promptIdx (the run's column), testIdx (the case, by id),
-  promptId, provider: {id, label}, prompt: {raw, label}, testCase: {description (the case
-  id), vars (its input), metadata: {caseforge_case}}, vars, description, response: {output
-  (the reply, else the output as JSON text), tokenUsage, cost, cached: false}, error,
+  promptId, provider: {id, label}, prompt: {raw, label}, testCase: {description (the
+  case's own, as ``export promptfoo`` writes it, else its id), vars (its input, less a
+  ``prompt`` rendered from it), metadata: {caseforge_case}}, vars, description, response:
+  {output (the reply, else the output as JSON text), tokenUsage, cost, cached: false}, error
+  (one line: a traceback's exception),
   failureReason (0 none, 1 an assertion, 2 an error), success, score, latencyMs,
   gradingResult: {pass, score, reason, namedScores, componentResults}, namedScores, cost,
   tokenUsage, metadata: {caseforge: {run_id, case_id, trial, status}}}``. Every trial of a
@@ -49,7 +51,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,10 +79,13 @@ class _Row:
     components: list[dict[str, object]]
 
 
-def export_results(reports: Sequence[RunReport], out: Path) -> dict[str, int]:
+def export_results(
+    reports: Sequence[RunReport], out: Path, descriptions: Mapping[str, str] | None = None
+) -> dict[str, int]:
     """Write ``out`` from the runs (the file appears whole or not at all); the stats written
-    (successes, failures, errors)."""
-    data, rows = _results_file(reports)
+    (successes, failures, errors). ``descriptions`` are the cases' own descriptions (an
+    imported test's), by case id, which ``export promptfoo`` writes too."""
+    data, rows = _results_file(reports, descriptions or {})
     write_atomic(out, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     stats = _stats(rows)
     return {
@@ -90,13 +95,17 @@ def export_results(reports: Sequence[RunReport], out: Path) -> dict[str, int]:
     }
 
 
-def results_file(reports: Sequence[RunReport]) -> dict[str, object]:
+def results_file(
+    reports: Sequence[RunReport], descriptions: Mapping[str, str] | None = None
+) -> dict[str, object]:
     """The results file of ``reports`` (each a column: its configuration's provider and
     prompt), as a JSON-ready mapping."""
-    return _results_file(reports)[0]
+    return _results_file(reports, descriptions or {})[0]
 
 
-def _results_file(reports: Sequence[RunReport]) -> tuple[dict[str, object], list[_Row]]:
+def _results_file(
+    reports: Sequence[RunReport], descriptions: Mapping[str, str]
+) -> tuple[dict[str, object], list[_Row]]:
     cases = sorted({case.id for report in reports for case in report.cases})
     test_index = {case_id: index for index, case_id in enumerate(cases)}
     prompts: list[dict[str, object]] = []
@@ -104,7 +113,16 @@ def _results_file(reports: Sequence[RunReport]) -> tuple[dict[str, object], list
     for column, report in enumerate(reports):
         prompt, provider = _column(report)
         mine = [
-            _result(report, column, test_index[case.id], case, trial, prompt, provider)
+            _result(
+                report,
+                column,
+                test_index[case.id],
+                case,
+                trial,
+                prompt,
+                provider,
+                descriptions.get(case.id, case.id),
+            )
             for case in report.cases
             for trial in case.trials
         ]
@@ -169,6 +187,29 @@ def _rendered(case: CaseResult, prompt: dict[str, object]) -> object:
     return sent if isinstance(sent, str) else prompt["raw"]
 
 
+def _vars(case: CaseResult) -> object:
+    """A case's vars as ``export promptfoo`` writes them: its input without ``prompt``,
+    which ``prompt.raw`` holds."""
+    if isinstance(case.input, dict) and isinstance(case.input.get("prompt"), str):
+        return {k: v for k, v in case.input.items() if k != "prompt"}
+    return case.input
+
+
+def _one_line(error: str) -> str:
+    """An error as promptfoo records one, a message: what comes before a Python traceback
+    (caseforge writes the exception first), else the traceback's last line, without its
+    frames and their paths."""
+    text = error.strip()
+    start = text.find("Traceback (most recent call last)")
+    if start < 0:
+        return text
+    before = text[:start].strip()
+    if before:
+        return before
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1]
+
+
 def _component(check: CheckResult) -> dict[str, object]:
     passed = check.status is CheckStatus.PASS
     reason = check.reason or ("Assertion passed" if passed else str(check.status))
@@ -186,6 +227,7 @@ def _result(
     trial: TrialResult,
     prompt: dict[str, object],
     provider: dict[str, object],
+    description: str,
 ) -> _Row:
     graded = [c for c in trial.checks if c.status not in _GRADES_NOTHING]
     components = [_component(c) for c in graded]
@@ -199,7 +241,7 @@ def _result(
     if success:
         reason = "All assertions passed"
     elif trial.status is TrialStatus.ERROR and trial.error:
-        reason = trial.error
+        reason = _one_line(trial.error)
     else:
         reason = "; ".join(failing) or str(trial.status)
     named = {c.name: (1 if c.status is CheckStatus.PASS else 0) for c in graded}
@@ -209,9 +251,11 @@ def _result(
     usage = _usage(trial)
     latency = round(trial.latency_s * 1000)
     key = f"{report.run_id}/{case.id}/{trial.trial}"
+    # As the exported config has it: the vars without the prompt rendered from them.
+    variables = _vars(case)
     test_case = {
-        "description": case.id,
-        "vars": case.input,
+        "description": description,
+        "vars": variables,
         "metadata": {"caseforge_case": case.id},
     }
     data: dict[str, object] = {
@@ -222,15 +266,15 @@ def _result(
         "provider": provider,
         "prompt": {**prompt, "raw": _rendered(case, prompt)},
         "testCase": test_case,
-        "vars": case.input,
-        "description": case.id,
+        "vars": variables,
+        "description": description,
         "response": {
             "output": output,
             "tokenUsage": usage,
             "cost": trial.cost_usd,
             "cached": False,
         },
-        "error": trial.error,
+        "error": _one_line(trial.error) if trial.error else None,
         "failureReason": failure,
         "success": success,
         "score": score,
