@@ -332,3 +332,25 @@ def test_trace_assertions_go_out_as_they_came_in(tmp_path: Path) -> None:
     export_promptfoo(tmp_path / "suite", out)
     [test] = yaml.load(out.read_text(encoding="utf-8"))["tests"]
     assert [{k: v for k, v in a.items() if k != "metric"} for a in test["assert"]] == asserts
+
+
+def test_a_suite_without_prompts_is_exported_with_its_one_field_or_says_what_is_missing(
+    tmp_path: Path,
+) -> None:
+    table = tmp_path / "faq.csv"
+    table.write_text("q,lang,a\nOpen late?,en,8pm\nGift cards?,en,yes\n", encoding="utf-8")
+    one = tmp_path / "one"
+    assert cli("import", "table", table, "--out", one, "--map", "input.q=q",
+               "--expect", "reply=must_include:a").exit_code == 0  # fmt: skip
+    done = export_promptfoo(one, tmp_path / "one.yaml")
+    config = YAML(typ="safe").load((tmp_path / "one.yaml").read_text(encoding="utf-8"))
+    assert config["prompts"] == ["{{q}}"]
+    assert not any("input.prompt" in line for line in done.lost)
+    assert any("the one input field of every case" in n for n in done.notes)
+    assert {t["vars"]["q"] for t in config["tests"]} == {"Open late?", "Gift cards?"}
+    two = tmp_path / "two"
+    argv = ["--map", "input.q=q", "--map", "input.lang=lang", "--expect", "reply=must_include:a"]
+    assert cli("import", "table", table, "--out", two, *argv).exit_code == 0
+    done = export_promptfoo(two, tmp_path / "two.yaml")
+    (line,) = [line for line in done.lost if "input.prompt" in line]
+    assert line.startswith("2 case(s) (") and "promptfoo would send them an empty prompt" in line

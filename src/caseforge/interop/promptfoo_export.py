@@ -4,7 +4,9 @@ it, with what it cannot listed (printed, and as comments at the top of the file)
 - ``providers``: each configuration's ``provider`` (``label``, ``options`` as its
   ``config``); a configuration without one is listed.
 - ``prompts``: the configurations' ``prompt`` templates (with their ``prompt_label``), else
-  ``{{prompt}}``, which promptfoo renders with each test's ``prompt`` var.
+  ``{{prompt}}``, which promptfoo renders with each test's ``prompt`` var, else
+  ``{{FIELD}}`` when every case's input is that one field (cases without a prompt otherwise
+  are listed).
 - ``tests``: a test per case: ``description`` (``provenance.description``, else the note,
   else the id), ``vars`` (the input; without ``prompt`` when the prompts are templates that
   render it), ``metadata`` and what the import kept of promptfoo's own in
@@ -44,7 +46,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from caseforge.case.load import load_suite
+from caseforge.case.load import LoadedCase, load_suite
 from caseforge.case.model import Case
 from caseforge.checks.builtin import (
     ExactCheck,
@@ -102,6 +104,8 @@ def export_promptfoo(suite_dir: Path, out: Path) -> PromptfooExport:
     result = PromptfooExport(out)
     configs = suite.config.configs
     prompts = _prompts(configs.values())
+    if prompts == [DEFAULT_PROMPT]:
+        prompts = _field_prompt(suite.cases, result) or prompts
     templated = prompts != [DEFAULT_PROMPT]
     config: dict[str, object] = {}
     if suite.config.description:
@@ -158,6 +162,34 @@ def _shown(path: Path, suite_dir: Path) -> str:
         return path.relative_to(suite_dir).as_posix()
     except ValueError:
         return str(path)
+
+
+def _field_prompt(cases: Iterable[LoadedCase], result: PromptfooExport) -> list[object] | None:
+    """With no template in the configurations and no ``prompt`` in the inputs (a suite
+    imported from Inspect or a table, or written by hand): ``{{FIELD}}`` when every
+    single-turn case's input is that one field; else each case without a ``prompt`` is
+    listed, since promptfoo would send it an empty prompt."""
+    inputs = [(c, c.case.input) for c in cases if c.case.conversation is None]
+    if any("prompt" in given for _, given in inputs):
+        lacking = [c for c, given in inputs if "prompt" not in given]
+    else:
+        names = {tuple(given) for _, given in inputs}
+        if len(names) == 1 and len(next(iter(names))) == 1:
+            (name,) = next(iter(names))
+            result.notes.append(
+                f"prompts: {{{{{name}}}}}, the one input field of every case (the suite's "
+                "configurations have no prompt template): edit it to the prompt you send"
+            )
+            return ["{{" + name + "}}"]
+        lacking = [c for c, _ in inputs]
+    if lacking:
+        shown = ", ".join(c.case.id for c in lacking[:3]) + (", …" if len(lacking) > 3 else "")
+        result.lost.append(
+            f"{len(lacking)} case(s) ({shown}) have no input.prompt, and the configurations no "
+            "prompt template: promptfoo would send them an empty prompt; write one under "
+            "prompts: from their vars"
+        )
+    return None
 
 
 def _prompts(configs: Iterable[dict[str, object]]) -> list[object]:
