@@ -220,3 +220,27 @@ def test_a_row_without_an_id_is_known_again_by_what_it_holds_not_where(tmp_path:
     assert done.exit_code == 0, done.output
     assert {"Open late?", "Open until late?"} <= set(by_question())
     assert first["Open late?"]["id"] in done.output
+
+
+def test_a_new_suite_gets_the_gate_rule_init_gives_and_an_existing_one_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    """The CI step the docs give (`caseforge gate`) needs gate rules: an imported suite has
+    init's pass-rate rule, and the report says so; an existing suite's caseforge.yaml is
+    never touched."""
+    from caseforge.case.load import load_config
+
+    table = tmp_path / "faq.csv"
+    table.write_text("q,a\nOpen late?,8pm\n", encoding="utf-8")
+    suite = tmp_path / "suite"
+    argv = ["import", "table", table, "--out", suite, "--map", "input.q=q"]
+    done = cli(*argv)
+    assert done.exit_code == 0 and "note: gate: a drop in pass rate" in done.output
+    rules = load_config(suite).gate.rules
+    assert [(r.metric, r.no_significant_drop) for r in rules] == [("pass_rate", True)]
+    config = suite / "caseforge.yaml"
+    config.write_text(config.read_text().replace("no_significant_drop: true", "min: 0.5"))
+    before = config.read_text()
+    done = cli(*argv)
+    assert done.exit_code == 0 and "note: gate" not in done.output
+    assert config.read_text() == before

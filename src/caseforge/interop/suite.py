@@ -60,6 +60,8 @@ from caseforge.interop.ids import IdAllocator
 from caseforge.interop.report import REPORT_FILE, ImportReport, Item, ItemStatus
 
 PROVENANCE_KEY = "imported_from"
+# A new suite's gate rule, as `caseforge init`'s suite has it (its must-pass rule needs tags).
+DEFAULT_GATE_RULE = {"metric": "pass_rate", "no_significant_drop": True}
 # The order of a case file's keys, as people write them; others follow in the order given.
 KEY_ORDER = (
     "id", "input", "conversation", "expect", "tags", "group", "source", "split", "added",
@@ -265,6 +267,12 @@ class SuiteWriter:
                 texts[path] = text
         if not self.existing:
             config = {"name": self.suite_dir.resolve().name, **self.config}
+            if "gate" not in config:  # what `caseforge gate` holds a run to, as init's suite
+                config["gate"] = {"rules": [dict(DEFAULT_GATE_RULE)]}
+                report.notes.append(
+                    "gate: a drop in pass rate beyond noise fails `caseforge gate` "
+                    "(more rules go in caseforge.yaml)"
+                )
             _check_config(config)
             texts[self.suite_dir / CONFIG_FILE] = yaml_text(config)
         if dry_run:
