@@ -17,6 +17,7 @@ from ruamel.yaml import YAML
 from caseforge.errors import DatasetError, UsageError
 from caseforge.interop import promptfoo_agent
 from caseforge.interop.promptfoo import PromptfooImport, PromptfooReport, import_promptfoo
+from caseforge.interop.promptfoo_export import export_promptfoo
 from caseforge.interop.report import ItemStatus
 from tests.interop.helpers import DATA, cli, files_of
 
@@ -404,6 +405,12 @@ def test_an_assertion_of_weight_0_is_an_ignore_check_that_says_so(tmp_path: Path
     assert second["expect"]["contains_2"]["mode"] == "ignore"
     assert report.reasons["weight 0"] == 2
     assert "assert 2: icontains: has weight 0" in block_of(report.lines(), "test 1")
+    # an export gives the assertion back as it was
+    export_promptfoo(tmp_path / "suite", tmp_path / "out" / "promptfooconfig.yaml")
+    tests = read(tmp_path / "out" / "promptfooconfig.yaml")["tests"]
+    assert {"type": "icontains", "value": "welcome", "weight": 0, "metric": "tone"} in tests[0][
+        "assert"
+    ]
 
 
 def test_the_weighted_threshold_note_is_only_for_a_test_with_a_threshold(tmp_path: Path) -> None:
