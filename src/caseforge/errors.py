@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import signal
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -153,6 +155,14 @@ class Interrupted(BaseException):
     @property
     def exit_code(self) -> int:
         return EXIT_TERMINATED if self.signal_name == "SIGTERM" else EXIT_INTERRUPTED
+
+
+def did_you_mean(word: object, known: Iterable[object], cutoff: float = 0.6) -> str:
+    """`` (did you mean 'trials'?)`` with the known name nearest ``word``, or ``""`` when
+    none is near: the one hint every rejection of an unknown key, mode or name gives."""
+    names = sorted({str(name) for name in known} - {str(word)})
+    near = difflib.get_close_matches(str(word), names, n=1, cutoff=cutoff)
+    return f" (did you mean {near[0]!r}?)" if near else ""
 
 
 def first_validation_error(exc: ValidationError) -> str:

@@ -8,6 +8,7 @@ import datetime as dt
 import itertools
 import json
 import os
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -16,7 +17,9 @@ from typing import Any
 import pytest
 
 from caseforge.audit.criteria import (
+    KINDS,
     Loosening,
+    all_kinds,
     criteria_problems,
     criteria_reason,
     loosenings,
@@ -1036,3 +1039,168 @@ def test_an_exact_set_that_stops_counting_repeats_is_loosened(repo: Repo) -> Non
     assert brief(loosenings(repo.suite)) == [
         ("a", "refunds", "duplicates-ignored", "keep", "ignore")
     ]
+
+
+SPANS = """
+    trace:
+      mode: spans
+      must_have:
+        - {name: "chat *", count: {min: 1, max: 3}}
+        - {name: retrieve, attributes: {db.system: qdrant, db.collection: faq}}
+        - {name: "execute_tool *", max_duration_ms: 500}
+      must_not_have: ["*retry*", {name: "execute_tool *", attributes: {tool: delete}}]
+      max_errors: {"*": 1, "chat *": 0}
+"""
+
+
+def test_a_spans_check_loosened_span_by_span(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", SPANS)})
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        trace:
+          mode: spans
+          must_have:
+            - {name: "chat *", count: {min: 0, max: 5}}
+            - {name: retrieve, attributes: {db.system: qdrant}}
+            - {name: "execute_tool *", max_duration_ms: 900}
+          must_not_have: [{name: "execute_tool *", attributes: {tool: delete}}]
+          max_errors: {"*": 3}
+    """,
+            )
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "trace.must_have", "span-count-loosened", {"chat *": "1–3×"}, {"chat *": "0–5×"}),
+        ("a", "trace.must_have", "span-attributes-dropped",
+         {"retrieve": {"db.system": "qdrant", "db.collection": "faq"}},
+         {"retrieve": {"db.system": "qdrant"}}),
+        ("a", "trace.must_have", "span-duration-raised",
+         {"execute_tool *": "≤ 500 ms"}, {"execute_tool *": "≤ 900 ms"}),
+        ("a", "trace.must_not_have", "must-not-have-removed",
+         ["*retry*", {"name": "execute_tool *", "attributes": {"tool": "delete"}}],
+         [{"name": "execute_tool *", "attributes": {"tool": "delete"}}]),
+        ("a", "trace.max_errors", "error-limit-raised", {"*": 1}, {"*": 3}),
+        ("a", "trace.max_errors", "error-limit-raised", {"chat *": 0}, {"chat *": 3}),
+    ]  # fmt: skip
+
+
+def test_spans_no_longer_required_or_timed_and_errors_unlimited(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", SPANS)})
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        trace:
+          mode: spans
+          must_have:
+            - {name: "chat *", count: {min: 1, max: 3}}
+            - "execute_tool *"
+          must_not_have: ["*retry*", {name: "execute_tool *", attributes: {tool: delete}}]
+          max_errors: {"chat *": 0}
+    """,
+            )
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "trace.must_have", "must-have-removed",
+         [{"name": "chat *", "count": {"min": 1, "max": 3}},
+          {"name": "retrieve", "attributes": {"db.system": "qdrant", "db.collection": "faq"}},
+          {"name": "execute_tool *", "max_duration_ms": 500.0}],
+         [{"name": "chat *", "count": {"min": 1, "max": 3}}, "execute_tool *"]),
+        ("a", "trace.must_have", "span-duration-raised", {"execute_tool *": "≤ 500 ms"},
+         {"execute_tool *": None}),
+        ("a", "trace.max_errors", "error-limit-raised", {"*": 1}, {"*": None}),
+    ]  # fmt: skip
+
+
+def test_spans_checks_made_stricter_or_moved_are_not_flagged(repo: Repo) -> None:
+    repo.commit("add", {"cases/a.yaml": case("a", SPANS)})
+    repo.commit(
+        "tighten and reorganise",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        trace:
+          mode: spans
+          must_have:
+            - {name: "chat *", count: 2}
+            - {name: "execute_tool *", max_duration_ms: 400, percentile: 100}
+          must_not_have: ["*"]
+        data:
+          mode: spans
+          must_have:
+            - {name: retrieve, attributes: {db.system: qdrant, db.collection: faq, k: 5}}
+          max_errors: 0
+    """,
+            )
+        },
+    )
+    assert loosenings(repo.suite) == []
+    # a percentile lowered lets more slow spans through; the check removed while another
+    # spans check remains is read span by span
+    repo.commit(
+        "loosen",
+        {
+            "cases/a.yaml": case(
+                "a",
+                """
+        trace:
+          mode: spans
+          must_have: [{name: "execute_tool *", max_duration_ms: 400, percentile: 95}]
+    """,
+            )
+        },
+    )
+    assert [(f.field, f.kind, f.before, f.after) for f in loosenings(repo.suite, "HEAD~1")] == [
+        ("trace.must_have", "must-have-removed",
+         [{"name": "chat *", "count": {"min": 2, "max": 2}},
+          {"name": "execute_tool *", "max_duration_ms": 400.0, "percentile": 100.0}],
+         [{"name": "execute_tool *", "max_duration_ms": 400.0, "percentile": 95.0}]),
+        ("trace.must_have", "span-duration-raised", {"execute_tool *": "p100 ≤ 400 ms"},
+         {"execute_tool *": "p95 ≤ 400 ms"}),
+        ("trace.must_not_have", "must-not-have-removed", ["*"], []),
+        ("data.must_have", "must-have-removed",
+         [{"name": "retrieve",
+           "attributes": {"db.system": "qdrant", "db.collection": "faq", "k": 5}}],
+         []),
+        ("data.max_errors", "error-limit-raised", {"*": 0}, {"*": None}),
+    ]  # fmt: skip
+
+
+def test_a_spans_check_turned_ignore_or_removed_with_no_other(repo: Repo) -> None:
+    kept = "reply: {must_include: [ok]}"
+    repo.commit(
+        "add",
+        {
+            "cases/a.yaml": case("a", SPANS + "    " + kept),
+            "cases/b.yaml": case("b", SPANS + "    " + kept),
+        },
+    )
+    repo.commit(
+        "ignore",
+        {
+            "cases/a.yaml": case("a", "trace: {mode: ignore, reason: flaky}\n" + kept),
+            "cases/b.yaml": case("b", kept),
+        },
+    )
+    assert brief(loosenings(repo.suite)) == [
+        ("a", "trace", "ignored", "spans", "ignore"),
+        ("b", "trace", "check-removed", "spans", None),
+    ]
+
+
+AUDIT_GUIDE = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "audit.md"
+
+
+def test_the_audit_guide_lists_exactly_the_kinds_the_audit_reports() -> None:
+    rows = re.findall(r"^\| `([a-z-]+)` \|", AUDIT_GUIDE.read_text(encoding="utf-8"), re.M)
+    assert len(rows) == len(set(rows)), "a kind is listed twice"
+    assert set(rows) == set(all_kinds())
+    assert set(KINDS) < set(all_kinds())  # the modes' own (an option's) are there too

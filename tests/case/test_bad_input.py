@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from caseforge.cli import app
+from caseforge.errors import did_you_mean
 from tests.conftest import SuiteFactory, dedent, good_case
 from tests.helpers import caseforge_process
 
@@ -256,3 +257,106 @@ def test_tool_call_spans_and_replies_mistakes_are_named_where_they_are(
     assert code == 1
     found = [(e["line"], e["col"], e["field"]) for e in errors if says in str(e["message"])]
     assert found == [line_col_field], errors
+
+
+@pytest.mark.parametrize(
+    ("check", "field", "message"),
+    [
+        ("{mode: json, schema: 5}", "expect.x.schema", "expected a string or a mapping (got 5)"),
+        (
+            "{mode: tool_calls, max_calls: lots}",
+            "expect.x.max_calls",
+            "expected an integer or a mapping of names to integers (got 'lots')",
+        ),
+        (
+            "{mode: spans, max_errors: [0]}",
+            "expect.x.max_errors",
+            "expected an integer or a mapping of names to integers (got [0])",
+        ),
+        # a value of one member's outer type (a mapping) is judged as that member alone
+        (
+            "{mode: spans, max_errors: {'*': none}}",
+            "expect.x.max_errors.*",
+            "Input should be a valid integer, unable to parse string as an integer (got 'none')",
+        ),
+    ],
+)
+def test_a_value_no_member_of_a_union_takes_is_one_error(
+    make_suite: SuiteFactory, check: str, field: str, message: str
+) -> None:
+    text = f"id: a\ninput: {{}}\nexpect:\n  x: {check}\n"
+    error = only_error(make_suite({"cases/a.yaml": text}))
+    assert (error["line"], error["field"], error["message"]) == (4, field, message)
+
+
+def test_a_union_in_caseforge_yaml_and_in_a_jsonl_line_is_one_error(
+    make_suite: SuiteFactory,
+) -> None:
+    config = "name: demo\nagent: {command: 5}\n"
+    error = only_error(make_suite({"cases/a.yaml": good_case("a")}, config=config))
+    assert (error["line"], error["field"]) == (2, "agent.command")
+    assert error["message"] == "expected a string or a list of strings (got 5)"
+    line = json.dumps({"id": "b", "input": {}, "expect": {"x": {"mode": "json", "schema": 5}}})
+    error = only_error(make_suite({"cases/a.yaml": good_case("a"), "cases/more.jsonl": line}))
+    assert (error["line"], error["field"]) == (1, "expect.x.schema")
+    assert error["message"] == "expected a string or a mapping (got 5)"
+
+
+def test_an_item_of_a_list_in_a_union_is_named_by_its_index(make_suite: SuiteFactory) -> None:
+    config = "name: demo\nagent: {command: [python, 3]}\n"
+    error = only_error(make_suite({"cases/a.yaml": good_case("a")}, config=config))
+    assert (error["field"], error["message"]) == (
+        "agent.command.1", "Input should be a valid string (got 3)"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spans", "col", "field", "prefix"),
+    [
+        ('{must_have: [""]}', 32, "expect.x.must_have.0.name", ""),
+        ('{must_not_have: [{name: ""}]}', 43, "expect.x.must_not_have.0.name", ""),
+        ('{order: [retrieve, ""]}', 38, "expect.x.order.1.name", ""),
+        ('{max_errors: {"": 0}}', 32, "expect.x.max_errors", "a key is "),
+    ],
+)
+def test_an_empty_span_glob_is_refused_in_one_line(
+    make_suite: SuiteFactory, spans: str, col: int, field: str, prefix: str
+) -> None:
+    text = f"id: a\ninput: {{}}\nexpect:\n  x: {{mode: spans, {spans[1:]}\n"
+    error = only_error(make_suite({"cases/a.yaml": text}))
+    assert (error["line"], error["col"], error["field"]) == (4, col, field)
+    assert error["message"] == (
+        f'{prefix}an empty glob ("") matches no span: write a span name or a glob (`*` any '
+        'text, `?` one character; "*" every span)'
+    )
+
+
+def test_did_you_mean_names_the_nearest_known_name_or_nothing() -> None:
+    assert did_you_mean("trails", ["trials", "timeout_s"]) == " (did you mean 'trials'?)"
+    assert did_you_mean("zzz", ["trials", "timeout_s"]) == ""
+    assert did_you_mean("trials", ["trials"]) == ""  # the name itself is no suggestion
+
+
+def test_a_scripted_turns_checks_are_worded_as_the_cases_own(make_suite: SuiteFactory) -> None:
+    turn = """\
+id: a
+input: {{}}
+conversation:
+  max_turns: 2
+  script:
+    - say: hi
+      expect:
+        reply: {}
+expect:
+  c: {{mode: exact, value: 1}}
+"""
+    error = only_error(make_suite({"cases/a.yaml": turn.format("{mode: json, schema: 5}")}))
+    assert error["message"] == (
+        "conversation.script.0.expect.reply.schema: expected a string or a mapping (got 5)"
+    )
+    error = only_error(
+        make_suite({"cases/a.yaml": turn.format("{mode: regex, value: a, negat: true}")})
+    )
+    assert error["message"].startswith(
+        "conversation.script.0.expect.reply.negat: unknown field 'negat' (did you mean 'negate'?)"
+    )

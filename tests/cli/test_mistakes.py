@@ -356,6 +356,23 @@ MISTAKES = [
         "expect.x.oracle: unknown oracle 'price' (registered: none)",
     ),
     Mistake(
+        "a misspelt oracle",
+        with_files(
+            "d3b",
+            {
+                "oracles.py": "from caseforge.oracle import oracle\n\n"
+                "@oracle('price')\ndef price(input):\n    return 1\n",
+                "caseforge.yaml": json.dumps({**CONFIG, "oracles": "oracles.py"}),
+                "cases/o.yaml": "id: o\ninput: {}\nexpect: {x: {mode: exact, value: 1, "
+                "oracle: prise}}\n",
+            },
+            "validate",
+            "{suite}",
+        ),
+        1,
+        "expect.x.oracle: unknown oracle 'prise' (did you mean 'price'?) (registered: price)",
+    ),
+    Mistake(
         "an agent module that does not exist",
         lambda w: [
             "run",
@@ -484,7 +501,58 @@ MISTAKES = [
         "an unknown mode",
         validate_case("id: zz\ninput: {}\nexpect:\n  x: {mode: exct, value: 1}\n", "c5"),
         1,
-        "expect.x.mode: unknown mode 'exct'; expected one of: exact,",
+        "expect.x.mode: unknown mode 'exct' (did you mean 'exact'?); expected one of: exact,",
+    ),
+    Mistake(
+        "a misspelt field of a check",
+        validate_case(
+            "id: zz\ninput: {}\nexpect:\n  x: {mode: regex, value: a, case_sensitiv: false}\n",
+            "c5b",
+        ),
+        1,
+        "zz.yaml:4:45: expect.x.case_sensitiv: unknown field 'case_sensitiv' "
+        "(did you mean 'case_sensitive'?); see `caseforge schema` for the fields",
+    ),
+    Mistake(
+        "a misspelt field of a span",
+        validate_case(
+            "id: zz\ninput: {}\nexpect:\n  x: {mode: spans, must_have: [{name: a, cont: 2}]}\n",
+            "c5c",
+        ),
+        1,
+        "expect.x.must_have.0.cont: unknown field 'cont' (did you mean 'count'?)",
+    ),
+    Mistake(
+        "a value no member of a union takes",
+        validate_with({"agent": {"command": 5}}, "c5d"),
+        1,
+        "caseforge.yaml:4:14: agent.command: expected a string or a list of strings (got 5)\nsuite",
+    ),
+    Mistake(
+        "a check's value no member of a union takes",
+        validate_case(
+            "id: zz\ninput: {}\nexpect:\n  x: {mode: json, schema: 5}\n"
+            "  y: {mode: spans, max_errors: [1]}\n",
+            "c5e",
+        ),
+        1,
+        "zz.yaml:5:32: expect.y.max_errors: expected an integer or a mapping of names to "
+        "integers (got [1])\n",
+    ),
+    Mistake(
+        "an empty span glob",
+        validate_case('id: zz\ninput: {}\nexpect:\n  x: {mode: spans, must_have: [""]}\n', "c5f"),
+        1,
+        'zz.yaml:4:32: expect.x.must_have.0.name: an empty glob ("") matches no span: write a '
+        "span name or a glob",
+    ),
+    Mistake(
+        "an empty glob as a max_errors key",
+        validate_case(
+            'id: zz\ninput: {}\nexpect:\n  x: {mode: spans, max_errors: {"": 0}}\n', "c5g"
+        ),
+        1,
+        'zz.yaml:4:32: expect.x.max_errors: a key is an empty glob ("") matches no span',
     ),
     Mistake(
         "a typo in caseforge.yaml",
@@ -631,7 +699,18 @@ MISTAKES = [
     ),
     Mistake("run: --split bogus", run_with("--split", "bogus"), 2, "--split must be dev, test"),
     Mistake("run: --case nope", run_with("--case", "nope"), 2, "--case: no such case"),
-    Mistake("run: --tag nobody carries", run_with("--tag", "must-pas"), 2, "--tag: no case in all"),
+    Mistake(
+        "run: --case misspelt",
+        run_with("--case", "aa"),
+        2,
+        "--case: no such case in all: aa (did you mean 'a'?)",
+    ),
+    Mistake(
+        "run: --tag nobody carries",
+        run_with("--tag", "must-pas"),
+        2,
+        "--tag: no case in all is tagged must-pas (did you mean 'must-pass'?)",
+    ),
     Mistake("run: --config nope", run_with("--config", "nope"), 2, "--config: unknown config nope"),
     Mistake(
         "run: an unclosed quote in --agent",

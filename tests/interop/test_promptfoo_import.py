@@ -17,6 +17,7 @@ from ruamel.yaml import YAML
 from caseforge.errors import DatasetError, UsageError
 from caseforge.interop import promptfoo_agent
 from caseforge.interop.promptfoo import PromptfooImport, PromptfooReport, import_promptfoo
+from caseforge.interop.promptfoo_export import export_promptfoo
 from caseforge.interop.report import ItemStatus
 from tests.interop.helpers import DATA, cli, files_of
 
@@ -446,3 +447,86 @@ def test_a_chat_prompt_in_json_stays_json_whatever_its_vars_hold(tmp_path: Path)
         {"prompt": "For {{customer.name}}: {{ items[1] }}{{ customer.age }}"},
     )
     assert dotted == "For Ana: y"
+
+
+WEIGHTS = """\
+prompts: ['{{q}}']
+providers: [echo]
+tests:
+  - description: Weighted, no threshold
+    vars: {q: Hi}
+    assert:
+      - {type: contains, value: Hello, weight: 3}
+      - {type: icontains, value: welcome, weight: 0, metric: tone}
+  - description: Weighted, with a threshold
+    vars: {q: Bye}
+    threshold: 0.5
+    assert:
+      - {type: contains, value: Goodbye, weight: 2}
+      - {type: contains, value: see you, weight: 0.0}
+"""
+
+
+def test_an_assertion_of_weight_0_is_an_ignore_check_that_says_so(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(WEIGHTS, encoding="utf-8")
+    report = imported(config, tmp_path / "suite")
+    first = case(tmp_path / "suite", "weighted-no-threshold")
+    assert first["expect"]["contains"]["mode"] == "must_include"
+    tone = first["expect"]["tone"]
+    assert tone["mode"] == "ignore"
+    assert (
+        "weight 0" in tone["reason"] and "counts for nothing in promptfoo's score" in tone["reason"]
+    )
+    # kept in provenance, for an export to give back
+    own = first["provenance"]["promptfoo"]
+    assert own["unmapped"]["tone"] == {
+        "type": "icontains", "value": "welcome", "weight": 0, "metric": "tone"
+    }  # fmt: skip
+    second = case(tmp_path / "suite", "weighted-with-a-threshold")
+    assert second["expect"]["contains"]["mode"] == "must_include"
+    assert second["expect"]["contains_2"]["mode"] == "ignore"
+    assert report.reasons["weight 0"] == 2
+    assert "assert 2: icontains: has weight 0" in block_of(report.lines(), "test 1")
+    # an export gives the assertion back as it was
+    export_promptfoo(tmp_path / "suite", tmp_path / "out" / "promptfooconfig.yaml")
+    tests = read(tmp_path / "out" / "promptfooconfig.yaml")["tests"]
+    assert {"type": "icontains", "value": "welcome", "weight": 0, "metric": "tone"} in tests[0][
+        "assert"
+    ]
+
+
+def test_the_weighted_threshold_note_is_only_for_a_test_with_a_threshold(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(WEIGHTS, encoding="utf-8")
+    report = imported(config, tmp_path / "suite")
+    lines = report.lines()
+    assert "weighted mean" not in block_of(lines, "test 1")
+    with_one = block_of(lines, "test 2")
+    assert '(a threshold of 0.5, weights {"contains": 2, "contains_2": 0.0})' in with_one
+    assert report.reasons["weighted threshold"] == 1
+
+
+def test_a_tracing_section_says_how_caseforge_receives_spans(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    base = "prompts: ['{{q}}']\nproviders: [echo]\ntests: [{vars: {q: Hi}}]\n"
+    config.write_text(
+        base + "tracing:\n  enabled: true\n  otlp: {http: {enabled: true, port: 4318}}\n",
+        encoding="utf-8",
+    )
+    report = imported(config, tmp_path / "suite", dry_run=True)
+    said = [n for n in report.notes if n.startswith("tracing:")]
+    assert said == [
+        "tracing: promptfoo's tracing settings are not imported; caseforge receives the "
+        "agent's spans with `caseforge run --otlp-listen HOST:PORT` (127.0.0.1:4318 as this "
+        "config's receiver had it), where the agent exports OTLP/HTTP (see the tracing guide)"
+    ]
+    assert report.reasons["tracing"] == 1
+    assert not any(n.startswith("config keys not imported") for n in report.notes)
+    config.write_text(base + "tracing: {enabled: true}\n", encoding="utf-8")
+    report = imported(config, tmp_path / "suite", dry_run=True)
+    assert [n for n in report.notes if "--otlp-listen" in n] == [
+        "tracing: promptfoo's tracing settings are not imported; caseforge receives the "
+        "agent's spans with `caseforge run --otlp-listen HOST:PORT`, where the agent exports "
+        "OTLP/HTTP (see the tracing guide)"
+    ]

@@ -372,7 +372,8 @@ def test_load_glossary(tmp_path: Path) -> None:
     [
         ("person: [林雅婷\n", "YAML syntax error"),
         ("- 林雅婷\n", "maps a class"),
-        ("person: [林雅婷]\nplanet: [Mars]\n", "2:1: planet: unknown class 'planet'"),
+        ("person: [林雅婷]\nplanet: [Mars]\n", "2:1: planet: unknown class 'planet' (use one of"),
+        ("persn: [林雅婷]\n", "1:1: persn: unknown class 'persn' (did you mean 'person'?)"),
         ("person: [林雅婷, {a: 1}]\n", "entries must be strings"),
         ("person: ['  ']\n", "empty string"),
     ],

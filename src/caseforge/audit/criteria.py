@@ -51,10 +51,21 @@ same case. Within a case each ``expect`` key is compared, and these are loosenin
     a call from one check to another, or renaming the key, loosens nothing. An ``order``
     chain is gone when no chain still holds its calls: in the same relative order (others
     between or around them: stricter), or in another order (a different criterion); a
-    chain split in two is gone, since each half may hold where the whole would not. A
-    ``spans`` check's ``order`` is read the same way, against the chains of every spans
-    check the case still has (``field``: ``trace.order``); its other parts are compared as
-    any mode's are (its mode and ``max_errors``).
+    chain split in two is gone, since each half may hold where the whole would not.
+``tool-args-dropped``, ``tool-count-loosened``, ``max-calls-raised``
+    a required call's arguments dropped or changed, its count loosened (``min`` lower,
+    ``max`` higher or gone), a ``max_calls`` limit raised or gone.
+a ``spans`` check's, per span name or glob
+    a ``must_have`` entry gone (``must-have-removed``), or a ``must_not_have`` one
+    (``must-not-have-removed``; a forbid on ``*``, on a glob the old plain name falls
+    under, or with fewer attributes still holds it); a required span's attributes dropped
+    or changed (``span-attributes-dropped``), its count loosened
+    (``span-count-loosened``), its ``max_duration_ms`` raised or gone or its
+    ``percentile`` lowered (``span-duration-raised``); a ``max_errors`` limit raised or
+    gone (``error-limit-raised``; ``before``/``after``: ``{glob: value}``). Its ``order``
+    chains are read as ``tool_calls``' are (``order-removed``, ``field``:
+    ``trace.order``). As with tool calls, every spans check of the case is read together:
+    a span moved from one to another is kept.
 ``tolerance-widened``
     a ``number`` check's tolerance grew (``before``/``after``: the tolerances).
 ``deleted-not-retired``
@@ -107,6 +118,7 @@ from caseforge.checks.spans import SpanMatcher, SpansCheck
 from caseforge.checks.tools import CallMatcher, ToolCallsCheck
 from caseforge.errors import CaseforgeError
 from caseforge.jsontypes import JSONObject
+from caseforge.tracing.spans import is_glob, name_matches
 from caseforge.values import same
 from caseforge.vcs import GitBatch
 
@@ -117,21 +129,43 @@ STRENGTH: dict[str, int] = {
     "tool_calls": TOOL_CALLS_STRENGTH,
 }
 
-#: Every ``Loosening.kind``.
+#: The kinds of loosening the audit itself names; the modes add theirs (an option's, the
+#: items'): :func:`all_kinds` lists them all.
 KINDS = (
     "mode-weakened",
     "ignored",
     "check-removed",
     "values-removed",
     "must-not-include-dropped",
+    "alternative-added",
+    "option-loosened",
+    "undeclared-mode-changed",
     "must-call-removed",
     "must-not-call-removed",
     "order-removed",
-    "tolerance-widened",
-    "option-loosened",
-    "undeclared-mode-changed",
+    "tool-args-dropped",
+    "tool-count-loosened",
+    "max-calls-raised",
+    "must-have-removed",
+    "must-not-have-removed",
+    "span-attributes-dropped",
+    "span-count-loosened",
+    "span-duration-raised",
+    "error-limit-raised",
     "deleted-not-retired",
 )
+
+
+def all_kinds(modes: ModeTable = BUILTIN_MODES) -> list[str]:
+    """Every ``Loosening.kind`` the audit may report with these modes: its own
+    (:data:`KINDS`), then each mode's (a dropped item's, an option's), in that order."""
+    found = dict.fromkeys(KINDS)
+    for spec in modes.values():
+        found[spec.items_kind] = None
+        for order in spec.options.values():
+            found[order.kind] = None
+    return list(found)
+
 
 TRAILER = "Criteria-change"
 
@@ -551,7 +585,10 @@ _M = TypeVar("_M", CallMatcher, SpanMatcher)
 
 def _matcher(matcher: _Matcher) -> object:
     """A matcher as the audit reports it: its name alone when that is all it says."""
-    return matcher.name if matcher.plain else matcher.model_dump(mode="json", exclude_defaults=True)
+    timed = isinstance(matcher, SpanMatcher) and matcher.max_duration_ms is not None
+    if matcher.plain and not timed:
+        return matcher.name
+    return matcher.model_dump(mode="json", exclude_defaults=True)
 
 
 _NO_CALLS = ToolCallsCheck.model_validate({})
@@ -646,16 +683,103 @@ def _chains_lost(before: list[list[_M]], after: list[list[_M]]) -> list[list[_M]
     return lost
 
 
-def _span_order_changes(key: str, before: SpansCheck, pool: list[SpansCheck]) -> list[_Change]:
-    """A ``spans`` check's ``order`` chains that no spans check of the case (``pool``, the
-    one now under ``key`` first) still holds, read as a tool-call check's are."""
+def _span_changes(
+    key: str, before: SpansCheck, after: SpansCheck | None, pool: list[SpansCheck]
+) -> list[_Change]:
+    """How a ``spans`` check loosened, per span name or glob: a span no longer required
+    (``must_have``) or forbidden (``must_not_have``); a required span's attributes dropped,
+    its count loosened or its longest duration raised; an error limit raised or dropped; a
+    chain of ``order`` lost. What ``before`` held is looked for in every spans check of
+    the case (``pool``, ``after`` first when there is one): moving a span from one check
+    to another loosens nothing. The lists reported are ``after``'s."""
+    found: list[_Change] = []
+    must_have = [m for check in pool for m in check.must_have]
+    must_not_have = [m for check in pool for m in check.must_not_have]
+    now_have = [_matcher(m) for m in after.must_have] if after is not None else []
+    now_not = [_matcher(m) for m in after.must_not_have] if after is not None else []
+    gone = [m for m in before.must_have if not any(n.name == m.name for n in must_have)]
+    if gone:
+        found.append(
+            (f"{key}.must_have", "must-have-removed", [_matcher(m) for m in before.must_have],
+             now_have, [_matcher(m) for m in gone])
+        )  # fmt: skip
+    for old in before.must_have:
+        same_name = [m for m in must_have if m.name == old.name]
+        if not same_name:
+            continue
+        new = max(same_name, key=lambda m: len(_kept(old.attributes, m.attributes)))
+        if len(_kept(old.attributes, new.attributes)) < len(old.attributes):
+            found.append(
+                (f"{key}.must_have", "span-attributes-dropped", {old.name: old.attributes},
+                 {new.name: new.attributes}, None)
+            )  # fmt: skip
+        if _looser_count(old.counted, new.counted):
+            found.append(
+                (f"{key}.must_have", "span-count-loosened", {old.name: old.counted.text()},
+                 {new.name: new.counted.text()}, None)
+            )  # fmt: skip
+        if old.max_duration_ms is not None and not any(_as_fast(m, old) for m in same_name):
+            timed = [m for m in same_name if m.max_duration_ms is not None]
+            now = max(timed, key=lambda m: m.max_duration_ms or 0.0) if timed else None
+            found.append(
+                (f"{key}.must_have", "span-duration-raised", {old.name: _duration(old)},
+                 {old.name: _duration(now) if now is not None else None}, None)
+            )  # fmt: skip
+    # A forbid with fewer attributes, or on a glob the old name falls under, forbids more.
+    gone = [
+        old
+        for old in before.must_not_have
+        if not any(
+            _covers(m.name, old.name) and _kept(m.attributes, old.attributes) == m.attributes
+            for m in must_not_have
+        )
+    ]
+    if gone:
+        found.append(
+            (f"{key}.must_not_have", "must-not-have-removed",
+             [_matcher(m) for m in before.must_not_have], now_not, [_matcher(m) for m in gone])
+        )  # fmt: skip
+    new_limits = _pooled_limits([check.max_errors for check in pool])
+    for glob, limit in _limits(before.max_errors).items():
+        covering = [v for g, v in new_limits.items() if _covers(g, glob)]
+        raised = min(covering) if covering else None
+        if raised is None or raised > limit:
+            found.append(
+                (f"{key}.max_errors", "error-limit-raised", {glob: limit}, {glob: raised}, None)
+            )
     lost = _chains_lost(before.chains, [chain for check in pool for chain in check.chains])
-    if not lost:
-        return []
-    return [
-        (f"{key}.order", "order-removed", _order_shown(before.chains),
-         _order_shown(pool[0].chains), _order_shown(lost))
-    ]  # fmt: skip
+    if lost:
+        found.append(
+            (f"{key}.order", "order-removed", _order_shown(before.chains),
+             _order_shown(after.chains) if after is not None else [], _order_shown(lost))
+        )  # fmt: skip
+    return found
+
+
+def _covers(new: str, old: str) -> bool:
+    """Whether the span name or glob ``new`` takes in every span ``old`` does: the same,
+    ``*``, or a glob matching the plain name ``old``."""
+    return new in (old, "*") or (not is_glob(old) and name_matches(new, old))
+
+
+def _as_fast(new: SpanMatcher, old: SpanMatcher) -> bool:
+    """Whether ``new`` bounds the duration of every span ``old`` bounded, as tightly: no
+    more attributes, a limit no higher, a percentile no lower (none: every span, 100)."""
+    if new.max_duration_ms is None or old.max_duration_ms is None:
+        return False
+    return (
+        _kept(new.attributes, old.attributes) == new.attributes
+        and new.max_duration_ms <= old.max_duration_ms
+        and (new.percentile or 100.0) >= (old.percentile or 100.0)
+    )
+
+
+def _duration(matcher: SpanMatcher) -> str | None:
+    """A matcher's longest duration as the audit shows it: ``≤ 500 ms``, ``p95 ≤ 800 ms``."""
+    if matcher.max_duration_ms is None:
+        return None
+    which = f"p{matcher.percentile:g} " if matcher.percentile is not None else ""
+    return f"{which}≤ {matcher.max_duration_ms:g} ms"
 
 
 def _key(matcher: _Matcher) -> str:
@@ -672,7 +796,12 @@ def _pooled_limits(values: list[int | dict[str, int] | None]) -> dict[str, int]:
 
 
 def _kept_args(old: CallMatcher, new: CallMatcher) -> dict[str, object]:
-    return {k: v for k, v in old.args.items() if k in new.args and same(v, new.args[k])}
+    return _kept(old.args, new.args)
+
+
+def _kept(old: dict[str, object], new: dict[str, object]) -> dict[str, object]:
+    """The entries of ``old`` (arguments, attributes) that ``new`` still holds, equal."""
+    return {k: v for k, v in old.items() if k in new and same(v, new[k])}
 
 
 def _looser_count(old: Count, new: Count) -> bool:
@@ -732,17 +861,21 @@ def _compare_case(judge: _Judge, before: _CaseView, after: _CaseView, path: str)
     for key, check in before.expect.items():
         if key in after.unknown:
             continue  # the new version of this check does not validate: not comparable
-        pool = None
-        if isinstance(check, ToolCallsCheck):
-            turn = _turn_of(key, check)
-            pool = [c for t, c in tool_checks if t == turn]
-        changes = judge.compare_key(key, check, after.expect.get(key), pool)
         now = after.expect.get(key)
-        if isinstance(check, SpansCheck) and isinstance(now, SpansCheck):
-            # Kept a spans check: its chains, as a tool-call check's (a removed or weakened
-            # check is reported as such above).
+        if isinstance(check, SpansCheck) and (
+            isinstance(now, SpansCheck) or (now is None and span_checks)
+        ):
+            # Kept, or its spans perhaps moved to another spans check: span by span, against
+            # them all (a check removed with none left, or weakened, is reported as such).
             others = [c for c in span_checks if c is not now]
-            changes = changes + _span_order_changes(key, check, [now, *others])
+            pool = [now, *others] if isinstance(now, SpansCheck) else others
+            changes = _span_changes(key, check, now, pool)
+        else:
+            tools = None
+            if isinstance(check, ToolCallsCheck):
+                turn = _turn_of(key, check)
+                tools = [c for t, c in tool_checks if t == turn]
+            changes = judge.compare_key(key, check, now, tools)
         for name, kind, old, new, removed in changes:
             findings.append(_Finding(before.id, name, kind, old, new, path, removed))
     return findings

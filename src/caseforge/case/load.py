@@ -300,7 +300,7 @@ def _iter_jsonl(path: Path, model: type[Case]) -> Iterator[LoadedCase | Problem]
                 yield LoadedCase(model.model_validate(data), path, line_no)
             except ValidationError as exc:
                 case_id = data.get("id") if isinstance(data.get("id"), str) else None
-                yield from jsonl_validation_problems(path, line_no, line, exc, case_id)
+                yield from jsonl_validation_problems(path, line_no, line, exc, case_id, model)
 
 
 def iter_cases(suite_dir: Path, model: type[Case] = Case) -> Iterator[LoadedCase | Problem]:

@@ -25,9 +25,10 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from caseforge.case.conversation import Conversation
+from caseforge.case.positions import first_error
 from caseforge.checks import (
     BUILTIN_MODES,
     BaseCheck,
@@ -118,12 +119,16 @@ class Case(BaseModel):
             try:
                 step.expect = adapter.validate_python(step.expect)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(part) for part in first["loc"])
+                # Worded as the case's own expect: its errors below `expect`.
+                below: list[ErrorDetails] = [
+                    {**e, "loc": ("expect", *e["loc"])} for e in exc.errors()
+                ]
+                message, loc = first_error(below, type(self))
+                where = ".".join(str(part) for part in loc[1:])
                 raise PydanticCustomError(
                     "turn_check",
                     "conversation.script.{index}.expect.{where}: {message}",
-                    {"index": index, "where": where, "message": first["msg"]},
+                    {"index": index, "where": where, "message": message},
                 ) from None
             for key, check in step.expect.items():
                 problem = placement_problem(key, check, scripted=True)

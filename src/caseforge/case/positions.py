@@ -7,7 +7,6 @@ value, so the error can name the line and column.
 
 from __future__ import annotations
 
-import difflib
 import re
 import types
 import typing
@@ -15,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -23,11 +22,22 @@ from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
 from caseforge.checks.grammar import CHAIN_TAGS
-from caseforge.errors import Problem
+from caseforge.errors import Problem, did_you_mean
 
-_FRIENDLY = {
-    "missing": "required field is missing",
-    "extra_forbidden": "unknown field (check the spelling; see `caseforge schema`)",
+_FRIENDLY = {"missing": "required field is missing"}
+
+# How pydantic names a member of a plain union in an error's location (``max_calls.int``,
+# ``command.list[str]``, ``schema.dict[str,any]``, a model's class name).
+_UNION_MEMBER = re.compile(
+    r"(str|int|float|bool|none|any|bytes|(list|dict|tuple|set|frozenset|literal)\[.*\]"
+    r"|constrained-\w+|function-\w+\[.*\]|[A-Z][A-Za-z0-9]*)"
+)
+_TYPE_WORDS = {
+    "str": ("a string", "strings"),
+    "int": ("an integer", "integers"),
+    "float": ("a number", "numbers"),
+    "bool": ("true or false", "true or false"),
+    "any": ("a value", "values"),
 }
 
 
@@ -151,10 +161,24 @@ _CHECK_KEYS = ["mode", "must_include", "must_not_include", "must_call", "must_no
 def _fields_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> set[str]:
     """The field names a mapping at ``loc`` (below ``model``) may have: for a typo's
     "did you mean". A list index or a mapping key in ``loc`` goes into its values."""
+    names: set[str] = set()
+    for annotation in _annotations_at(model, loc):
+        for kind in _members(annotation):
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                names |= set(kind.model_fields)
+    return names
+
+
+def _annotations_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[object]:
+    """The types the value at ``loc`` (below ``model``) may have, as annotated."""
     current: list[object] = [model]
     for part in loc:
         found: list[object] = []
         for annotation in current:
+            tagged = _tagged(annotation)
+            if isinstance(part, str) and part in tagged:  # a union member, by its tag
+                found.append(tagged[part])
+                continue
             for kind in _members(annotation):
                 if isinstance(kind, type) and issubclass(kind, BaseModel):
                     info = kind.model_fields.get(str(part))
@@ -165,12 +189,39 @@ def _fields_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> set[str]:
                     if args:
                         found.append(args[-1])
         current = found
-    names: set[str] = set()
-    for annotation in current:
-        for kind in _members(annotation):
-            if isinstance(kind, type) and issubclass(kind, BaseModel):
-                names |= set(kind.model_fields)
-    return names
+    return current
+
+
+def _plain_union_at(model: type[BaseModel] | None, loc: tuple[str | int, ...]) -> bool:
+    """Whether the value at ``loc`` is declared a union of two types or more, untagged
+    (``str | list[str]``); with no model, whether ``loc`` could be one."""
+    if model is None:
+        return True
+    for annotation in _annotations_at(model, loc):
+        if _tagged(annotation):
+            continue
+        kinds = [kind for kind in _members(annotation) if kind is not type(None)]
+        if len(kinds) > 1:
+            return True
+    return False
+
+
+def _tagged(annotation: object) -> dict[str, object]:
+    """The members of a tagged union (``Annotated[X, Tag("x")]``) by tag: how pydantic
+    names the member in an error's location (``expect.KEY.regex.…``)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _tagged(typing.get_args(annotation)[0])
+    if origin not in (typing.Union, types.UnionType):
+        return {}
+    found: dict[str, object] = {}
+    for arg in typing.get_args(annotation):
+        if typing.get_origin(arg) is typing.Annotated:
+            inner, *meta = typing.get_args(arg)
+            for item in meta:
+                if isinstance(item, Tag):
+                    found[item.tag] = inner
+    return found
 
 
 def _members(annotation: object) -> list[object]:
@@ -188,9 +239,8 @@ def _unknown_key(
 ) -> str:
     """``unknown key 'trails' (did you mean 'trials'?); see `caseforge schema --config```."""
     key = str(loc[-1]) if loc else "?"
-    known = sorted(_fields_at(model, loc[:-1])) if model is not None else []
-    near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    known = _fields_at(model, loc[:-1]) if model is not None else set()
+    hint = did_you_mean(key, known)
     where = (
         "`caseforge schema --config`"
         if model is not None and model.__name__ == "SuiteConfig"
@@ -203,8 +253,14 @@ def _message_and_loc(
     error: ErrorDetails, model: type[BaseModel] | None = None
 ) -> tuple[str, tuple[str | int, ...]]:
     loc: tuple[str | int, ...] = tuple(error["loc"])
-    if error["type"] == "extra_forbidden" and not (len(loc) > 2 and loc[0] == "expect"):
-        return _unknown_key(error, loc, model), loc
+    if error["type"] == "extra_forbidden":
+        if not (len(loc) > 2 and loc[0] == "expect"):
+            return _unknown_key(error, loc, model), loc
+        # A check's own field: the nearest field of its mode (named in the location).
+        known = _fields_at(model, loc[:-1]) if model is not None else set()
+        hint = did_you_mean(loc[-1], known)
+        where = loc[:2] + tuple(part for part in loc[3:] if part not in CHAIN_TAGS)
+        return f"unknown field {loc[-1]!r}{hint}; see `caseforge schema` for the fields", where
     if len(loc) > 2 and loc[0] == "expect":
         # Below expect.KEY pydantic names the union member (the mode or form): drop it, and
         # the form of an `order` (one chain or several) below it.
@@ -214,13 +270,17 @@ def _message_and_loc(
     if kind == "check_mode":
         data = error.get("input")
         if isinstance(data, dict) and "mode" in data:
-            modes = ctx.get("modes", "")
-            return f"unknown mode {data['mode']!r}; expected one of: {modes}", (*loc, "mode")
+            modes = str(ctx.get("modes", ""))
+            hint = did_you_mean(data["mode"], modes.split(", "))
+            return (
+                f"unknown mode {data['mode']!r}{hint}; expected one of: {modes}",
+                (*loc, "mode"),
+            )
         if isinstance(data, dict):
             for key in data:
-                near = difflib.get_close_matches(str(key), _CHECK_KEYS, n=1, cutoff=0.7)
-                if near and key not in _CHECK_KEYS:
-                    return f"unknown key {key!r} (did you mean {near[0]!r}?)", (*loc, str(key))
+                hint = did_you_mean(key, _CHECK_KEYS, cutoff=0.7)
+                if hint and key not in _CHECK_KEYS:
+                    return f"unknown key {key!r}{hint}", (*loc, str(key))
     if "field" in ctx and kind == "check_placement":
         loc = (*loc, ctx["field"], *([ctx["part"]] if ctx.get("part") else []))
     message = _FRIENDLY.get(kind, str(error["msg"]))
@@ -231,6 +291,110 @@ def _message_and_loc(
         if len(shown) <= 60:
             message = f"{message} (got {shown})"
     return message, loc
+
+
+def _type_words(label: str, plural: bool = False) -> str:
+    """A union member's label as words: ``list[str]`` is "a list of strings"."""
+    words = _TYPE_WORDS.get(label)
+    if words is not None:
+        return words[plural]
+    inner = label[label.find("[") + 1 : -1] if label.endswith("]") else ""
+    if label.startswith(("list[", "tuple[", "set[", "frozenset[")):
+        return ("lists" if plural else "a list") + (
+            f" of {_type_words(inner, True)}" if inner in _TYPE_WORDS else ""
+        )
+    if label.startswith("dict["):
+        value = inner.split(",", 1)[1] if "," in inner else ""
+        shown = f" of names to {_type_words(value, True)}" if value in _TYPE_WORDS else ""
+        if value == "any":
+            shown = ""
+        return ("mappings" if plural else "a mapping") + shown
+    if label.startswith("literal["):
+        return inner.replace(",", " or")
+    if label.startswith("constrained-"):
+        return _type_words(label.removeprefix("constrained-"), plural)
+    if label[:1].isupper():  # a model: a mapping of its fields
+        return "mappings" if plural else "a mapping"
+    return label
+
+
+def _simplest_first(label: str) -> int:
+    """Scalars, then lists, then mappings: "a string, a list of strings or a mapping"."""
+    if label.startswith(("list[", "tuple[", "set[", "frozenset[")):
+        return 1
+    return 2 if label.startswith("dict[") or label[:1].isupper() else 0
+
+
+def _one_of(words: list[str]) -> str:
+    words = list(dict.fromkeys(words))
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _merged_unions(errors: list[ErrorDetails], model: type[BaseModel] | None) -> list[ErrorDetails]:
+    """pydantic's errors with those of one plain union (one per member it tried, each
+    located under the member's label) made one: "expected a string or a list of strings".
+    When the value got past one member's outer type (a list, whose item is wrong), that
+    member's own errors are kept instead, without the label. ``model`` says where the
+    unions are (without it, a label in a location is taken for one)."""
+    groups: dict[tuple[str | int, ...], list[ErrorDetails]] = {}
+    order: list[ErrorDetails | tuple[str | int, ...]] = []
+    for error in errors:
+        at = _member_at(tuple(error["loc"]), model)
+        if at is None:
+            order.append(error)
+            continue
+        prefix = tuple(error["loc"])[:at]
+        if prefix not in groups:
+            groups[prefix] = []
+            order.append(prefix)
+        groups[prefix].append(error)
+    merged: list[ErrorDetails] = []
+    for item in order:
+        if isinstance(item, dict):
+            merged.append(item)
+            continue
+        group, at = groups[item], len(item)
+        labels = [str(error["loc"][at]) for error in group]
+        if len(set(labels)) < 2:  # not a union after all (a key named like a type)
+            merged.extend(group)
+            continue
+        deep = [error for error in group if len(error["loc"]) > at + 1]
+        if deep:
+            label = deep[0]["loc"][at]
+            for error in deep:
+                loc = tuple(error["loc"])
+                if loc[at] == label:
+                    merged.append({**error, "loc": loc[:at] + loc[at + 1 :]})
+            continue
+        kept = sorted((label for label in labels if label != "none"), key=_simplest_first)
+        said = _one_of([_type_words(label) for label in kept])
+        merged.append(
+            {"type": "union_type", "loc": item, "msg": f"expected {said}",
+             "input": group[0].get("input")}
+        )  # fmt: skip
+    return merged
+
+
+def _member_at(loc: tuple[str | int, ...], model: type[BaseModel] | None) -> int | None:
+    """Where a union member's label is in an error's location (never its first part)."""
+    for index, part in enumerate(loc):
+        if (
+            index > 0
+            and isinstance(part, str)
+            and _UNION_MEMBER.fullmatch(part)
+            and (model is not None or not part[:1].isupper())  # a key, as like as not
+            and _plain_union_at(model, loc[:index])
+        ):
+            return index
+    return None
+
+
+def first_error(
+    errors: list[ErrorDetails], model: type[BaseModel] | None = None
+) -> tuple[str, tuple[str | int, ...]]:
+    """The message and location of the first of pydantic's ``errors`` (below ``model``),
+    worded as a file's problems are: a union's members said once, a typo's nearest key."""
+    return _message_and_loc(_merged_unions(errors, model)[0], model)
 
 
 def yaml_validation_problems(
@@ -247,7 +411,7 @@ def yaml_validation_problems(
     except MarkedYAMLError:
         tree = None
     problems = []
-    for error in exc.errors():
+    for error in _merged_unions(exc.errors(), model):
         message, loc = _message_and_loc(error, model)
         line, col, names = _walk(tree, loc) if tree is not None else (0, 0, [str(p) for p in loc])
         problems.append(Problem(path, line + 1, col + 1, ".".join(names), message, case_id=case_id))
@@ -255,12 +419,17 @@ def yaml_validation_problems(
 
 
 def jsonl_validation_problems(
-    path: Path, line_no: int, line_text: str, exc: ValidationError, case_id: str | None
+    path: Path,
+    line_no: int,
+    line_text: str,
+    exc: ValidationError,
+    case_id: str | None,
+    model: type[BaseModel] | None = None,
 ) -> list[Problem]:
     """Problems for one JSONL line; the column is where the field's key appears in the line."""
     problems = []
-    for error in exc.errors():
-        message, loc = _message_and_loc(error)
+    for error in _merged_unions(exc.errors(), model):
+        message, loc = _message_and_loc(error, model)
         names = [str(p) for p in loc]
         col = 1
         for part in reversed(names):

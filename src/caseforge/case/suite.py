@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -10,6 +9,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from caseforge.errors import did_you_mean
 from caseforge.jsontypes import JSONObject
 
 
@@ -196,8 +196,7 @@ def gate_rule_problems(
     for index, rule in enumerate(rules):
         if rule.metric is not None:
             if rule.metric not in metrics:
-                near = difflib.get_close_matches(rule.metric, metrics, n=1, cutoff=0.6)
-                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                hint = did_you_mean(rule.metric, metrics)
                 problems.append(
                     (
                         index,
@@ -217,8 +216,7 @@ def gate_rule_problems(
                     )
                 )
         if rule.tag is not None and rule.tag not in known_tags:
-            near = difflib.get_close_matches(rule.tag, sorted(known_tags), n=1, cutoff=0.6)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            hint = did_you_mean(rule.tag, known_tags)
             problems.append((index, "tag", f"no case is tagged {rule.tag!r}{hint}"))
     return problems
 

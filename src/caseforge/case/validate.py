@@ -30,7 +30,7 @@ from caseforge.case.retire import RETIRED_FILE, retired_ids
 from caseforge.case.split import groups_to_move, split_groups
 from caseforge.case.suite import SuiteConfig, gate_metrics, gate_rule_problems
 from caseforge.checks import BaseCheck, CallMatcher, ExactSetCheck, ToolCallsCheck
-from caseforge.errors import CaseforgeError, Problem
+from caseforge.errors import CaseforgeError, Problem, did_you_mean
 from caseforge.jsontypes import JSONValue
 from caseforge.oracle.cache import OracleCache
 from caseforge.oracle.pool import OracleAnswer, OracleCall, OraclePool, pool_size
@@ -315,7 +315,8 @@ class _OracleChecker:
                     pending.loaded,
                     ("expect", pending.name, "oracle"),
                     f"expect.{pending.name}.oracle",
-                    f"unknown oracle {call.name!r} (registered: {known_names})",
+                    f"unknown oracle {call.name!r}{did_you_mean(call.name, names)} "
+                    f"(registered: {known_names})",
                 )
                 continue
             self._compare(pending, call, given)

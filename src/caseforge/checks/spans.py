@@ -67,6 +67,12 @@ NO_SPANS = (
 )
 
 
+EMPTY_GLOB = (
+    'an empty glob ("") matches no span: write a span name or a glob (`*` any text, `?` one '
+    'character; "*" every span)'
+)
+
+
 class NoSpans(list[SpanData]):
     """No spans came for the case-trial (an empty list), and why, when the run knows."""
 
@@ -114,6 +120,13 @@ class SpanMatcher(Matcher, BaseModel):
     @classmethod
     def _plain_name(cls, data: object) -> object:
         return plain_name(data)
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _not_empty(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError(EMPTY_GLOB)
+        return value
 
     @model_validator(mode="after")
     def _valid(self) -> SpanMatcher:
@@ -204,6 +217,13 @@ class SpansCheck(_TrialLimit):
     @classmethod
     def _order_form(cls, value: object) -> object:
         return check_order_form(value, "spans")
+
+    @field_validator("max_errors", mode="before")
+    @classmethod
+    def _globs_not_empty(cls, value: object) -> object:
+        if isinstance(value, dict) and any(isinstance(k, str) and not k.strip() for k in value):
+            raise ValueError(f"a key is {EMPTY_GLOB}")
+        return value
 
     @cached_property
     def chains(self) -> list[list[SpanMatcher]]:

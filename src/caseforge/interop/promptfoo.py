@@ -19,6 +19,8 @@
   each assertion's outcome and the count of each kind of reason, for tests and
   ``benchmarks/promptfoo_examples.py``.
 - ``evaluateOptions.repeat`` becomes the suite's ``trials``.
+- ``tracing:`` (promptfoo's OTLP receiver) is not imported: the report says that caseforge
+  receives the agent's spans with ``caseforge run --otlp-listen HOST:PORT``.
 
 Ids: the test's description, else its vars, slugified and deduplicated (``--prefix`` before
 each); the description is kept in ``provenance.description`` and, when no other test has
@@ -337,10 +339,29 @@ def _config_notes(
     for key, kind, why in _NOT_IMPORTED:
         if data.get(key):
             report.reported(kind, f"{key}: {why}")
-    known = _READ | _QUIET | {key for key, _, _ in _NOT_IMPORTED}
+    if "tracing" in data:
+        report.reported("tracing", _tracing_note(data["tracing"]))
+    known = _READ | _QUIET | {key for key, _, _ in _NOT_IMPORTED} | {"tracing"}
     rest = sorted(str(k) for k in data if k not in known)
     if rest:
         report.reported("config keys", f"config keys not imported: {', '.join(rest)}")
+
+
+def _tracing_note(value: object) -> str:
+    """What becomes of promptfoo's ``tracing:`` settings: caseforge's run has a receiver of
+    its own, given the address promptfoo's OTLP receiver had (``otlp.http``), if any."""
+    otlp = value.get("otlp") if isinstance(value, dict) else None
+    http = otlp.get("http") if isinstance(otlp, dict) else None
+    host = http.get("host") if isinstance(http, dict) else None
+    port = http.get("port") if isinstance(http, dict) else None
+    given = isinstance(port, int) and not isinstance(port, bool) and 0 < port < 65536
+    address = f"{host if isinstance(host, str) and host else '127.0.0.1'}:{port}" if given else ""
+    here = f" ({address} as this config's receiver had it)" if address else ""
+    return (
+        "tracing: promptfoo's tracing settings are not imported; caseforge receives the "
+        "agent's spans with `caseforge run --otlp-listen HOST:PORT`"
+        f"{here}, where the agent exports OTLP/HTTP (see the tracing guide)"
+    )
 
 
 def _prompt_notes(report: PromptfooReport, prompts: list[Prompt]) -> None:

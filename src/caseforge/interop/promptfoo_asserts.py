@@ -32,6 +32,9 @@ An assertion after a ``transform`` (the test's ``options.transform`` and its own
 reported. ``similar`` becomes a ``judge`` check when the suite it is imported into
 configures a judge (``judge:``), else it is reported.
 
+An assertion of ``weight: 0`` counts for nothing in promptfoo's score: it becomes an
+``ignore`` check saying so, never one that could fail the case.
+
 What has no equivalent is not mapped: the case gets an ``ignore`` check whose reason says
 why (``similar`` needs an embedding model; trajectory assertions are tool_calls checks to
 write by hand; and so on:
@@ -143,6 +146,13 @@ def map_assertion(
     the test's ``options.transform`` (applied before the assertion's own)."""
     kind = str(assertion.get("type"))
     key = key_of(assertion)
+    if _weightless(assertion):
+        why = "has weight 0: it counts for nothing in promptfoo's score, so it grades nothing here"
+        ignored: dict[str, object] = {
+            "mode": "ignore",
+            "reason": f"promptfoo's {kind} assertion {why}",
+        }
+        return Mapped(key, ignored, f"{kind}: {why}", why, "weight 0")
     chain = [*transforms, *([assertion["transform"]] if "transform" in assertion else [])]
     kept = [t for t in chain if not _moot(kind, t)]
     try:
@@ -157,7 +167,7 @@ def map_assertion(
             if t not in kept
         ]
     except NotMapped as exc:
-        ignored: dict[str, object] = {
+        ignored = {
             "mode": "ignore",
             "reason": f"promptfoo's {kind} assertion: {exc.reason}",
         }
@@ -167,6 +177,12 @@ def map_assertion(
     if moot:
         line += f" (its transform {', '.join(moot)} changes nothing it grades)"
     return Mapped(key, check, line, notes=notes)
+
+
+def _weightless(assertion: Mapping[str, object]) -> bool:
+    """Whether the assertion has ``weight: 0``, which promptfoo leaves out of the score."""
+    weight = assertion.get("weight")
+    return isinstance(weight, int | float) and not isinstance(weight, bool) and weight == 0
 
 
 _TRIM = re.compile(r"^\s*(return\s+)?output\s*\.\s*trim\s*\(\s*\)\s*;?\s*$")

@@ -355,24 +355,28 @@ def _own(
     own: dict[str, object] = {}
     if built.unmapped:
         own["unmapped"] = built.unmapped
-    weights = {
-        str(a.get("metric") or a.get("type")): a["weight"]
-        for a in _list(test.get("assert"))
-        if isinstance(a, dict) and isinstance(a.get("weight"), int | float)
-    }
+    weights: dict[str, object] = {}
+    seen: Counter[str] = Counter()
+    for assertion in _list(test.get("assert")):
+        if not isinstance(assertion, dict):
+            continue
+        name = str(assertion.get("metric") or assertion.get("type"))
+        seen[name] += 1  # a repeated type is numbered, as its check key is
+        if isinstance(assertion.get("weight"), int | float):
+            weights[name if seen[name] == 1 else f"{name}_{seen[name]}"] = assertion["weight"]
     threshold = test.get("threshold")
-    if threshold is not None or weights:
-        if threshold is not None:
-            own["threshold"] = threshold
-        said = f"a threshold of {threshold}" if threshold is not None else "no threshold"
+    if threshold is not None:
+        # Without a threshold promptfoo too passes a test when every assertion passes: the
+        # weights then change its score, not its verdict.
+        own["threshold"] = threshold
         weighted = f", weights {json.dumps(weights)}" if weights else ""
         built.notes.append(
             (
                 "weighted threshold",
                 f"scoring: promptfoo passes this test when "
                 f"the weighted mean of its assertions' scores reaches the threshold "
-                f"({said}{weighted}); caseforge passes a case when every check "
-                "passes",
+                f"(a threshold of {threshold}{weighted}); caseforge passes a case when every "
+                "check passes",
             )
         )
     others = {k: v for k, v in options.items() if k not in _OWN_OPTIONS}

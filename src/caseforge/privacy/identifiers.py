@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from caseforge.case.positions import bad_scalar_problem
-from caseforge.errors import CaseforgeError, Problem
+from caseforge.errors import CaseforgeError, Problem, did_you_mean
 from caseforge.privacy import patterns as pat
 from caseforge.privacy.fold import (
     FULL,
@@ -55,6 +55,13 @@ TICKET_STOP = pat.TICKET_STOP
 # Classes that only the glossary can find (there is no NER model).
 NAME_CLASSES: tuple[str, ...] = ("person", "organization", "project", "feature")
 CLASSES: tuple[str, ...] = (*NAME_CLASSES, *(c for c in pat.CLASSES_FOUND if c not in NAME_CLASSES))
+
+
+def _unknown_class(key: object) -> str:
+    """``unknown class 'persn' (did you mean 'person'?); use one of …``"""
+    hint = did_you_mean(key, [*CLASSES, *GLOSSARY_ALIASES])
+    return f"unknown class {key!r}{hint} (use one of {', '.join(CLASSES)})"
+
 
 # Other spellings accepted as glossary keys.
 GLOSSARY_ALIASES: dict[str, str] = {
@@ -165,7 +172,7 @@ class Glossary:
         for key, values in data.items():
             name = canonical_class(str(key))
             if name is None:
-                raise ValueError(f"unknown class {key!r} (use one of {', '.join(CLASSES)})")
+                raise ValueError(_unknown_class(key))
             items = [values] if isinstance(values, str) else list(values)
             bucket = terms.setdefault(name, [])
             for item in items:
@@ -248,8 +255,7 @@ def load_glossary(path: Path | str) -> Glossary:
         line, col = data.lc.key(key)
         name = canonical_class(str(key))
         if name is None:
-            message = f"unknown class {key!r} (use one of {', '.join(CLASSES)})"
-            raise CaseforgeError(Problem(path, line + 1, col + 1, str(key), message))
+            raise CaseforgeError(Problem(path, line + 1, col + 1, str(key), _unknown_class(key)))
         values = data[key]
         if values is None:
             continue

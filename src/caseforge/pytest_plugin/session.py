@@ -32,7 +32,7 @@ import pytest
 
 from caseforge.api.run import RunSettings
 from caseforge.case.load import LoadedCase, Suite, load_config, load_suite
-from caseforge.errors import CaseforgeError
+from caseforge.errors import CaseforgeError, did_you_mean
 from caseforge.pytest_plugin.drive import SuiteRun
 from caseforge.pytest_plugin.items import CaseItem, SuiteFile
 from caseforge.pytest_plugin.verdict import RULES, Outcome, decide, failure_text, skip_text
@@ -118,8 +118,10 @@ class CaseforgePlugin:
         unknown = [n for n in self.config_names if n not in suite_config.configs]
         if unknown:
             known = ", ".join(suite_config.configs) or "none"
+            hint = did_you_mean(unknown[0], suite_config.configs) if len(unknown) == 1 else ""
             raise pytest.UsageError(
-                f"--caseforge-config: unknown config {', '.join(unknown)} (the suite has: {known})"
+                f"--caseforge-config: unknown config {', '.join(unknown)}{hint} "
+                f"(the suite has: {known})"
             )
 
     def pytest_report_header(self, config: pytest.Config) -> str:

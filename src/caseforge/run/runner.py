@@ -31,7 +31,7 @@ from caseforge.case.identity import suite_identity
 from caseforge.case.load import Suite, bind_suite_files, load_suite
 from caseforge.case.model import Case
 from caseforge.checks import BaseCheck
-from caseforge.errors import CaseforgeError, Interrupted, UsageError
+from caseforge.errors import CaseforgeError, Interrupted, UsageError, did_you_mean
 from caseforge.grade.judge import make_judge
 from caseforge.grade.trial import GradeOptions
 from caseforge.jsontypes import JSONObject
@@ -197,13 +197,15 @@ def select_cases(
         known = {c.id for c in cases}
         unknown = [cid for cid in case_ids if cid not in known]
         if unknown:
-            raise UsageError(f"--case: no such case in {split}: {', '.join(unknown)}")
+            hint = did_you_mean(unknown[0], known) if len(unknown) == 1 else ""
+            raise UsageError(f"--case: no such case in {split}: {', '.join(unknown)}{hint}")
         cases = [c for c in cases if c.id in set(case_ids)]
     if tags:
         known = {tag for c in cases for tag in c.tags}
         unknown = [tag for tag in tags if tag not in known]
         if unknown:
-            raise UsageError(f"--tag: no case in {split} is tagged {', '.join(unknown)}")
+            hint = did_you_mean(unknown[0], known) if len(unknown) == 1 else ""
+            raise UsageError(f"--tag: no case in {split} is tagged {', '.join(unknown)}{hint}")
         cases = [c for c in cases if set(c.tags) & set(tags)]
     if not cases:
         raise CaseforgeError(f"{suite.suite_dir}: no cases in split {split!r}")
@@ -597,8 +599,9 @@ class Runner:
             unknown = [n for n in opts.configs if n not in config.configs]
             if unknown:
                 known = ", ".join(config.configs) or "none"
+                hint = did_you_mean(unknown[0], config.configs) if len(unknown) == 1 else ""
                 raise UsageError(
-                    f"--config: unknown config {', '.join(unknown)} (the suite has: {known})"
+                    f"--config: unknown config {', '.join(unknown)}{hint} (the suite has: {known})"
                 )
             names = list(dict.fromkeys(opts.configs))
         else:
