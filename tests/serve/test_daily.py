@@ -335,3 +335,29 @@ def test_the_trends_follow_a_configurations_finished_runs(tmp_path: Path) -> Non
     assert html.count("<svg") >= 3 and 'id="chart-pass-rate"' in html
     assert 'aria-label="flaky in run ' in html
     assert web.get("/suites/0/trends", params={"config": "nope"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/runs/{v1}?page=0", "query parameter page: Input should be greater than or equal to 1"),
+        ("/?page=first", "query parameter page: Input should be a valid integer"),
+        ("/suites/first", "path part index: Input should be a valid integer"),
+        ("/runs/{v1}/label?skip=-1", "query parameter skip: Input should be greater than"),
+        ("/runs/{v1}/cases/refund-yearly-023/trials/one", "path part trial: Input should be"),
+    ],
+)
+def test_a_bad_query_parameter_is_the_styled_400_page(
+    api: TestClient, world: Served, path: str, said: str
+) -> None:
+    page = api.get(path.format(v1=world.runs["v1"]))
+    assert page.status_code == 400
+    assert page.headers["content-type"].startswith("text/html")
+    assert "<h1>Bad request</h1>" in page.text and 'id="serving"' in page.text  # the app's page
+    message = re.search(r'<p class="error">([^<]*)</p>', page.text)
+    assert message is not None and message.group(1).startswith(said), page.text
+
+
+def test_the_api_keeps_fastapis_422_for_a_bad_parameter(api: TestClient, world: Served) -> None:
+    answer = api.get(f"/api/runs/{world.runs['v1']}/grid", params={"page": 0})
+    assert answer.status_code == 422 and answer.json()["detail"][0]["loc"] == ["query", "page"]
