@@ -409,7 +409,7 @@ class ProbeView(BaseModel):
 class CalibrationPage(BaseModel):
     index: int
     suite: str
-    state: Literal["ready", "no_labels", "no_recordings"]
+    state: Literal["ready", "no_labels", "no_recordings", "labels_unreadable"]
     message: str = Field("", description="What to do when the state is not ready.")
     judge: dict[str, JsonValue] = Field(default_factory=dict)
     mode: str = ""
@@ -420,6 +420,11 @@ class CalibrationPage(BaseModel):
     not_judged: list[str] = Field(default_factory=list)
     verbosity: ProbeView | None = None
     position: ProbeView | None = None
+    problems: list[str] = Field(
+        default_factory=list,
+        description="Labels files that cannot be read, one line each (state labels_unreadable: "
+        "no figure is computed until they are fixed, as `caseforge calibrate` refuses).",
+    )
 
 
 class TrendPoint(BaseModel):
