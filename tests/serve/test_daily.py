@@ -361,3 +361,61 @@ def test_a_bad_query_parameter_is_the_styled_400_page(
 def test_the_api_keeps_fastapis_422_for_a_bad_parameter(api: TestClient, world: Served) -> None:
     answer = api.get(f"/api/runs/{world.runs['v1']}/grid", params={"page": 0})
     assert answer.status_code == 422 and answer.json()["detail"][0]["loc"] == ["query", "page"]
+
+
+def _why(html: str) -> str:
+    found = re.search(r'<p class="muted" id="compare-why">([^<]*)</p>', html)
+    return found.group(1).replace("&#39;", "'") if found else ""
+
+
+def test_compare_defaults_b_to_the_newest_finished_run_and_a_to_the_one_before(
+    tmp_path: Path,
+) -> None:
+    suite = _suite(tmp_path / "pairs", 2)
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    first, second, third = (_make_run(store, suite, {"c1": "P", "c2": p}) for p in "PFP")
+    running = store.create_run(
+        suite="pairs", suite_path=str(suite), agent="toy", trials=1, split="all",
+        caseforge_version="test",
+    )  # fmt: skip
+    web = TestClient(create_app(Catalog.open([suite], store.url)), base_url="http://127.0.0.1:8471")
+
+    def chosen(html: str, side: str) -> str:
+        select = re.search(rf'<select name="{side}">(.*?)</select>', html, re.S)
+        picked = re.search(r'<option value="([^"]*)" selected>', select.group(1) if select else "")
+        return picked.group(1) if picked else ""
+
+    page = web.get("/compare").text  # nothing given: B the newest finished run, A the one before
+    assert (chosen(page, "a"), chosen(page, "b")) == (second, third)
+    assert _why(page) == (
+        f"B is the newest finished run, {third}. A is the previous finished run, {second}."
+    )
+    assert running not in (chosen(page, "a"), chosen(page, "b"))  # unfinished: never a default
+    page = web.get("/compare", params={"b": second}).text  # the previous, not the newest
+    assert chosen(page, "a") == first and _why(page) == f"A is the previous finished run, {first}."
+    page = web.get("/compare", params={"b": first}).text  # the oldest: the next one after it
+    assert chosen(page, "a") == second
+    assert _why(page) == f"A is the next finished run: none finished before it, {second}."
+    run_page = web.get(f"/runs/{third}").text  # the run screen's "Compare with" agrees
+    assert chosen(run_page, "a") == second and "(the previous finished run)" in run_page
+    for other in (first, second):
+        store.delete_run(other)
+    page = web.get("/compare", params={"b": third}).text
+    assert chosen(page, "a") == "" and "Newly failing" not in page
+    assert _why(page) == (
+        "No other finished run of suite 'pairs' to compare B with: choose A, or run the suite "
+        "again."
+    )
+    assert "same run" in web.get("/compare", params={"a": third, "b": third}).text
+    store.close()
+
+
+def test_compare_with_the_baseline_run_as_b_takes_another_run_as_a(
+    api: TestClient, world: Served
+) -> None:
+    v1, v2 = world.runs["v1"], world.runs["v2"]  # baseline.json is v2's, v2 ran first
+    page = api.get("/compare", params={"b": v2}).text
+    assert f'<option value="{v1}" selected>' in page  # never v2 against itself
+    assert _why(page) == f"A is the next finished run: none finished before it, {v1}."
+    page = api.get("/compare", params={"b": v1}).text
+    assert _why(page) == f"A is the run the suite's baseline (baseline.json) was made from, {v2}."

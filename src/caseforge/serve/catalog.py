@@ -757,9 +757,10 @@ class Catalog:
         return found
 
     def compare_choices(self, run_id: str) -> list[RunChoice]:
-        """The runs of ``run_id``'s suite to compare it with, the default first: the run the
-        suite's baseline was made from, else the newest finished run; unfinished ones last,
-        saying so."""
+        """The runs of ``run_id``'s suite to compare it with, the default first and saying
+        why: the run the suite's baseline was made from, else the previous finished run
+        (else, for the oldest, the next one); never ``run_id`` itself. Unfinished runs come
+        last, saying so. No default (no ``why`` on any): no other finished run."""
         try:
             report = self.digest(run_id).report
         except CaseforgeError:
@@ -768,22 +769,32 @@ class Catalog:
         base_run, base_file = None, None
         with contextlib.suppress(CaseforgeError):
             base_file, base_run = self.suite_baseline(self._suite_of(report))
+        finished = [i for i in same if i.status == "finished"]  # newest first
+        older = [i for i in finished if (i.created_at, i.id) < (report.created_at, run_id)]
+        default, why = None, ""
+        if base_run is not None and any(i.id == base_run for i in finished):
+            default, why = base_run, f"the run the suite's baseline ({base_file}) was made from"
+        elif older:
+            default, why = older[0].id, "the previous finished run"
+        elif finished:
+            default, why = finished[-1].id, "the next finished run: none finished before it"
         choices: list[RunChoice] = []
         for info in same:
             label = f"{info.id} · {info.config_name or ''} · {info.created_at[:16]}"
             if info.status != "finished":
                 label += f" · {info.status.upper()}"
-            why = f"the suite's baseline ({base_file})" if info.id == base_run else ""
-            choices.append(RunChoice(id=info.id, label=label, why=why))
-        first = next((c for c in choices if c.why), None) or next(
-            (c for c, i in zip(choices, same, strict=True) if i.status == "finished"), None
-        )
-        if first is not None and not first.why:
-            first.why = "the newest finished run"
-        rest = [c for c in choices if c is not first]
-        finished = {i.id for i in same if i.status == "finished"}
-        rest.sort(key=lambda c: c.id not in finished)  # stable: newest first in each
-        return ([first] if first else []) + rest
+            chosen = info.id == default
+            choices.append(
+                RunChoice(
+                    id=info.id,
+                    label=label,
+                    why=why if chosen else "",
+                    baseline=base_file if chosen and info.id == base_run else None,
+                )
+            )
+        ids = {i.id for i in finished}
+        choices.sort(key=lambda c: (not c.why, c.id not in ids))  # stable: newest first in each
+        return choices
 
     def suite_baseline(self, suite_dir: Path) -> tuple[str | None, str | None]:
         """The suite's baseline file (``baseline.json`` first, else the first ``*.json``

@@ -124,7 +124,10 @@ class RunChoice(BaseModel):
 
     id: str
     label: str
-    why: str = ""
+    why: str = Field("", description="Why it is the default (empty on the others).")
+    baseline: str | None = Field(
+        None, description="The suite's baseline file it was made from, when it is the default."
+    )
 
 
 class CheckLine(BaseModel):
