@@ -192,3 +192,39 @@ def test_api_docs_work_offline_within_the_csp(copied: tuple[TestClient, Served])
     for source in sources:  # nothing remote: the app's own files, and an empty icon
         if source != "data:,":
             assert web.get(source).status_code == 200, source
+
+
+def test_a_run_pruned_while_served_is_a_404_page_at_every_address_never_a_500(
+    copied: tuple[TestClient, Served],
+) -> None:
+    web, served = copied
+    v1, v2 = served.runs["v1"], served.runs["v2"]
+    case = "refund-yearly-023"
+    pages = [
+        f"/runs/{v1}", f"/runs/{v1}?show=failing", f"/runs/{v1}/cases/{case}",
+        f"/runs/{v1}/cases/{case}/trials/1", f"/runs/{v1}/label", f"/fragments/runs/{v1}/grid",
+        f"/fragments/runs/{v1}/live", f"/compare?a={v2}&b={v1}", f"/compare?a={v1}&b={v2}",
+        f"/compare?b={v1}", f"/fragments/compare/pair?a={v2}&b={v1}&case={case}",
+    ]  # fmt: skip
+    api = [
+        f"/api/runs/{v1}", f"/api/runs/{v1}/grid", f"/api/runs/{v1}/cases/{case}/trials/1",
+        f"/api/compare?a={v2}&b={v1}", f"/api/compare?a={v1}&b={v2}", f"/api/runs/{v1}/labels",
+    ]  # fmt: skip
+    for url in pages + api:  # seen, and kept by the app, before the prune
+        assert web.get(url).status_code == 200, url
+    pruned = CliRunner().invoke(
+        cli, ["store", "prune", "--older-than", "0", "--store", served.store]
+    )
+    assert pruned.exit_code == 0, pruned.output
+    assert v1 in pruned.output and RunStore(served.store).has_run(v2)  # the baseline's run stays
+    for url in pages:
+        answer = web.get(url)
+        assert answer.status_code == 404, (url, answer.status_code)
+        text = answer.text.replace("&#39;", "'")
+        assert "<h1>Not found</h1>" in text and f"no run {v1!r}" in text, url
+    for url in api:
+        answer = web.get(url)
+        assert answer.status_code == 404, (url, answer.status_code)
+        assert answer.json() == {"detail": f"no run {v1!r} in the stores served"}
+    listing = web.get("/")
+    assert listing.status_code == 200 and v1 not in listing.text and v2 in listing.text

@@ -218,18 +218,33 @@ class Catalog:
         return sorted(found, key=lambda pair: pair[1].created_at, reverse=True)
 
     def store_of(self, run_id: str) -> RunStore:
+        """The store holding ``run_id``, asked each time (by its key): a run pruned while
+        the app serves (`caseforge store prune`) is gone, and what was kept of it too."""
         valid_run_id(run_id)
-        if run_id not in self._where:  # by its key: a run older than the list is found too
-            for candidate in self.store_urls:
-                opened = self._store(candidate)
-                if opened is not None and opened.has_run(run_id):
-                    self._where[run_id] = candidate
-                    break
         url = self._where.get(run_id)
         store = self._store(url) if url else None
+        if store is None or not store.has_run(run_id):
+            self._forget(run_id)
+            store = None
+            for candidate in self.store_urls:  # a run older than the list is found too
+                opened = self._store(candidate)
+                if opened is not None and opened.has_run(run_id):
+                    self._where[run_id], store = candidate, opened
+                    break
         if store is None:
             raise UsageError(f"no run {run_id!r} in the stores served")
         return store
+
+    def _forget(self, run_id: str) -> None:
+        """Drop what was kept of a run no store holds any more."""
+        with self._lock:
+            self._where.pop(run_id, None)
+            self._rows.pop(run_id, None)
+            self._digests.pop(run_id, None)
+            for raw in (False, True):
+                self._reports.pop((run_id, raw), None)
+            for key in [k for k in self._comparisons if run_id in k[:2]]:
+                del self._comparisons[key]
 
     @reads_store
     def report(self, run_id: str, raw: bool = False) -> RunReport:
