@@ -419,3 +419,29 @@ def test_compare_with_the_baseline_run_as_b_takes_another_run_as_a(
     assert _why(page) == f"A is the next finished run: none finished before it, {v1}."
     page = api.get("/compare", params={"b": v1}).text
     assert _why(page) == f"A is the run the suite's baseline (baseline.json) was made from, {v2}."
+
+
+def test_a_run_of_a_suite_not_served_links_to_no_screen_that_is_not_there(world: Served) -> None:
+    only = Catalog.open([world.suites["support-refund"]], world.store, reviewer="ana")
+    web = TestClient(create_app(only), base_url="http://127.0.0.1:8471")
+    run = world.runs["xss"]  # its suite is not served
+    seen: set[str] = set()
+    pages = [f"/runs/{run}", f"/fragments/runs/{run}/grid"]
+    trial = re.search(rf'href="(/runs/{run}/cases/[^"]+)"', web.get(pages[0]).text)
+    assert trial is not None
+    pages.append(trial.group(1))
+    for path in pages:
+        page = web.get(path)
+        assert page.status_code == 200, path
+        for link in set(re.findall(r'href="(/[^"#]*)', page.text)) - seen:
+            seen.add(link)
+            if not link.startswith("/static/"):
+                answer = web.get(link.replace("&amp;", "&"))
+                assert answer.status_code == 200, (path, link, answer.status_code)
+    assert f"/runs/{run}/label" not in seen  # (the header's /suites/0 is the suite served)
+    assert "is not served: serve it to label" in web.get(f"/runs/{run}").text
+    # Its own suite's runs keep both links.
+    served = web.get(f"/runs/{world.runs['v1']}").text
+    assert (
+        f'href="/runs/{world.runs["v1"]}/label"' in served and '<h1><a href="/suites/0">' in served
+    )

@@ -456,7 +456,17 @@ class Catalog:
                 simulated_user_usd=report.summary.simulated_user_cost_usd,
             ),
             compare_with=self.compare_choices(run_id),
+            suite_index=self._served_index(report),
+            labelable=bool(report.suite_path) and Path(report.suite_path).resolve() in self.suites,
         )
+
+    def _served_index(self, report: RunReport) -> int | None:
+        """The number of the run's suite among those served, or None: no link to a suite
+        screen that is not there."""
+        try:
+            return self.suites.index(self._suite_of(report))
+        except CaseforgeError:
+            return None
 
     @reads_store
     def trial(self, run_id: str, case_id: str, trial: int | None = None) -> TrialPage:
