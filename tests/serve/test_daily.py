@@ -445,3 +445,13 @@ def test_a_run_of_a_suite_not_served_links_to_no_screen_that_is_not_there(world:
     assert (
         f'href="/runs/{world.runs["v1"]}/label"' in served and '<h1><a href="/suites/0">' in served
     )
+
+
+def test_the_run_screen_says_which_pass_rate_is_which(api: TestClient, world: Served) -> None:
+    page = api.get(f"/runs/{world.runs['v1']}").text
+    rows = dict(re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", page))
+    rate = rows["pass rate (of case-trials)"]
+    assert rate.startswith(f"{re.search(r'[0-9.]+%', rate).group(0)} (95% CI")  # type: ignore[union-attr]
+    assert rows["pass^k (k=1: mean per-case pass share)"].startswith("k=1: ")
+    explained = re.search(r'<p class="muted" id="pass-rates">(.*?)</p>', page, re.S)
+    assert explained is not None and "each case counting once" in explained.group(1)
