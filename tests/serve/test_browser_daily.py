@@ -136,6 +136,59 @@ def test_the_grids_filters_live_in_the_address_and_links_can_be_copied(
     assert page.locator("[data-copy-source]").input_value() == page.url
 
 
+def test_back_to_the_grid_gives_back_its_filters(page: Any, served: Served) -> None:
+    run = served.runs["v1"]
+    page.goto(served.url + f"/runs/{run}")
+    page.select_option("select[name=show]", "failing")
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    page.locator("input[name=q]").press_sequentially("refund")  # as typed: keyup
+    page.wait_for_url(re.compile(r"\?show=failing&q=refund$"))
+    page.go_back()  # within the page: htmx's history
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    expect(page.locator("select[name=show]")).to_have_value("failing")
+    expect(page.locator("input[name=q]")).to_have_value("")
+    expect(page.locator("#grid .cell.pass")).to_have_count(0)
+    page.go_back()
+    page.wait_for_url(re.compile(rf"/runs/{run}$"))
+    expect(page.locator("select[name=show]")).to_have_value("all")
+    page.go_forward()
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    expect(page.locator("select[name=show]")).to_have_value("failing")
+    page.locator("#grid td.cells a.cell").first.click()  # to a trial, and back
+    page.wait_for_url(re.compile(r"/trials/\d+$"))
+    page.go_back()
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    expect(page.locator("select[name=show]")).to_have_value("failing")
+    expect(page.locator("#grid .cell.pass")).to_have_count(0)
+
+
+def test_the_runs_lists_poll_keeps_the_row_j_and_k_chose(page: Any, served: Served) -> None:
+    page.goto(served.url + "/")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    second = page.locator("#runs-table tbody tr").nth(1)
+    expect(second).to_have_class(re.compile("current"))
+    chosen = second.get_attribute("data-row-id")
+    page.evaluate("() => { document.querySelector('#runs-table').dataset.old = 'yes'; }")
+    page.evaluate(  # what the poll does, now rather than in 10 s
+        """() => new Promise(done => {
+          document.addEventListener("htmx:afterSettle", () => done(), {once: true});
+          htmx.ajax("GET", document.querySelector("#runs").getAttribute("hx-get"),
+                    {target: "#runs", swap: "outerHTML"});
+        })"""
+    )
+    expect(page.locator("#runs-table[data-old]")).to_have_count(0)  # a new table
+    current = page.locator("#runs-table tbody tr.current")
+    expect(current).to_have_count(1)
+    assert current.get_attribute("data-row-id") == chosen
+    expect(current.locator("a").first).to_be_focused()
+    page.keyboard.press("j")  # and j goes on from there
+    expect(page.locator("#runs-table tbody tr").nth(2)).to_have_class(re.compile("current"))
+
+
+# -- compare that explains ------------------------------------------------------------------
+
+
 def test_compare_shows_a_text_diff_and_each_checks_change(page: Any, served: Served) -> None:
     page.goto(served.url + f"/compare?b={served.runs['v1']}")  # A: the suite's baseline run
     expect(page.locator("select[name=a]")).to_have_value(served.runs["v2"])
