@@ -1,7 +1,7 @@
 """The web app for a team's daily loop, in a real browser (Debian's Chromium): the keyboard,
 links that keep a screen's state, compare's diff, the trends page, a phone's 390 px and an
-accessibility check (axe-core, vendored in tests/serve/vendor) on the grid, a trial and
-compare. Screenshots go to the test run's folder; `make screenshots` refreshes docs/."""
+accessibility check (axe-core, vendored in tests/serve/vendor) on every screen, at both
+widths. Screenshots go to the test run's folder; `make screenshots` refreshes docs/."""
 
 from __future__ import annotations
 
@@ -136,6 +136,56 @@ def test_the_grids_filters_live_in_the_address_and_links_can_be_copied(
     assert page.locator("[data-copy-source]").input_value() == page.url
 
 
+def test_back_to_the_grid_gives_back_its_filters(page: Any, served: Served) -> None:
+    run = served.runs["v1"]
+    page.goto(served.url + f"/runs/{run}")
+    page.select_option("select[name=show]", "failing")
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    page.locator("input[name=q]").press_sequentially("refund")  # as typed: keyup
+    page.wait_for_url(re.compile(r"\?show=failing&q=refund$"))
+    page.go_back()  # within the page: htmx's history
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    expect(page.locator("select[name=show]")).to_have_value("failing")
+    expect(page.locator("input[name=q]")).to_have_value("")
+    expect(page.locator("#grid .cell.pass")).to_have_count(0)
+    page.go_back()
+    page.wait_for_url(re.compile(rf"/runs/{run}$"))
+    expect(page.locator("select[name=show]")).to_have_value("all")
+    page.go_forward()
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    expect(page.locator("select[name=show]")).to_have_value("failing")
+    page.locator("#grid td.cells a.cell").first.click()  # to a trial, and back
+    page.wait_for_url(re.compile(r"/trials/\d+$"))
+    page.go_back()
+    page.wait_for_url(re.compile(r"\?show=failing$"))
+    expect(page.locator("select[name=show]")).to_have_value("failing")
+    expect(page.locator("#grid .cell.pass")).to_have_count(0)
+
+
+def test_the_runs_lists_poll_keeps_the_row_j_and_k_chose(page: Any, served: Served) -> None:
+    page.goto(served.url + "/")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    second = page.locator("#runs-table tbody tr").nth(1)
+    expect(second).to_have_class(re.compile("current"))
+    chosen = second.get_attribute("data-row-id")
+    page.evaluate("() => { document.querySelector('#runs-table').dataset.old = 'yes'; }")
+    page.evaluate(  # what the poll does, now rather than in 10 s
+        """() => new Promise(done => {
+          document.addEventListener("htmx:afterSettle", () => done(), {once: true});
+          htmx.ajax("GET", document.querySelector("#runs").getAttribute("hx-get"),
+                    {target: "#runs", swap: "outerHTML"});
+        })"""
+    )
+    expect(page.locator("#runs-table[data-old]")).to_have_count(0)  # a new table
+    current = page.locator("#runs-table tbody tr.current")
+    expect(current).to_have_count(1)
+    assert current.get_attribute("data-row-id") == chosen
+    expect(current.locator("a").first).to_be_focused()
+    page.keyboard.press("j")  # and j goes on from there
+    expect(page.locator("#runs-table tbody tr").nth(2)).to_have_class(re.compile("current"))
+
+
 # -- compare that explains ------------------------------------------------------------------
 
 
@@ -256,8 +306,56 @@ def phone(browser: Any) -> Iterator[Any]:
 
 
 def _sideways(page: Any) -> int:
-    """How far the page itself scrolls sideways (tables scroll in their own boxes)."""
-    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+    """How far the page itself scrolls sideways (tables scroll in their own boxes). Against
+    the layout viewport's width (``clientWidth``): on a phone ``window.innerWidth`` grows to
+    the content, so measured against it nothing ever overflows."""
+    return int(
+        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    )
+
+
+def every_screen(served: Served) -> list[str]:
+    """A path to each screen the app has, the error pages too."""
+    v1, v2 = served.runs["v1"], served.runs["v2"]
+    return [
+        "/", "/?q=refund", f"/runs/{v1}", f"/runs/{v1}?show=failing",
+        f"/runs/{v2}/cases/mt-ask-id-cancel-c023/trials/1",
+        f"/runs/{v1}/cases/refund-yearly-023/trials/1", f"/runs/{v1}/cases/refund-yearly-023",
+        f"/runs/{served.runs['langgraph']}", first_trial(served, "langgraph"),
+        first_trial(served, "talk"), f"/runs/{served.runs['xss']}",
+        f"/compare?a={v2}&b={v1}", f"/compare?b={v1}", "/compare",
+        "/suites/0", "/suites/0?q=refund", "/suites/1", "/suites/2", "/suites/3",
+        "/suites/0/review", "/suites/0/review?show=all", f"/runs/{v1}/label",
+        f"/runs/{v2}/label", "/suites/0/calibration", "/suites/1/calibration",
+        "/suites/0/trends", "/runs/20990101-000000-000000", "/no-such-page",
+        f"/runs/{v1}?page=0", "/suites/99",
+    ]  # fmt: skip
+
+
+def first_trial(served: Served, run: str) -> str:
+    return f"/runs/{served.runs[run]}/cases/{_first_case(served, run)}/trials/1"
+
+
+def _first_case(served: Served, run: str) -> str:
+    from caseforge.store.db import RunStore
+
+    store = RunStore(served.store)
+    try:
+        return str(next(iter(store.results(served.runs[run])))["case_id"])
+    finally:
+        store.close()
+
+
+def test_the_sideways_measure_sees_a_page_wider_than_the_phone(phone: Any, served: Served) -> None:
+    phone.goto(served.url + "/")
+    viewport = phone.locator("meta[name=viewport]").get_attribute("content") or ""
+    assert "width=device-width" in viewport
+    assert _sideways(phone) <= 0
+    phone.evaluate(
+        "() => { const d = document.createElement('div'); d.style.width = '900px';"
+        " d.textContent = 'wide'; document.querySelector('main').append(d); }"
+    )
+    assert _sideways(phone) > 400  # what the old measure (innerWidth) reported as 0
 
 
 def test_every_screen_fits_a_phone_and_text_wraps_by_word(
@@ -265,16 +363,15 @@ def test_every_screen_fits_a_phone_and_text_wraps_by_word(
 ) -> None:
     v1, v2 = served.runs["v1"], served.runs["v2"]
     trial = f"/runs/{v2}/cases/mt-ask-id-cancel-c023/trials/1"
-    screens = [
-        "/", f"/runs/{v1}", trial, f"/runs/{v1}/cases/refund-yearly-023/trials/1",
-        f"/compare?a={v2}&b={v1}", "/suites/0", "/suites/0/review", f"/runs/{v1}/label",
-        "/suites/0/calibration", "/compare",
-    ]  # fmt: skip
-    for path in screens:
+    wide: dict[str, int] = {}
+    for path in every_screen(served):
         phone.goto(served.url + path)
-        assert _sideways(phone) <= 0, f"{path} scrolls sideways by {_sideways(phone)} px"
+        if _sideways(phone) > 0:
+            wide[path] = _sideways(phone)
     phone.goto(nightly.url + "/suites/0/trends")
-    assert _sideways(phone) <= 0, "the trends page scrolls sideways"
+    if _sideways(phone) > 0:
+        wide["trends"] = _sideways(phone)
+    assert wide == {}, f"screens that scroll sideways at 390 px (by px): {wide}"
     shot(phone, served, "phone-trends", full=False)
 
     phone.goto(served.url + trial)
@@ -302,6 +399,19 @@ def test_every_screen_fits_a_phone_and_text_wraps_by_word(
     shot(phone, served, "phone-run", full=False)
     phone.goto(served.url + "/")
     shot(phone, served, "phone-runs", full=False)
+    phone.goto(served.url + f"/compare?a={v2}&b={v1}")
+    shot(phone, served, "phone-compare", full=False)
+    phone.goto(served.url + "/suites/0")
+    shot(phone, served, "phone-suite", full=False)
+    phone.goto(served.url + f"/runs/{v1}/label")
+    shot(phone, served, "phone-label", full=False)
+    phone.goto(served.url + "/suites/0/review")
+    shot(phone, served, "phone-review", full=False)
+    phone.goto(served.url + "/suites/0/calibration")
+    # The disagreements stack too: each under its column's name.
+    cell = phone.locator("table#disagreements tbody td").first
+    assert cell.evaluate("e => getComputedStyle(e, '::before').content") == '"case"'
+    shot(phone, served, "phone-calibration", full=False)
 
 
 # -- accessibility --------------------------------------------------------------------------
@@ -329,14 +439,21 @@ def _axe(page: Any) -> list[dict[str, Any]]:
     return found
 
 
-def test_the_grid_a_trial_and_compare_pass_axe(audited: Any, served: Served) -> None:
-    v1, v2 = served.runs["v1"], served.runs["v2"]
-    href = first_failing_trial(audited, served)
-    for path in (f"/runs/{v1}", href, f"/compare?a={v2}&b={v1}", "/"):
-        audited.goto(served.url + path)
-        assert _axe(audited) == [], path
+def test_every_screen_passes_axe_on_a_desktop_and_a_phone(
+    audited: Any, served: Served, nightly: Served
+) -> None:
+    paths = [served.url + p for p in every_screen(served)]
+    paths += [served.url + first_failing_trial(audited, served), nightly.url + "/suites/0/trends"]
+    found: dict[str, list[dict[str, Any]]] = {}
+    for width, height in ((1360, 900), (390, 844)):
+        audited.set_viewport_size({"width": width, "height": height})
+        for path in paths:
+            audited.goto(path)
+            if violations := _axe(audited):
+                found[f"{width}px {path}"] = violations
+    assert found == {}, json.dumps(found, indent=1)
     # A ✗ names its check, in words a screen reader reads.
-    audited.goto(served.url + f"/runs/{v1}?show=failing")
+    audited.goto(served.url + f"/runs/{served.runs['v1']}?show=failing")
     label = audited.locator("#grid a.cell.fail").first.get_attribute("aria-label") or ""
     assert re.search(r"trial \d+: fail — \S+", label), label
 

@@ -335,3 +335,123 @@ def test_the_trends_follow_a_configurations_finished_runs(tmp_path: Path) -> Non
     assert html.count("<svg") >= 3 and 'id="chart-pass-rate"' in html
     assert 'aria-label="flaky in run ' in html
     assert web.get("/suites/0/trends", params={"config": "nope"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/runs/{v1}?page=0", "query parameter page: Input should be greater than or equal to 1"),
+        ("/?page=first", "query parameter page: Input should be a valid integer"),
+        ("/suites/first", "path part index: Input should be a valid integer"),
+        ("/runs/{v1}/label?skip=-1", "query parameter skip: Input should be greater than"),
+        ("/runs/{v1}/cases/refund-yearly-023/trials/one", "path part trial: Input should be"),
+    ],
+)
+def test_a_bad_query_parameter_is_the_styled_400_page(
+    api: TestClient, world: Served, path: str, said: str
+) -> None:
+    page = api.get(path.format(v1=world.runs["v1"]))
+    assert page.status_code == 400
+    assert page.headers["content-type"].startswith("text/html")
+    assert "<h1>Bad request</h1>" in page.text and 'id="serving"' in page.text  # the app's page
+    message = re.search(r'<p class="error">([^<]*)</p>', page.text)
+    assert message is not None and message.group(1).startswith(said), page.text
+
+
+def test_the_api_keeps_fastapis_422_for_a_bad_parameter(api: TestClient, world: Served) -> None:
+    answer = api.get(f"/api/runs/{world.runs['v1']}/grid", params={"page": 0})
+    assert answer.status_code == 422 and answer.json()["detail"][0]["loc"] == ["query", "page"]
+
+
+def _why(html: str) -> str:
+    found = re.search(r'<p class="muted" id="compare-why">([^<]*)</p>', html)
+    return found.group(1).replace("&#39;", "'") if found else ""
+
+
+def test_compare_defaults_b_to_the_newest_finished_run_and_a_to_the_one_before(
+    tmp_path: Path,
+) -> None:
+    suite = _suite(tmp_path / "pairs", 2)
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+    first, second, third = (_make_run(store, suite, {"c1": "P", "c2": p}) for p in "PFP")
+    running = store.create_run(
+        suite="pairs", suite_path=str(suite), agent="toy", trials=1, split="all",
+        caseforge_version="test",
+    )  # fmt: skip
+    web = TestClient(create_app(Catalog.open([suite], store.url)), base_url="http://127.0.0.1:8471")
+
+    def chosen(html: str, side: str) -> str:
+        select = re.search(rf'<select name="{side}">(.*?)</select>', html, re.S)
+        picked = re.search(r'<option value="([^"]*)" selected>', select.group(1) if select else "")
+        return picked.group(1) if picked else ""
+
+    page = web.get("/compare").text  # nothing given: B the newest finished run, A the one before
+    assert (chosen(page, "a"), chosen(page, "b")) == (second, third)
+    assert _why(page) == (
+        f"B is the newest finished run, {third}. A is the previous finished run, {second}."
+    )
+    assert running not in (chosen(page, "a"), chosen(page, "b"))  # unfinished: never a default
+    page = web.get("/compare", params={"b": second}).text  # the previous, not the newest
+    assert chosen(page, "a") == first and _why(page) == f"A is the previous finished run, {first}."
+    page = web.get("/compare", params={"b": first}).text  # the oldest: the next one after it
+    assert chosen(page, "a") == second
+    assert _why(page) == f"A is the next finished run: none finished before it, {second}."
+    run_page = web.get(f"/runs/{third}").text  # the run screen's "Compare with" agrees
+    assert chosen(run_page, "a") == second and "(the previous finished run)" in run_page
+    for other in (first, second):
+        store.delete_run(other)
+    page = web.get("/compare", params={"b": third}).text
+    assert chosen(page, "a") == "" and "Newly failing" not in page
+    assert _why(page) == (
+        "No other finished run of suite 'pairs' to compare B with: choose A, or run the suite "
+        "again."
+    )
+    assert "same run" in web.get("/compare", params={"a": third, "b": third}).text
+    store.close()
+
+
+def test_compare_with_the_baseline_run_as_b_takes_another_run_as_a(
+    api: TestClient, world: Served
+) -> None:
+    v1, v2 = world.runs["v1"], world.runs["v2"]  # baseline.json is v2's, v2 ran first
+    page = api.get("/compare", params={"b": v2}).text
+    assert f'<option value="{v1}" selected>' in page  # never v2 against itself
+    assert _why(page) == f"A is the next finished run: none finished before it, {v1}."
+    page = api.get("/compare", params={"b": v1}).text
+    assert _why(page) == f"A is the run the suite's baseline (baseline.json) was made from, {v2}."
+
+
+def test_a_run_of_a_suite_not_served_links_to_no_screen_that_is_not_there(world: Served) -> None:
+    only = Catalog.open([world.suites["support-refund"]], world.store, reviewer="ana")
+    web = TestClient(create_app(only), base_url="http://127.0.0.1:8471")
+    run = world.runs["xss"]  # its suite is not served
+    seen: set[str] = set()
+    pages = [f"/runs/{run}", f"/fragments/runs/{run}/grid"]
+    trial = re.search(rf'href="(/runs/{run}/cases/[^"]+)"', web.get(pages[0]).text)
+    assert trial is not None
+    pages.append(trial.group(1))
+    for path in pages:
+        page = web.get(path)
+        assert page.status_code == 200, path
+        for link in set(re.findall(r'href="(/[^"#]*)', page.text)) - seen:
+            seen.add(link)
+            if not link.startswith("/static/"):
+                answer = web.get(link.replace("&amp;", "&"))
+                assert answer.status_code == 200, (path, link, answer.status_code)
+    assert f"/runs/{run}/label" not in seen  # (the header's /suites/0 is the suite served)
+    assert "is not served: serve it to label" in web.get(f"/runs/{run}").text
+    # Its own suite's runs keep both links.
+    served = web.get(f"/runs/{world.runs['v1']}").text
+    assert (
+        f'href="/runs/{world.runs["v1"]}/label"' in served and '<h1><a href="/suites/0">' in served
+    )
+
+
+def test_the_run_screen_says_which_pass_rate_is_which(api: TestClient, world: Served) -> None:
+    page = api.get(f"/runs/{world.runs['v1']}").text
+    rows = dict(re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", page))
+    rate = rows["pass rate (of case-trials)"]
+    assert rate.startswith(f"{re.search(r'[0-9.]+%', rate).group(0)} (95% CI")  # type: ignore[union-attr]
+    assert rows["pass^k (k=1: mean per-case pass share)"].startswith("k=1: ")
+    explained = re.search(r'<p class="muted" id="pass-rates">(.*?)</p>', page, re.S)
+    assert explained is not None and "each case counting once" in explained.group(1)

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from caseforge.serve import Catalog
 from caseforge.store.db import RunStore
 from tests.serve.conftest import REPO, Served, start_server
+from tests.serve.test_browser_daily import _sideways
 
 AGENT = """import json, sys, time
 request = json.load(sys.stdin)
@@ -74,6 +75,9 @@ def test_a_running_run_updates_live_and_reloads_when_it_ends(
         expect(done).not_to_have_text(first, timeout=10_000)  # polled: it moved on
         expect(page.locator("#summary")).not_to_have_text(stored)  # and so did the summary
         page.screenshot(path=str(world.artifacts / "run-live.png"), full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone's width, live too
+        assert _sideways(page) <= 0, "the running run's screen scrolls sideways at 390 px"
+        page.set_viewport_size({"width": 1360, "height": 900})
         assert proc.wait(timeout=60) in (0, 1), proc.stderr.read() if proc.stderr else ""
         expect(page.locator("#live")).to_have_count(0, timeout=10_000)  # reloaded, finished
         assert "14 × 1 = 14" in page.inner_text("table.kv")

@@ -1,6 +1,7 @@
 """What one bad thing does to the web app: a malformed draft, a malformed labels file, a
 stopped run and a damaged run each show as an error row or note, and the page around it
-still renders (never a 500). And /api/docs works offline, within the app's CSP."""
+still renders (never a 500); a run pruned while served is a 404 page at every address. And
+/api/docs works offline, within the app's CSP."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, update
+from typer.testing import CliRunner
 
+from caseforge.cli import app as cli
 from caseforge.serve import Catalog, create_app
 from caseforge.store.db import RunStore
 from caseforge.store.schema import results, runs
@@ -87,6 +90,30 @@ def test_a_malformed_labels_file_is_an_error_row_and_the_label_screen_still_rend
     assert queue["next"] is not None
 
 
+def test_a_malformed_labels_file_shows_on_calibration_with_no_figures_until_it_is_fixed(
+    copied: tuple[TestClient, Served],
+) -> None:
+    web, served = copied
+    ready = web.get("/api/suites/0/calibration").json()
+    assert ready["state"] == "ready" and ready["overall"]["n"] > 0  # seen, and kept, before
+    broken = sorted((served.suites["support-refund"] / "labels").glob("*.yaml"))[0]
+    text = broken.read_text(encoding="utf-8")
+    broken.write_text("case: [unclosed\n", encoding="utf-8")
+    page = web.get("/suites/0/calibration")
+    assert page.status_code == 200  # the screen, its header and links: not an error page
+    assert 'id="labels-problems"' in page.text and broken.name in page.text
+    assert "as `caseforge calibrate` refuses" in page.text.replace("&#96;", "`")
+    for figure in ('id="agreement"', 'id="confusion"', 'id="per-fact"', 'id="disagreements"'):
+        assert figure not in page.text  # nothing computed from the other files
+    api = web.get("/api/suites/0/calibration").json()
+    assert api["state"] == "labels_unreadable" and api["overall"] is None
+    assert len(api["problems"]) == 1 and broken.name in api["problems"][0]
+    refused = CliRunner().invoke(cli, ["calibrate", str(served.suites["support-refund"])])
+    assert refused.exit_code != 0 and broken.name in refused.output  # as the CLI
+    broken.write_text(text, encoding="utf-8")  # fixed: the figures are back
+    assert web.get("/api/suites/0/calibration").json()["state"] == "ready"
+
+
 def _stop(url: str, run_id: str, keep: int) -> int:
     """Make a finished run a stopped one with only its first ``keep`` case-trials stored."""
     store = RunStore(url)
@@ -112,7 +139,7 @@ def test_a_stopped_run_says_so_and_links_only_to_what_it_stored(
     run = served.runs["v1"]
     planned = _stop(served.store, run, keep=50)
     listing = web.get("/").text
-    row = re.search(rf'<tr class="run stopped">.*?{run}.*?</tr>', listing, re.S)
+    row = re.search(rf'<tr class="run stopped"[^>]*>.*?{run}.*?</tr>', listing, re.S)
     assert row and f"unfinished: {planned - 50} of {planned} not run" in row.group(0)
     page = web.get(f"/runs/{run}")
     assert page.status_code == 200 and 'id="unfinished"' in page.text and "STOPPED" in page.text
@@ -165,3 +192,39 @@ def test_api_docs_work_offline_within_the_csp(copied: tuple[TestClient, Served])
     for source in sources:  # nothing remote: the app's own files, and an empty icon
         if source != "data:,":
             assert web.get(source).status_code == 200, source
+
+
+def test_a_run_pruned_while_served_is_a_404_page_at_every_address_never_a_500(
+    copied: tuple[TestClient, Served],
+) -> None:
+    web, served = copied
+    v1, v2 = served.runs["v1"], served.runs["v2"]
+    case = "refund-yearly-023"
+    pages = [
+        f"/runs/{v1}", f"/runs/{v1}?show=failing", f"/runs/{v1}/cases/{case}",
+        f"/runs/{v1}/cases/{case}/trials/1", f"/runs/{v1}/label", f"/fragments/runs/{v1}/grid",
+        f"/fragments/runs/{v1}/live", f"/compare?a={v2}&b={v1}", f"/compare?a={v1}&b={v2}",
+        f"/compare?b={v1}", f"/fragments/compare/pair?a={v2}&b={v1}&case={case}",
+    ]  # fmt: skip
+    api = [
+        f"/api/runs/{v1}", f"/api/runs/{v1}/grid", f"/api/runs/{v1}/cases/{case}/trials/1",
+        f"/api/compare?a={v2}&b={v1}", f"/api/compare?a={v1}&b={v2}", f"/api/runs/{v1}/labels",
+    ]  # fmt: skip
+    for url in pages + api:  # seen, and kept by the app, before the prune
+        assert web.get(url).status_code == 200, url
+    pruned = CliRunner().invoke(
+        cli, ["store", "prune", "--older-than", "0", "--store", served.store]
+    )
+    assert pruned.exit_code == 0, pruned.output
+    assert v1 in pruned.output and RunStore(served.store).has_run(v2)  # the baseline's run stays
+    for url in pages:
+        answer = web.get(url)
+        assert answer.status_code == 404, (url, answer.status_code)
+        text = answer.text.replace("&#39;", "'")
+        assert "<h1>Not found</h1>" in text and f"no run {v1!r}" in text, url
+    for url in api:
+        answer = web.get(url)
+        assert answer.status_code == 404, (url, answer.status_code)
+        assert answer.json() == {"detail": f"no run {v1!r} in the stores served"}
+    listing = web.get("/")
+    assert listing.status_code == 200 and v1 not in listing.text and v2 in listing.text

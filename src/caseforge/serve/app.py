@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -61,6 +63,16 @@ def create_app(catalog: Catalog, guard: Guard | None = None) -> FastAPI:
             request, "error.html", status_code=status, status=status, message=exc.text
         )
 
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        """A query parameter, a path part or a body that does not validate: the API keeps
+        FastAPI's 422 and its list of errors; a page is the styled 400 page, in one line."""
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": jsonable_encoder(exc.errors())}, status_code=422)
+        return pages.render(
+            request, "error.html", status_code=400, status=400, message=_problems(exc)
+        )
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/"):
@@ -88,6 +100,18 @@ def create_app(catalog: Catalog, guard: Guard | None = None) -> FastAPI:
         return pages.render(request, "error.html", status_code=500, status=500, message=message)
 
     return app
+
+
+def _problems(exc: RequestValidationError) -> str:
+    """FastAPI's validation errors in one line: ``query parameter page: Input should be
+    greater than or equal to 1``."""
+    kinds = {"query": "query parameter", "path": "path part", "body": "form field"}
+    said = []
+    for error in exc.errors():
+        where = [str(part) for part in error.get("loc", ())]
+        kind = kinds.get(where[0], where[0]) if where else "request"
+        said.append(f"{kind} {'.'.join(where[1:])}: {error.get('msg', 'not valid')}".strip())
+    return "; ".join(said) or "the request is not valid"
 
 
 DOCS_PAGE = """<!doctype html>

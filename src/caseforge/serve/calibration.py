@@ -27,7 +27,19 @@ class Calibrations:
 
     async def page(self, suite_dir: Path, index: int) -> CalibrationPage:
         suite = load_config(suite_dir).name
-        if not load_labels(suite_dir):
+        problems: list[str] = []
+        labeled = load_labels(suite_dir, problems)
+        if problems:  # figures from the other files would pass for the whole: none, as the CLI
+            return CalibrationPage(
+                index=index,
+                suite=suite,
+                state="labels_unreadable",
+                message=f"{len(problems)} labels file(s) in {labels_dir(suite_dir)} cannot be "
+                "read: no agreement is computed until they are fixed, as `caseforge calibrate` "
+                "refuses to.",
+                problems=problems,
+            )
+        if not labeled:
             return CalibrationPage(
                 index=index,
                 suite=suite,

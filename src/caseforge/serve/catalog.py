@@ -218,18 +218,33 @@ class Catalog:
         return sorted(found, key=lambda pair: pair[1].created_at, reverse=True)
 
     def store_of(self, run_id: str) -> RunStore:
+        """The store holding ``run_id``, asked each time (by its key): a run pruned while
+        the app serves (`caseforge store prune`) is gone, and what was kept of it too."""
         valid_run_id(run_id)
-        if run_id not in self._where:  # by its key: a run older than the list is found too
-            for candidate in self.store_urls:
-                opened = self._store(candidate)
-                if opened is not None and opened.has_run(run_id):
-                    self._where[run_id] = candidate
-                    break
         url = self._where.get(run_id)
         store = self._store(url) if url else None
+        if store is None or not store.has_run(run_id):
+            self._forget(run_id)
+            store = None
+            for candidate in self.store_urls:  # a run older than the list is found too
+                opened = self._store(candidate)
+                if opened is not None and opened.has_run(run_id):
+                    self._where[run_id], store = candidate, opened
+                    break
         if store is None:
             raise UsageError(f"no run {run_id!r} in the stores served")
         return store
+
+    def _forget(self, run_id: str) -> None:
+        """Drop what was kept of a run no store holds any more."""
+        with self._lock:
+            self._where.pop(run_id, None)
+            self._rows.pop(run_id, None)
+            self._digests.pop(run_id, None)
+            for raw in (False, True):
+                self._reports.pop((run_id, raw), None)
+            for key in [k for k in self._comparisons if run_id in k[:2]]:
+                del self._comparisons[key]
 
     @reads_store
     def report(self, run_id: str, raw: bool = False) -> RunReport:
@@ -441,7 +456,17 @@ class Catalog:
                 simulated_user_usd=report.summary.simulated_user_cost_usd,
             ),
             compare_with=self.compare_choices(run_id),
+            suite_index=self._served_index(report),
+            labelable=bool(report.suite_path) and Path(report.suite_path).resolve() in self.suites,
         )
+
+    def _served_index(self, report: RunReport) -> int | None:
+        """The number of the run's suite among those served, or None: no link to a suite
+        screen that is not there."""
+        try:
+            return self.suites.index(self._suite_of(report))
+        except CaseforgeError:
+            return None
 
     @reads_store
     def trial(self, run_id: str, case_id: str, trial: int | None = None) -> TrialPage:
@@ -757,9 +782,10 @@ class Catalog:
         return found
 
     def compare_choices(self, run_id: str) -> list[RunChoice]:
-        """The runs of ``run_id``'s suite to compare it with, the default first: the run the
-        suite's baseline was made from, else the newest finished run; unfinished ones last,
-        saying so."""
+        """The runs of ``run_id``'s suite to compare it with, the default first and saying
+        why: the run the suite's baseline was made from, else the previous finished run
+        (else, for the oldest, the next one); never ``run_id`` itself. Unfinished runs come
+        last, saying so. No default (no ``why`` on any): no other finished run."""
         try:
             report = self.digest(run_id).report
         except CaseforgeError:
@@ -768,22 +794,32 @@ class Catalog:
         base_run, base_file = None, None
         with contextlib.suppress(CaseforgeError):
             base_file, base_run = self.suite_baseline(self._suite_of(report))
+        finished = [i for i in same if i.status == "finished"]  # newest first
+        older = [i for i in finished if (i.created_at, i.id) < (report.created_at, run_id)]
+        default, why = None, ""
+        if base_run is not None and any(i.id == base_run for i in finished):
+            default, why = base_run, f"the run the suite's baseline ({base_file}) was made from"
+        elif older:
+            default, why = older[0].id, "the previous finished run"
+        elif finished:
+            default, why = finished[-1].id, "the next finished run: none finished before it"
         choices: list[RunChoice] = []
         for info in same:
             label = f"{info.id} · {info.config_name or ''} · {info.created_at[:16]}"
             if info.status != "finished":
                 label += f" · {info.status.upper()}"
-            why = f"the suite's baseline ({base_file})" if info.id == base_run else ""
-            choices.append(RunChoice(id=info.id, label=label, why=why))
-        first = next((c for c in choices if c.why), None) or next(
-            (c for c, i in zip(choices, same, strict=True) if i.status == "finished"), None
-        )
-        if first is not None and not first.why:
-            first.why = "the newest finished run"
-        rest = [c for c in choices if c is not first]
-        finished = {i.id for i in same if i.status == "finished"}
-        rest.sort(key=lambda c: c.id not in finished)  # stable: newest first in each
-        return ([first] if first else []) + rest
+            chosen = info.id == default
+            choices.append(
+                RunChoice(
+                    id=info.id,
+                    label=label,
+                    why=why if chosen else "",
+                    baseline=base_file if chosen and info.id == base_run else None,
+                )
+            )
+        ids = {i.id for i in finished}
+        choices.sort(key=lambda c: (not c.why, c.id not in ids))  # stable: newest first in each
+        return choices
 
     def suite_baseline(self, suite_dir: Path) -> tuple[str | None, str | None]:
         """The suite's baseline file (``baseline.json`` first, else the first ``*.json``

@@ -132,9 +132,7 @@ def run_page(
     catalog = _catalog(request)
     data = catalog.run_page(run_id, page=page, show=show, tag=tag, q=q)
     live = catalog.run_row(run_id) if data.report.status.value == "running" else None
-    baseline = None
-    if data.compare_with and data.compare_with[0].why.startswith("the suite's baseline"):
-        baseline = data.compare_with[0].why.removeprefix("the suite's baseline (").rstrip(")")
+    baseline = data.compare_with[0].baseline if data.compare_with else None
     return render(
         request, "run.html", data=data, report=data.report, filters=FILTERS,
         show=show, tag=tag, q=q, live=live, baseline=baseline,
@@ -170,20 +168,42 @@ def trial_page(
 
 @router.get("/compare", response_class=HTMLResponse)
 def compare_page(request: Request, a: str = "", b: str = "", baseline: str = "") -> HTMLResponse:
-    """Run B against run A. Given B alone, A is the suite's baseline run when there is one,
-    else its newest finished run (and the gate is against the suite's baseline file)."""
+    """Run B against run A. Without B, B is the newest finished run; without A, A is the run
+    B's suite's baseline was made from (gated against that file), else the previous
+    finished run; never B itself. The page says which it chose and why."""
     catalog = _catalog(request)
     runs = catalog.infos()
+    chose: list[str] = []
+    given_b = b
+    if a:
+        catalog.store_of(a)  # no such run: the 404 page
+    if b:
+        catalog.store_of(b)
+    else:
+        newest = next((i for _, i in runs if i.status == "finished" and i.id != a), None)
+        if newest is not None:
+            b = newest.id
+            chose.append(f"B is the newest finished run, {b}.")
     if b and not a:
         choices = catalog.compare_choices(b)
-        if choices:
-            a = choices[0].id
-            if choices[0].why.startswith("the suite's baseline") and not baseline:
-                baseline = choices[0].why.removeprefix("the suite's baseline (").rstrip(")")
+        default = next((c for c in choices if c.why), None)
+        if default is not None:
+            a = default.id
+            chose.append(f"A is {default.why}, {a}.")
+            if default.baseline and not baseline:
+                baseline = default.baseline
+        else:
+            suite = next((i.suite for _, i in runs if i.id == b), "")
+            chose.append(
+                f"No other finished run of suite {suite!r} to compare B with: choose A, "
+                "or run the suite again."
+            )
     data = catalog.compare(a, b, baseline or None, trials=PAIRS_OPEN) if a and b else None
     return render(
         request, "compare.html", data=data, runs=[i for _, i in runs], a=a, b=b,
-        baseline=baseline, baselines=catalog.baselines(b),
+        baseline=baseline, chose=chose, same=bool(a) and a == b,
+        # B chosen: its suite's baseline files; else every suite's, as the form may change B
+        baselines=catalog.baselines(given_b),
     )  # fmt: skip
 
 

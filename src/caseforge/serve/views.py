@@ -103,6 +103,12 @@ class RunPage(BaseModel):
     compare_with: list[RunChoice] = Field(
         default_factory=list, description="Runs of the suite to compare with, default first."
     )
+    suite_index: int | None = Field(
+        None, description="The run's suite among those served (its screen), if it is served."
+    )
+    labelable: bool = Field(
+        False, description="Its outputs can be labeled here: it ran in a served suite's folder."
+    )
 
 
 class CostSplit(BaseModel):
@@ -124,7 +130,10 @@ class RunChoice(BaseModel):
 
     id: str
     label: str
-    why: str = ""
+    why: str = Field("", description="Why it is the default (empty on the others).")
+    baseline: str | None = Field(
+        None, description="The suite's baseline file it was made from, when it is the default."
+    )
 
 
 class CheckLine(BaseModel):
@@ -409,8 +418,13 @@ class ProbeView(BaseModel):
 class CalibrationPage(BaseModel):
     index: int
     suite: str
-    state: Literal["ready", "no_labels", "no_recordings"]
+    state: Literal["ready", "no_labels", "no_recordings", "labels_unreadable"]
     message: str = Field("", description="What to do when the state is not ready.")
+    problems: list[str] = Field(
+        default_factory=list,
+        description="Labels files that cannot be read, one line each (state labels_unreadable: "
+        "no figure is computed until they are fixed, as `caseforge calibrate` refuses).",
+    )
     judge: dict[str, JsonValue] = Field(default_factory=dict)
     mode: str = ""
     outputs: int = 0

@@ -87,6 +87,51 @@
     if (leaving) event.preventDefault();
   });
 
+  // A table of rows swapped by a poll (the runs list) keeps the row j/k chose, and the
+  // focus if it was there: rows are told apart by their data-row-id.
+  var kept = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var current = event.detail.target && event.detail.target.querySelector("table[data-rows] tr.current[data-row-id]");
+    kept = current ? { id: current.dataset.rowId, focused: current.contains(document.activeElement) } : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!kept) return;
+    var id = kept.id, focused = kept.focused;
+    kept = null;
+    var row = Array.from(document.querySelectorAll("table[data-rows] tr[data-row-id]")).find(function (r) { return r.dataset.rowId === id; });
+    if (!row) return;
+    row.classList.add("current");
+    if (focused && row.querySelector("a")) row.querySelector("a").focus({ preventScroll: true });
+  });
+
+  // The grid's filters are fields of a form outside the grid: htmx's history keeps the
+  // page's markup, not what was chosen, so the choices are written into the markup before
+  // it is kept, and read back from the address when a page comes back (Back, Forward).
+  function reflect() {
+    document.querySelectorAll("form.filters select").forEach(function (select) {
+      Array.from(select.options).forEach(function (o) {
+        if (o.selected) o.setAttribute("selected", ""); else o.removeAttribute("selected");
+      });
+    });
+    document.querySelectorAll("form.filters input:not([type=hidden])").forEach(function (input) {
+      input.setAttribute("value", input.value);
+    });
+  }
+  function fromAddress() {
+    var params = new URLSearchParams(window.location.search);
+    document.querySelectorAll("form.filters[hx-get]").forEach(function (form) {
+      Array.from(form.elements).forEach(function (field) {
+        if (!field.name || field.type === "hidden" || field.type === "submit") return;
+        var value = params.get(field.name);
+        if (field.tagName === "SELECT") field.value = value === null ? field.options[0].value : value;
+        else field.value = value === null ? "" : value;
+      });
+    });
+  }
+  document.addEventListener("htmx:beforeHistorySave", reflect);
+  document.addEventListener("htmx:historyRestore", fromAddress);
+  window.addEventListener("pageshow", function (event) { if (event.persisted) fromAddress(); });
+
   // A row clicked with the mouse becomes the current one, so j/k go on from there.
   document.addEventListener("focusin", function (event) {
     var row = event.target.closest && event.target.closest("table[data-rows] tbody tr");
