@@ -122,6 +122,12 @@ def test_expectations_from_the_suites_oracle(tmp_path: Path) -> None:
         "refund_usd": {"mode": "number", "value": 0.0, "oracle": "refund_due", "args": {}}
     }
     assert "refund_usd: number <- oracle refund_due" in done.output
+    # An oracle that raises on a row: one line naming the row and the oracle's error.
+    done = cli("import", "table", DATA / "tickets.jsonl", "--out", suite,
+               "--map", "input.ticket=body", "--id", "ticket_id",
+               "--expect", "refund_usd=number:oracle=refund_due")  # fmt: skip
+    assert done.exit_code == 1 and "oracle 'refund_due' failed: KeyError('customer')" in done.output
+    assert "failed: failed" not in done.output and "Traceback" not in done.output
     assert cli("validate", suite).exit_code == 0  # validate computes it again: no drift
     done = cli("import", "table", DATA / "tickets.jsonl", "--out", suite,
                "--map", "input.ticket=body", "--expect", "x=number:oracle=nope")  # fmt: skip

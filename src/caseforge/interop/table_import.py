@@ -377,8 +377,9 @@ def _oracle_values(
             number, index = divmod(call.key, 1000)
             if answer.error is not None:
                 record = next(r for r in records if r.number == number)
+                why = answer.error.removeprefix("failed: ")  # the pool's word, said once
                 raise DatasetError(
-                    f"{request.table}: {record.where}: oracle {call.name!r} failed: {answer.error}"
+                    f"{request.table}: {record.where}: oracle {call.name!r} failed: {why}"
                 )
             values.setdefault(number, {})[wanted[index].field] = (answer.value, list(answer.others))
     return values
