@@ -354,3 +354,29 @@ def test_a_suite_without_prompts_is_exported_with_its_one_field_or_says_what_is_
     done = export_promptfoo(two, tmp_path / "two.yaml")
     (line,) = [line for line in done.lost if "input.prompt" in line]
     assert line.startswith("2 case(s) (") and "promptfoo would send them an empty prompt" in line
+
+
+def test_an_assertions_weight_is_kept_and_written_back(tmp_path: Path) -> None:
+    """promptfoo scores a test with a threshold by its assertions' weights: an import keeps
+    them in provenance, an export writes them back beside the threshold."""
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(textwrap.dedent("""\
+        prompts: ["Q {{q}}"]
+        providers: [openai:gpt-4o-mini]
+        tests:
+          - description: Opening hours
+            vars: {q: hours}
+            threshold: 0.7
+            assert:
+              - {type: contains, value: "9", weight: 2}
+              - {type: icontains, value: open}
+              - {type: contains, value: am, weight: 0.5}
+    """), encoding="utf-8")  # fmt: skip
+    suite = tmp_path / "suite"
+    import_promptfoo(PromptfooImport(config, suite))
+    export_promptfoo(suite, tmp_path / "back.yaml")
+    (test,) = YAML(typ="safe").load((tmp_path / "back.yaml").read_text(encoding="utf-8"))["tests"]
+    assert test["threshold"] == 0.7
+    assert [(a["value"], a.get("weight")) for a in test["assert"]] == [
+        ("9", 2), ("open", None), ("am", 0.5)
+    ]  # fmt: skip

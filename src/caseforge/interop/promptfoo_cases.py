@@ -82,6 +82,7 @@ class Built:
     notes: list[tuple[str, str]] = field(default_factory=list)  # (reason kind, text)
     outcomes: list[Outcome] = field(default_factory=list)
     unmapped: dict[str, object] = field(default_factory=dict)  # by check key
+    weights: dict[str, object] = field(default_factory=dict)  # a mapped check's, by its key
 
 
 @dataclass
@@ -330,6 +331,9 @@ def _expect(
             key = f"{mapped.key}_{taken[mapped.key]}"
         expect[key] = mapped.check
         built.outcomes.append(Outcome(built.where, kind, mapped.mapped, mapped.kind))
+        weight = assertion.get("weight")
+        if mapped.mapped and isinstance(weight, int | float) and not isinstance(weight, bool):
+            built.weights[key] = weight  # for an export: promptfoo scores with it
         if mapped.mapped:
             built.mapped.append(
                 f"assert {index}: {mapped.line}" + (f" ({key})" if key != key_of(assertion) else "")
@@ -355,6 +359,8 @@ def _own(
     own: dict[str, object] = {}
     if built.unmapped:
         own["unmapped"] = built.unmapped
+    if built.weights:
+        own["weights"] = built.weights
     weights: dict[str, object] = {}
     seen: Counter[str] = Counter()
     for assertion in _list(test.get("assert")):

@@ -256,6 +256,8 @@ def _test(
     test: dict[str, object] = {"description": description, "vars": variables}
     unmapped = own.get("unmapped") if isinstance(own.get("unmapped"), dict) else {}
     assert isinstance(unmapped, dict)
+    weights = own.get("weights") if isinstance(own.get("weights"), dict) else {}
+    assert isinstance(weights, dict)
     asserts = []
     for name, target, check in case.checks():
         try:
@@ -268,6 +270,8 @@ def _test(
         wanted = key_of({"type": assertion["type"]})
         if key_of({"metric": name}) != wanted and "metric" not in assertion:
             assertion["metric"] = key_of({"metric": name})
+        if name in weights and "weight" not in assertion:
+            assertion["weight"] = weights[name]  # an import kept it
         asserts.append(assertion)
     if asserts:
         test["assert"] = asserts
