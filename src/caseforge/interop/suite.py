@@ -186,7 +186,7 @@ class SuiteWriter:
     ) -> str | None:
         """Add the case ``data`` (no ``id``, ``source`` or ``added``) made from ``item``,
         wanting the id ``slug``. ``original_id`` is the item's own id in its source, which a
-        re-import finds the case by (an item without one is found by where it is).
+        re-import finds the case by (an item without one is found by what it holds).
         Returns the case's id (None: its case was retired, and the item is skipped)."""
         content = self._content(data)
         key = _key(original_id, content)
